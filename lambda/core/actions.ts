@@ -1,0 +1,71 @@
+/**
+ * What a plan asks the executor to do. Every action carries a human-readable `reason`
+ * (shown by `plan --dry-run` and logged); the executor, not the core, talks to the world.
+ */
+import type { InstanceId, NodeName, Operation, PodRef, UniqueVolumeName, VolumeId } from './types.js';
+
+/** Why a detach is allowed (DESIGN §6). Anything other than `unmounted` detaches a volume the kubelet may still hold. */
+export type DetachTrigger =
+  | 'unmounted' // not desired and not in the node's volumesInUse
+  | 'out-of-service' // node tainted node.kubernetes.io/out-of-service
+  | 'unmount-timeout' // node not Ready (or gone) for maxWaitForUnmount since the detach was requested
+  | 'instance-stopped' // EC2: no OS can be writing
+  | 'instance-terminated'
+  | 'stuck-attach'; // attaching for more than 90 s: detach and retry from scratch
+
+interface ActionBase {
+  volumeId: VolumeId;
+  uniqueName: UniqueVolumeName;
+  nodeName: NodeName;
+  reason: string;
+}
+
+export interface AttachAction extends ActionBase {
+  kind: 'attach';
+  instanceId: InstanceId;
+  multiAttach: boolean;
+  pods: PodRef[];
+}
+
+/** Remove the volume from the node's reported `volumesAttached` before a non-forced detach. */
+export interface UnreportAction extends ActionBase {
+  kind: 'unreport';
+}
+
+export interface DetachAction extends ActionBase {
+  kind: 'detach';
+  instanceId: InstanceId;
+  trigger: DetachTrigger;
+  /** DetachVolume's Force flag: set only when the instance is gone or the node is out of service. */
+  ec2Force: boolean;
+  /** The detach must not run unless the matching `unreport` succeeded in this pass. */
+  requiresUnreport: boolean;
+}
+
+/** An operation whose lease expired: ask EC2 what really happened, then record it. */
+export interface ResolveAction extends ActionBase {
+  kind: 'resolve';
+  operation: Operation;
+}
+
+/** An exclusive volume desired on a node while attached elsewhere: warn the pods, attach nothing. */
+export interface MultiAttachConflictAction extends ActionBase {
+  kind: 'multiAttachConflict';
+  attachedTo: NodeName[];
+  pods: PodRef[];
+  event: { type: 'Warning'; reason: 'FailedAttachVolume'; message: string };
+}
+
+export type Action = AttachAction | UnreportAction | DetachAction | ResolveAction | MultiAttachConflictAction;
+
+/** A detach the mass-detach guard kept back this pass: reported, never silently dropped. */
+export interface HeldBack {
+  action: DetachAction;
+  reason: string;
+}
+
+export interface Plan {
+  /** In execution order: resolves, then unreport/detach pairs, then attaches, then conflicts. */
+  actions: Action[];
+  heldBack: HeldBack[];
+}

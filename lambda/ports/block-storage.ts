@@ -1,0 +1,74 @@
+/**
+ * EBS through EC2 (DESIGN §8). Implemented by `adapters/ec2`. Every EC2 error is
+ * classified here into a domain outcome; callers never see an AWS error code.
+ */
+import type { Ec2AttachmentState, InstanceId, InstanceState, VolumeId, VolumeObservation } from '../core/types.js';
+
+/** Failures shared by attach and detach. `throttled` and `transient` may be retried; `failed` may not. */
+export type CommonFailure =
+  | { kind: 'throttled'; message: string }
+  | { kind: 'transient'; message: string }
+  | { kind: 'failed'; code: string; message: string };
+
+export type AttachOutcome =
+  /** EC2 accepted the attach; it is `attaching` on `device`. */
+  | { kind: 'started'; device: string }
+  /** Already attached (or attaching) to this instance: success. */
+  | { kind: 'already-attached'; device: string }
+  /** `VolumeInUse`: attached to another instance. */
+  | { kind: 'attached-elsewhere'; instanceIds: InstanceId[]; message: string }
+  | { kind: 'volume-gone'; message: string }
+  | { kind: 'instance-gone'; message: string }
+  /** `AttachmentLimitExceeded`: final for this node until something detaches. */
+  | { kind: 'limit-reached'; message: string }
+  /** The chosen device was taken; the adapter avoids it next time. */
+  | { kind: 'device-in-use'; device: string; message: string }
+  | CommonFailure;
+
+export type DetachOutcome =
+  | { kind: 'started' }
+  /** `IncorrectState`, `InvalidAttachment.NotFound`, `InvalidVolume.NotFound`: nothing to detach. */
+  | { kind: 'already-detached' }
+  | CommonFailure;
+
+export interface AttachRequest {
+  volumeId: VolumeId;
+  instanceId: InstanceId;
+  /** Device names reserved by operations in flight on this instance (not yet visible in EC2). */
+  reservedDevices?: string[];
+}
+
+export interface DetachRequest {
+  volumeId: VolumeId;
+  instanceId: InstanceId;
+  /** DetachVolume Force: only when the instance is gone or the node is out of service. */
+  force: boolean;
+}
+
+export interface WaitRequest {
+  volumeId: VolumeId;
+  instanceId: InstanceId;
+  target: 'attached' | 'detached';
+  /** Epoch ms after which the wait returns what it last saw. */
+  deadline: number;
+}
+
+export interface WaitResult {
+  /** Last state seen for this (volume, instance); `detached` when no attachment exists. */
+  state: Ec2AttachmentState;
+  device?: string;
+  reachedTarget: boolean;
+}
+
+export interface BlockStorage {
+  attach(request: AttachRequest): Promise<AttachOutcome>;
+  detach(request: DetachRequest): Promise<DetachOutcome>;
+  /** Batched DescribeVolumes (≤ 500 ids a call). Unknown ids come back with `exists: false`. */
+  describeVolumes(volumeIds: VolumeId[]): Promise<Map<VolumeId, VolumeObservation>>;
+  /** The volumes attached to one instance (DescribeVolumes filtered by attachment.instance-id, all pages). */
+  describeInstanceVolumes(instanceId: InstanceId): Promise<VolumeObservation[]>;
+  /** Instance states; ids EC2 does not know come back `missing`. */
+  describeInstances(instanceIds: InstanceId[]): Promise<Map<InstanceId, InstanceState | 'missing'>>;
+  /** Polls with backoff (1 s, ×1.8) until the target state or the deadline; never throws on timeout. */
+  waitFor(request: WaitRequest): Promise<WaitResult>;
+}

@@ -1,0 +1,48 @@
+/**
+ * The persisted actual state and operation locks (DESIGN §5). Implemented on DynamoDB
+ * by `adapters/dynamodb`. Every write is a compare-and-swap on `VolumeRecord.version`.
+ */
+import type { VolumeId, VolumeRecord } from '../core/types.js';
+
+/** Result of a conditional write. `conflict`: the item changed underneath you; re-read and re-decide. */
+export type WriteResult = { ok: true; record: VolumeRecord } | { ok: false; reason: 'conflict' };
+
+/** An item that is not a valid volume record (missing fields, wrong types, foreign data). */
+export interface CorruptItem {
+  key: string;
+  problem: string;
+}
+
+export interface ReadResult {
+  records: Map<VolumeId, VolumeRecord>;
+  corrupt: CorruptItem[];
+}
+
+/** Controller-wide bookkeeping kept beside the volume items. */
+export interface ControllerState {
+  /** When the last full verification against EC2 ran (epoch ms); drives the sync period. */
+  lastVerifiedAt?: number;
+  /** Set once the actual state has been seeded from the cluster (takeover from kube-controller-manager). */
+  seededAt?: number;
+  version: number;
+}
+
+export interface VolumeStore {
+  /** The record, or undefined when no item exists. Throws `CorruptItemError` for an unreadable item. */
+  get(volumeId: VolumeId): Promise<VolumeRecord | undefined>;
+  /** Batch read (BatchGetItem, unprocessed keys retried). Missing ids are absent from the map. */
+  getMany(volumeIds: VolumeId[]): Promise<ReadResult>;
+  /** Every record, all pages (optionally parallel segments). Throws on any failed page: never a short list. */
+  scan(options?: { segments?: number }): Promise<ReadResult>;
+  /**
+   * Stores `next` if the stored version still equals `next.version` (0: the item must not exist),
+   * writing version + 1. With `fence`, the stored item must also still hold operation `id` under
+   * lock key `lockKey` (a taken-over holder's late write is rejected).
+   */
+  put(next: VolumeRecord, fence?: { lockKey: string; operationId: string }): Promise<WriteResult>;
+  /** Deletes the item if its version is unchanged and it holds no attachment and no operation. */
+  remove(record: VolumeRecord): Promise<{ ok: true } | { ok: false; reason: 'conflict' }>;
+  getControllerState(): Promise<ControllerState>;
+  /** Compare-and-swap on `ControllerState.version` like `put`. */
+  putControllerState(next: ControllerState): Promise<{ ok: boolean }>;
+}
