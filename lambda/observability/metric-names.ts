@@ -1,0 +1,36 @@
+/**
+ * Metric names shared by the handlers (which emit them in embedded metric format) and the
+ * stack (which alarms on them and graphs them). Every metric carries the `ClusterName`
+ * dimension; metrics listed with extra dimensions carry those as well.
+ */
+export const METRICS_NAMESPACE = 'EbsAttachDetach';
+
+export const Metric = {
+  /** Milliseconds; dimension Pass = full | targeted. */
+  PassDuration: 'PassDuration',
+  /** Count; dimensions Kind = attach | detach | unreport | resolve, Outcome = ok | failed | deferred. */
+  Actions: 'Actions',
+  /** Milliseconds from AttachVolume to `attached`. */
+  AttachLatency: 'AttachLatency',
+  /** Milliseconds from DetachVolume to `detached`. */
+  DetachLatency: 'DetachLatency',
+  /** Count; dimension Trigger = out-of-service | unmount-timeout | instance-stopped | instance-terminated | stuck-attach. */
+  ForcedDetaches: 'ForcedDetaches',
+  /** Count of Multi-Attach errors raised. */
+  MultiAttachConflicts: 'MultiAttachConflicts',
+  /** Count of EC2 calls answered RequestLimitExceeded. */
+  Ec2Throttles: 'Ec2Throttles',
+  /** Count of operations found past their lease (a Lambda died mid-operation). */
+  ExpiredOperations: 'ExpiredOperations',
+  /** Gauges, per pass. */
+  DesiredAttachments: 'DesiredAttachments',
+  ActualAttachments: 'ActualAttachments',
+  /** Count of detaches the mass-detach guard held back. */
+  DetachesHeldBack: 'DetachesHeldBack',
+  /** Count of malformed events, objects or items skipped; dimension Source = event | kubernetes | dynamodb. */
+  Rejected: 'Rejected',
+  /** Count of passes that aborted (cluster or store unreadable). */
+  PassFailures: 'PassFailures',
+} as const;
+
+export type MetricName = (typeof Metric)[keyof typeof Metric];
