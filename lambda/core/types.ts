@@ -116,6 +116,11 @@ export interface Operation {
   ec2Force?: boolean;
   startedAt: number;
   leaseExpiresAt: number;
+  /**
+   * The node's attachment as it was before this operation began; absent when the operation
+   * created it. A definite EC2 failure (EC2 did nothing) restores it exactly.
+   */
+  prior?: { state: AttachmentState; device?: string };
 }
 
 /** Exponential backoff of one (volume, operation) key, persisted across invocations. */
