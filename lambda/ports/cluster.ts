@@ -37,6 +37,16 @@ export interface ClusterEvent {
   message: string;
 }
 
+export interface SetVolumesAttachedOptions {
+  /**
+   * The list the caller computed `volumes` from (e.g. the node's `volumesAttached` as read at
+   * the start of the pass). When given, only the caller's change (base → volumes) is applied
+   * to the live list, so concurrent writers that change different entries keep each other's
+   * changes. Without it the live list read first is the base (plain replace).
+   */
+  base?: AttachedVolume[];
+}
+
 export interface Cluster {
   /** Every page of nodes, pods, PVCs, PVs, VolumeAttachments, CSINodes. Throws `IncompleteReadError` otherwise. */
   readAll(): Promise<ClusterSnapshot>;
@@ -52,7 +62,11 @@ export interface Cluster {
    * Sets `status.volumesAttached` (the whole, atomic list) through nodes/status, guarded by
    * resourceVersion and re-applied on conflict. `node-gone` when the node no longer exists.
    */
-  setVolumesAttached(nodeName: NodeName, volumes: AttachedVolume[]): Promise<'updated' | 'unchanged' | 'node-gone'>;
+  setVolumesAttached(
+    nodeName: NodeName,
+    volumes: AttachedVolume[],
+    options?: SetVolumesAttachedOptions,
+  ): Promise<'updated' | 'unchanged' | 'node-gone'>;
   /** Creates or updates `csi-<sha256(handle+driver+node)>` and its status. */
   upsertVolumeAttachment(ref: VolumeAttachmentRef, status: VolumeAttachmentStatus): Promise<void>;
   /** Clears status, removes our finalizer, deletes. No error when it is already gone. */
