@@ -1,0 +1,69 @@
+/**
+ * One EC2 Query request, start to finish: credentials present → action known → counted →
+ * injected latency/failure → throttle → settle the world → handle → XML.
+ */
+import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { ACTIONS } from '../actions/index.js';
+import type { Counters } from '../counters.js';
+import type { Faults } from '../faults.js';
+import { settle } from '../state/lifecycle.js';
+import type { World } from '../state/model.js';
+import type { Throttle } from '../throttle.js';
+import { Ec2Error, ec2Errors } from './errors.js';
+import { parseParams } from './form.js';
+import { renderError, renderResponse } from './xml.js';
+
+export interface Ec2Request {
+  body: string;
+  query: string;
+  /** SigV4 in the header, or a presigned query (X-Amz-Credential). Signatures are not verified. */
+  authorization: string | undefined;
+}
+
+export interface Ec2Reply {
+  status: number;
+  requestId: string;
+  body: string;
+}
+
+export interface Dispatcher {
+  world: World;
+  faults: Faults;
+  throttle: Throttle;
+  counters: Counters;
+}
+
+export async function dispatch(parts: Dispatcher, request: Ec2Request): Promise<Ec2Reply> {
+  const requestId = randomUUID();
+  try {
+    return { status: 200, requestId, body: await run(parts, request, requestId) };
+  } catch (error) {
+    const ec2Error = error instanceof Ec2Error ? error : ec2Errors.internal();
+    if (!(error instanceof Ec2Error)) console.error('local EC2: unexpected error', error);
+    return { status: ec2Error.status, requestId, body: renderError(ec2Error, requestId) };
+  }
+}
+
+async function run({ world, faults, throttle, counters }: Dispatcher, request: Ec2Request, requestId: string): Promise<string> {
+  const params = parseParams(request.body, request.query);
+  if (!request.authorization && !params.has('X-Amz-Credential')) throw ec2Errors.missingAuth();
+  const action = params.get('Action');
+  if (!action) throw ec2Errors.missingAction();
+  const definition = ACTIONS.get(action);
+  if (!definition) throw ec2Errors.invalidAction(action);
+  counters.recordCall(action, params);
+  const latency = faults.latencyFor(action);
+  if (latency > 0) await sleep(latency);
+  const injected = faults.takeFailure(action);
+  if (injected) {
+    counters.recordInjected(action);
+    throw injected;
+  }
+  if (!throttle.admit(definition.category)) {
+    counters.recordThrottled(action);
+    throw ec2Errors.throttled();
+  }
+  const now = settle(world);
+  return renderResponse(action, requestId, definition.handle({ params, world, now }));
+}
