@@ -54,6 +54,11 @@ export interface MultiAttachConflictAction extends ActionBase {
   attachedTo: NodeName[];
   pods: PodRef[];
   event: { type: 'Warning'; reason: 'FailedAttachVolume'; message: string };
+  /**
+   * Upstream words the event per scheduled pod (pods in other namespaces are counted, not named):
+   * one entry per pod in `pods`. `event.message` is the first pod's message.
+   */
+  podEvents?: { pod: PodRef; message: string }[];
 }
 
 export type Action = AttachAction | UnreportAction | DetachAction | ResolveAction | MultiAttachConflictAction;
@@ -64,8 +69,29 @@ export interface HeldBack {
   reason: string;
 }
 
+/** A (volume, node) the plan left alone this pass, and why (for dry runs and logs). */
+export interface Deferred {
+  volumeId: VolumeId;
+  nodeName: NodeName;
+  reason: string;
+}
+
+/**
+ * `ActualAttachment.detachRequestedAt` the caller must persist: a time when a detach was first
+ * requested this pass (the unmount timeout counts from it), `null` when the volume is desired
+ * again and the timer must be cleared (upstream's ResetDetachRequestTime).
+ */
+export interface DetachRequestUpdate {
+  volumeId: VolumeId;
+  nodeName: NodeName;
+  detachRequestedAt: number | null;
+}
+
 export interface Plan {
   /** In execution order: resolves, then unreport/detach pairs, then attaches, then conflicts. */
   actions: Action[];
   heldBack: HeldBack[];
+  /** Always set by `plan()`; optional so hand-built plans stay valid. */
+  deferred?: Deferred[];
+  detachRequests?: DetachRequestUpdate[];
 }

@@ -15,6 +15,8 @@ export interface ObjectMeta {
   labels?: Record<string, string>;
   deletionTimestamp?: Timestamp | null;
   finalizers?: string[];
+  /** Generic ephemeral PVCs name their pod here (controller: true) so a same-named PVC is not mistaken for it. */
+  ownerReferences?: { uid: string; kind?: string; name?: string; controller?: boolean }[] | null;
 }
 
 export interface KubeTaint {

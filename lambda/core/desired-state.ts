@@ -1,0 +1,100 @@
+/**
+ * The desired state (DSW) from plain Kubernetes objects (DESIGN §6): every scheduled,
+ * non-terminated pod on a managed node with a valid instance id contributes its EBS volumes.
+ * Nothing here throws on bad input: malformed objects become `problems`, unusable pod volumes
+ * become `skipped` entries with a reason.
+ */
+import { buildNodeViews, MANAGED_ANNOTATION } from './nodes.js';
+import type { ClusterSnapshot, KubePod, KubePv, KubePvc } from './kube.js';
+import { comparePods, isPodTerminated, podKey, podRefOf } from './pods.js';
+import { resolvePodVolume, type ClaimLookup } from './pod-volumes.js';
+import type { DesiredAttachment, DesiredState, NodeName, NodeView, PodRef, SkippedVolume } from './types.js';
+import { uniqueNameFor } from './volume-id.js';
+
+export interface BuildOptions {
+  /** False when any list was missing or partial: the plan then detaches nothing. Default true. */
+  complete?: boolean;
+  scope?: DesiredState['scope'];
+}
+
+function claimLookup(pvcs: KubePvc[], pvs: KubePv[]): ClaimLookup {
+  const byClaim = new Map(pvcs.map((pvc) => [`${pvc.metadata.namespace ?? ''}/${pvc.metadata.name ?? ''}`, pvc]));
+  const byName = new Map(pvs.map((pv) => [pv.metadata.name ?? '', pv]));
+  return { pvc: (namespace, name) => byClaim.get(`${namespace}/${name}`), pv: (name) => byName.get(name) };
+}
+
+/** Why a pod's node cannot take attachments, or undefined when it can. */
+function nodeProblem(nodeName: NodeName, node: NodeView | undefined): string | undefined {
+  if (!node) return `node ${nodeName} not found`;
+  if (!node.managed) return `node ${nodeName} is not managed by the attach/detach controller (no ${MANAGED_ANNOTATION} annotation)`;
+  if (!node.instanceId) return `node ${nodeName} has no valid EC2 instance id in spec.providerID`;
+  return undefined;
+}
+
+class Collector {
+  readonly attachments = new Map<string, DesiredAttachment>();
+  readonly skipped: SkippedVolume[] = [];
+  readonly problems = new Set<string>();
+
+  add(entry: Omit<DesiredAttachment, 'pods'>, pod: PodRef): void {
+    const key = `${entry.volumeId}\u0000${entry.nodeName}`;
+    const existing = this.attachments.get(key);
+    if (!existing) {
+      this.attachments.set(key, { ...entry, pods: [pod] });
+      return;
+    }
+    if (!existing.pods.some((p) => podKey(p) === podKey(pod))) existing.pods.push(pod);
+    // Two references to one volume: exclusive if either says so, every access mode kept.
+    existing.multiAttach &&= entry.multiAttach;
+    existing.accessModes = [...new Set([...existing.accessModes, ...entry.accessModes])];
+  }
+
+  sorted(): DesiredAttachment[] {
+    const list = [...this.attachments.values()];
+    for (const attachment of list) attachment.pods.sort(comparePods);
+    return list.sort((a, b) => (a.volumeId < b.volumeId ? -1 : a.volumeId > b.volumeId ? 1 : a.nodeName < b.nodeName ? -1 : a.nodeName > b.nodeName ? 1 : 0));
+  }
+}
+
+function addPod(pod: KubePod, nodes: Map<NodeName, NodeView>, lookup: ClaimLookup, out: Collector): void {
+  const ref = podRefOf(pod);
+  if (!ref) {
+    out.problems.add('a pod object has no metadata.name or metadata.namespace');
+    return;
+  }
+  const nodeName = pod.spec?.nodeName;
+  if (!nodeName || isPodTerminated(pod)) return;
+  const node = nodes.get(nodeName);
+  const unusableNode = nodeProblem(nodeName, node);
+  for (const volume of pod.spec?.volumes ?? []) {
+    const resolved = resolvePodVolume(pod, volume, lookup);
+    if (resolved.kind === 'ignored') continue;
+    if (resolved.kind === 'skipped') {
+      out.skipped.push({ pod: ref, podVolumeName: volume.name, reason: resolved.reason });
+      if (resolved.problem) out.problems.add(resolved.problem);
+      continue;
+    }
+    if (unusableNode) {
+      out.skipped.push({ pod: ref, podVolumeName: volume.name, reason: `pod ${podKey(ref)} is on ${unusableNode}` });
+      continue;
+    }
+    const { volumeId, accessModes, multiAttach, source } = resolved;
+    out.add({ volumeId, uniqueName: uniqueNameFor(volumeId), nodeName, instanceId: node!.instanceId!, accessModes, multiAttach, source }, ref);
+  }
+}
+
+export function buildDesiredState(snapshot: ClusterSnapshot, options: BuildOptions = {}): DesiredState {
+  const { nodes, problems } = buildNodeViews(snapshot.nodes);
+  const lookup = claimLookup(snapshot.pvcs, snapshot.pvs);
+  const out = new Collector();
+  for (const pod of snapshot.pods) addPod(pod, nodes, lookup, out);
+  const state: DesiredState = {
+    attachments: out.sorted(),
+    nodes,
+    skipped: out.skipped,
+    problems: [...problems, ...out.problems],
+    complete: options.complete ?? true,
+  };
+  if (options.scope) state.scope = options.scope;
+  return state;
+}

@@ -1,0 +1,28 @@
+/**
+ * What EC2 said this pass, applied to the actual state. Absent observations mean "not asked"
+ * and change nothing; present ones correct the picture: an attachment EC2 no longer shows is
+ * not detached again, and an attachment EC2 shows elsewhere blocks an exclusive attach.
+ */
+import type { ActualAttachment, InstanceId, InstanceState, Observations, VolumeObservation } from './types.js';
+
+/** False when EC2 was asked about the volume and shows no attachment to this instance. */
+export function ec2ShowsAttachment(attachment: Pick<ActualAttachment, 'instanceId'>, observation: VolumeObservation | undefined): boolean {
+  if (!observation) return true;
+  if (!observation.exists) return false;
+  return observation.attachments.some((a) => a.instanceId === attachment.instanceId && a.state !== 'detached');
+}
+
+/** Instances EC2 shows the volume attached (or attaching, detaching, busy) to. */
+export function observedInstances(observation: VolumeObservation | undefined): InstanceId[] {
+  if (!observation?.exists) return [];
+  return observation.attachments.filter((a) => a.state !== 'detached').map((a) => a.instanceId);
+}
+
+export function instanceStateOf(observations: Observations, instanceId: InstanceId): InstanceState | 'missing' | undefined {
+  return observations.instances?.get(instanceId);
+}
+
+/** EC2 no longer runs (or knows) the instance: nothing can be writing to its volumes. */
+export function instanceGone(state: InstanceState | 'missing' | undefined): boolean {
+  return state === 'terminated' || state === 'missing';
+}

@@ -1,0 +1,79 @@
+/**
+ * Shared bookkeeping of one plan: the inputs, an index of the desired state, the locks already
+ * claimed by actions planned this pass, and what was deferred and why.
+ */
+import type { Deferred, DetachRequestUpdate } from './actions.js';
+import { inBackoff } from './backoff.js';
+import type { PlanConfig } from './config.js';
+import { lockKey, operationKey, type ActualState, type DesiredAttachment, type DesiredState, type NodeName, type Observations, type OperationKind, type VolumeId, type VolumeRecord } from './types.js';
+
+export interface PlanContext {
+  desired: DesiredState;
+  actual: ActualState;
+  observations: Observations;
+  now: number;
+  config: PlanConfig;
+  /** volume → node → desired attachment. */
+  wanted: Map<VolumeId, Map<NodeName, DesiredAttachment>>;
+  /** volume → nodes holding a lock claimed this pass ('*' for the whole volume). */
+  claims: Map<VolumeId, Set<string>>;
+  /** volume → nodes an attach was planned to this pass. */
+  plannedAttaches: Map<VolumeId, NodeName[]>;
+  deferred: Deferred[];
+  detachRequests: DetachRequestUpdate[];
+}
+
+export function createContext(desired: DesiredState, actual: ActualState, observations: Observations, now: number, config: PlanConfig): PlanContext {
+  const wanted = new Map<VolumeId, Map<NodeName, DesiredAttachment>>();
+  for (const attachment of desired.attachments) {
+    const byNode = wanted.get(attachment.volumeId) ?? new Map<NodeName, DesiredAttachment>();
+    byNode.set(attachment.nodeName, attachment);
+    wanted.set(attachment.volumeId, byNode);
+  }
+  return { desired, actual, observations, now, config, wanted, claims: new Map(), plannedAttaches: new Map(), deferred: [], detachRequests: [] };
+}
+
+export function defer(ctx: PlanContext, volumeId: VolumeId, nodeName: NodeName, reason: string): void {
+  ctx.deferred.push({ volumeId, nodeName, reason });
+}
+
+const WHOLE_VOLUME = '*';
+
+/**
+ * Why no new operation may start on (volume, node), or undefined when one may: an operation
+ * holds the lock (expired ones too, until resolved), the backoff is active, or an action on the
+ * same lock was already planned this pass. Exclusive volumes lock as a whole.
+ */
+export function blockedReason(ctx: PlanContext, record: VolumeRecord | undefined, volumeId: VolumeId, nodeName: NodeName, kind: OperationKind, exclusive: boolean): string | undefined {
+  if (record) {
+    const ops = exclusive ? Object.values(record.operations) : [record.operations[lockKey(record, nodeName)]].filter((op) => op !== undefined);
+    const op = ops[0];
+    if (op) {
+      const expired = op.leaseExpiresAt <= ctx.now;
+      return `${op.kind} operation ${op.id} on node ${op.nodeName} ${expired ? 'has an expired lease and is resolved first' : `holds the lock until ${new Date(op.leaseExpiresAt).toISOString()}`}`;
+    }
+    const backoff = record.backoff[operationKey(kind, nodeName)];
+    if (inBackoff(backoff, ctx.now)) {
+      return `${kind} is backing off after ${backoff!.failures} failure(s) until ${new Date(backoff!.notBefore).toISOString()}: ${backoff!.lastError}`;
+    }
+  }
+  const claimed = ctx.claims.get(volumeId);
+  if (claimed && (claimed.has(WHOLE_VOLUME) || claimed.has(nodeName) || (exclusive && claimed.size > 0))) {
+    return 'another operation on this volume is already planned in this pass';
+  }
+  return undefined;
+}
+
+export function claim(ctx: PlanContext, volumeId: VolumeId, nodeName: NodeName, exclusive: boolean): void {
+  const claimed = ctx.claims.get(volumeId) ?? new Set<string>();
+  claimed.add(exclusive ? WHOLE_VOLUME : nodeName);
+  ctx.claims.set(volumeId, claimed);
+}
+
+export function sortedRecords(actual: ActualState): VolumeRecord[] {
+  return [...actual.values()].sort((a, b) => (a.volumeId < b.volumeId ? -1 : a.volumeId > b.volumeId ? 1 : 0));
+}
+
+export function sortedNodeNames(record: VolumeRecord): NodeName[] {
+  return Object.keys(record.attachments).sort();
+}

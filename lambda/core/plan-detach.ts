@@ -1,0 +1,105 @@
+/**
+ * The detach half of a plan: every attachment of the actual state that is no longer desired
+ * (or stuck attaching) becomes a detach once it is safe, preceded by an `unreport` so the node
+ * stops claiming the volume first. Everything that waits is recorded in `deferred` with why.
+ */
+import type { DetachAction, UnreportAction } from './actions.js';
+import { decideDetach, type DetachDecision } from './detach-decision.js';
+import { INCOMPLETE_INPUT, inScope, nodeInDetachScope } from './guards.js';
+import { instanceStateOf, ec2ShowsAttachment } from './observed.js';
+import { blockedReason, claim, defer, sortedNodeNames, sortedRecords, type PlanContext } from './plan-context.js';
+import type { ActualAttachment, NodeName, VolumeRecord } from './types.js';
+
+export interface DetachCandidate {
+  unreport?: UnreportAction;
+  detach: DetachAction;
+}
+
+function isDesiredHere(ctx: PlanContext, record: VolumeRecord, attachment: ActualAttachment): boolean {
+  return ctx.wanted.get(record.volumeId)?.get(attachment.nodeName)?.instanceId === attachment.instanceId;
+}
+
+function stuckDecision(ctx: PlanContext, attachment: ActualAttachment): DetachDecision {
+  const attaching = ctx.now - attachment.since;
+  if (attaching > ctx.config.stuckAttachMs) {
+    return { detach: true, trigger: 'stuck-attach', ec2Force: false, why: `attaching for ${Math.round(attaching / 1000)} s (limit ${Math.round(ctx.config.stuckAttachMs / 1000)} s): detach and retry from scratch` };
+  }
+  return { detach: false, why: 'attach in progress' };
+}
+
+/** Undesired and not attaching: safe to detach? Also starts (persists) the unmount timer. */
+function unneededDecision(ctx: PlanContext, record: VolumeRecord, attachment: ActualAttachment): DetachDecision {
+  const node = ctx.desired.nodes.get(attachment.nodeName);
+  if (node && !node.managed) return { detach: false, why: `node ${attachment.nodeName} is not managed by this controller` };
+  if (attachment.detachRequestedAt === undefined) {
+    ctx.detachRequests.push({ volumeId: record.volumeId, nodeName: attachment.nodeName, detachRequestedAt: ctx.now });
+  }
+  return decideDetach({
+    attachment,
+    uniqueName: record.uniqueName,
+    node,
+    instanceState: instanceStateOf(ctx.observations, attachment.instanceId),
+    requestedAt: attachment.detachRequestedAt ?? ctx.now,
+    now: ctx.now,
+    maxWaitForUnmountMs: ctx.config.maxWaitForUnmountMs,
+  });
+}
+
+function decide(ctx: PlanContext, record: VolumeRecord, attachment: ActualAttachment): DetachDecision | undefined {
+  const { volumeId } = record;
+  const nodeName = attachment.nodeName;
+  const desiredHere = isDesiredHere(ctx, record, attachment);
+  if (desiredHere && attachment.detachRequestedAt !== undefined && inScope(ctx.desired, volumeId, nodeName)) {
+    ctx.detachRequests.push({ volumeId, nodeName, detachRequestedAt: null });
+  }
+  if (attachment.state === 'attaching') {
+    if (!inScope(ctx.desired, volumeId, nodeName)) return undefined;
+    const stuck = stuckDecision(ctx, attachment);
+    return stuck.detach && !ctx.desired.complete ? { detach: false, why: INCOMPLETE_INPUT } : stuck;
+  }
+  if (desiredHere || !nodeInDetachScope(ctx.desired, nodeName)) return undefined;
+  if (!ctx.desired.complete) return { detach: false, why: INCOMPLETE_INPUT };
+  return unneededDecision(ctx, record, attachment);
+}
+
+function candidate(record: VolumeRecord, attachment: ActualAttachment, decision: Extract<DetachDecision, { detach: true }>): DetachCandidate {
+  const base = { volumeId: record.volumeId, uniqueName: record.uniqueName, nodeName: attachment.nodeName };
+  const detach: DetachAction = {
+    ...base,
+    kind: 'detach',
+    instanceId: attachment.instanceId,
+    trigger: decision.trigger,
+    ec2Force: decision.ec2Force,
+    requiresUnreport: !decision.ec2Force && decision.trigger !== 'stuck-attach',
+    reason: decision.why,
+  };
+  // A stuck attach was never reported; everything else leaves the node's list before EC2 is asked.
+  if (decision.trigger === 'stuck-attach') return { detach };
+  return { detach, unreport: { ...base, kind: 'unreport', reason: `before detach: ${decision.why}` } };
+}
+
+function planAttachment(ctx: PlanContext, record: VolumeRecord, nodeName: NodeName, out: DetachCandidate[]): void {
+  const attachment = record.attachments[nodeName]!;
+  if (!ec2ShowsAttachment(attachment, ctx.observations.volumes?.get(record.volumeId))) return; // EC2: already gone
+  const decision = decide(ctx, record, attachment);
+  if (!decision) return;
+  if (!decision.detach) {
+    defer(ctx, record.volumeId, nodeName, decision.why);
+    return;
+  }
+  const blocked = blockedReason(ctx, record, record.volumeId, nodeName, 'detach', !record.multiAttach);
+  if (blocked) {
+    defer(ctx, record.volumeId, nodeName, `detach waits: ${blocked}`);
+    return;
+  }
+  claim(ctx, record.volumeId, nodeName, !record.multiAttach);
+  out.push(candidate(record, attachment, decision));
+}
+
+export function planDetaches(ctx: PlanContext): DetachCandidate[] {
+  const out: DetachCandidate[] = [];
+  for (const record of sortedRecords(ctx.actual)) {
+    for (const nodeName of sortedNodeNames(record)) planAttachment(ctx, record, nodeName, out);
+  }
+  return out;
+}

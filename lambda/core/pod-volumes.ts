@@ -1,0 +1,78 @@
+/**
+ * One pod volume → the EBS volume it needs, or why not. Mirrors upstream's CreateVolumeSpec:
+ * PVC (or generic ephemeral PVC `<pod>-<volume>`) → bound PV → CSI `ebs.csi.aws.com` or in-tree
+ * `awsElasticBlockStore` (translated to the CSI name); inline `awsElasticBlockStore` likewise.
+ * Volumes of any other kind are ignored without a word: they are not ours.
+ */
+import { accessModesOf, allowsMultiAttach } from './access-modes.js';
+import type { KubePod, KubePodVolume, KubePv, KubePvc } from './kube.js';
+import { EBS_CSI_DRIVER, type AccessMode, type VolumeId, type VolumeSource } from './types.js';
+import { parseVolumeId } from './volume-id.js';
+
+export type VolumeResolution =
+  | { kind: 'ebs'; volumeId: VolumeId; accessModes: AccessMode[]; multiAttach: boolean; source: VolumeSource }
+  | { kind: 'ignored' }
+  | { kind: 'skipped'; reason: string; problem?: string };
+
+export interface ClaimLookup {
+  pvc(namespace: string, name: string): KubePvc | undefined;
+  pv(name: string): KubePv | undefined;
+}
+
+const IGNORED: VolumeResolution = { kind: 'ignored' };
+
+function badId(raw: string, where: string, error: string): VolumeResolution {
+  return { kind: 'skipped', reason: `${where} has an invalid EBS volume id ${JSON.stringify(raw)}`, problem: `${where}: ${error}` };
+}
+
+function fromPv(pv: KubePv, pvName: string): VolumeResolution {
+  const csi = pv.spec?.csi;
+  const raw = csi?.driver === EBS_CSI_DRIVER ? csi.volumeHandle : pv.spec?.awsElasticBlockStore?.volumeID;
+  if (raw === undefined) return IGNORED;
+  const parsed = parseVolumeId(raw);
+  if (!parsed.ok) return badId(raw, `PV ${pvName}`, parsed.error);
+  const accessModes = accessModesOf(pv.spec?.accessModes);
+  return { kind: 'ebs', volumeId: parsed.volumeId, accessModes, multiAttach: allowsMultiAttach(accessModes), source: { kind: 'pv', pvName } };
+}
+
+/** Upstream's ephemeral.VolumeIsForPod: the PVC must be controlled by this very pod. */
+function ownedBy(pvc: KubePvc, pod: KubePod): boolean {
+  return (pvc.metadata.ownerReferences ?? []).some((ref) => ref.controller === true && ref.uid === pod.metadata.uid);
+}
+
+function fromClaim(pod: KubePod, claimName: string, ephemeral: boolean, lookup: ClaimLookup): VolumeResolution {
+  const namespace = pod.metadata.namespace ?? '';
+  const claim = `PVC ${namespace}/${claimName}`;
+  const pvc = lookup.pvc(namespace, claimName);
+  if (!pvc) return { kind: 'skipped', reason: `${claim} not found` };
+  if (ephemeral && !ownedBy(pvc, pod)) return { kind: 'skipped', reason: `${claim} was not created for pod ${namespace}/${pod.metadata.name ?? ''} (pod is not its owner)` };
+  const pvName = pvc.spec?.volumeName;
+  if (pvc.status?.phase !== 'Bound' || !pvName) {
+    return { kind: 'skipped', reason: `${claim} is not bound (phase ${pvc.status?.phase ?? 'unknown'}, volumeName ${JSON.stringify(pvName ?? '')})` };
+  }
+  const pv = lookup.pv(pvName);
+  if (!pv) return { kind: 'skipped', reason: `PV ${pvName} bound to ${claim} not found` };
+  const resolved = fromPv(pv, pvName);
+  if (resolved.kind !== 'ebs') return resolved;
+  const claimRef = pv.spec?.claimRef;
+  if (!claimRef) return { kind: 'skipped', reason: `PV ${pvName} has no claimRef: it is not yet bound to ${claim}` };
+  if (claimRef.uid !== pvc.metadata.uid) {
+    return { kind: 'skipped', reason: `PV ${pvName} claimRef UID ${JSON.stringify(claimRef.uid ?? '')} does not match ${claim} UID ${JSON.stringify(pvc.metadata.uid ?? '')}` };
+  }
+  return resolved;
+}
+
+function fromInline(pod: KubePod, volume: KubePodVolume): VolumeResolution {
+  const raw = volume.awsElasticBlockStore!.volumeID;
+  const parsed = parseVolumeId(raw);
+  if (!parsed.ok) return badId(raw, `inline volume ${volume.name} of pod ${pod.metadata.namespace ?? ''}/${pod.metadata.name ?? ''}`, parsed.error);
+  // Inline volumes carry no access modes: exclusive.
+  return { kind: 'ebs', volumeId: parsed.volumeId, accessModes: [], multiAttach: false, source: { kind: 'inline', podVolumeName: volume.name } };
+}
+
+export function resolvePodVolume(pod: KubePod, volume: KubePodVolume, lookup: ClaimLookup): VolumeResolution {
+  if (volume.persistentVolumeClaim) return fromClaim(pod, volume.persistentVolumeClaim.claimName, false, lookup);
+  if (volume.ephemeral) return fromClaim(pod, `${pod.metadata.name ?? ''}-${volume.name}`, true, lookup);
+  if (volume.awsElasticBlockStore) return fromInline(pod, volume);
+  return IGNORED;
+}
