@@ -1,0 +1,138 @@
+/**
+ * Transitions that record facts about attachments rather than operations: what the node reports
+ * and mounts, when a detach was first wanted, what EC2 and the cluster say is attached.
+ * Like all transitions they are pure and return the same object when nothing changes.
+ */
+import { inBackoff } from './backoff.js';
+import { accept, clone, emptyRecord, isLive, observedState, optional, refuse, type Transition } from './transition-result.js';
+import {
+  lockKey,
+  type ActualAttachment, type Ec2Attachment, type InstanceId, type NodeName, type Operation,
+  type UniqueVolumeName, type VolumeId, type VolumeObservation, type VolumeRecord,
+} from './types.js';
+
+export interface SeedInput {
+  volumeId: VolumeId;
+  nodeName: NodeName;
+  instanceId: InstanceId;
+  device?: string;
+  uniqueName?: UniqueVolumeName;
+  /** Seeded from the node's `status.volumesAttached`: the node already reports it. */
+  reported?: boolean;
+}
+
+/** Applies `change` to the node's attachment; refuses when there is none. */
+function updateAttachment(record: VolumeRecord, nodeName: NodeName,
+  change: (attachment: ActualAttachment) => ActualAttachment): Transition {
+  const current = record.attachments[nodeName];
+  if (!current) return refuse('no-attachment', `${record.volumeId} has no attachment on ${nodeName}`);
+  const changed = change(current);
+  if (changed === current) return accept(record);
+  const next = clone(record);
+  next.attachments[nodeName] = changed;
+  return accept(next);
+}
+
+/** Whether the node's `status.volumesAttached` now lists the volume. */
+export function markReported(record: VolumeRecord, nodeName: NodeName, reported: boolean): Transition {
+  return updateAttachment(record, nodeName, (a) => (a.reported === reported ? a : { ...a, reported }));
+}
+
+/** Whether the node's `volumesInUse` lists the volume. */
+export function setMounted(record: VolumeRecord, nodeName: NodeName, mounted: boolean): Transition {
+  return updateAttachment(record, nodeName, (a) => (a.mounted === mounted ? a : { ...a, mounted }));
+}
+
+/** Remembers when the attachment was first found unneeded (starts maxWaitForUnmount); later calls keep the first time. */
+export function requestDetach(record: VolumeRecord, nodeName: NodeName, now: number): Transition {
+  return updateAttachment(record, nodeName, (a) => (a.detachRequestedAt === undefined ? { ...a, detachRequestedAt: now } : a));
+}
+
+/** The attachment is wanted again. */
+export function clearDetachRequest(record: VolumeRecord, nodeName: NodeName): Transition {
+  return updateAttachment(record, nodeName, (a) => {
+    if (a.detachRequestedAt === undefined) return a;
+    const { detachRequestedAt: _dropped, ...rest } = a;
+    return rest;
+  });
+}
+
+function liveOperationOn(record: VolumeRecord, nodeName: NodeName, now: number): boolean {
+  const op = record.operations[lockKey(record, nodeName)];
+  return op !== undefined && isLive(op, now);
+}
+
+/**
+ * Corrects the record with EC2's view (verification): attachments EC2 no longer has are removed,
+ * states and devices follow EC2, and attachments EC2 has on an instance of a known node
+ * (`nodesByInstance`) are added, `attached` or `uncertain`. Attachments on instances of no known
+ * node are left out: nothing could detach them safely. A key with a live operation is left to
+ * that operation.
+ */
+export function applyObservation(record: VolumeRecord, observation: VolumeObservation, now: number,
+  nodesByInstance: ReadonlyMap<InstanceId, NodeName> = new Map()): Transition {
+  if (observation.volumeId !== record.volumeId) {
+    return refuse('wrong-target', `observation of ${observation.volumeId} does not describe ${record.volumeId}`);
+  }
+  const seen = new Map<InstanceId, LiveEc2Attachment>();
+  for (const a of observation.exists ? observation.attachments : []) if (isPresent(a)) seen.set(a.instanceId, a);
+  const next = clone(record);
+  let changed = false;
+  for (const current of Object.values(record.attachments)) {
+    if (liveOperationOn(record, current.nodeName, now)) continue;
+    const view = seen.get(current.instanceId);
+    const corrected = view && corrections(current, view, now);
+    if (corrected === current) continue;
+    changed = true;
+    if (corrected) next.attachments[current.nodeName] = corrected;
+    else delete next.attachments[current.nodeName];
+  }
+  const known = new Set(Object.values(record.attachments).map((a) => a.instanceId));
+  for (const view of seen.values()) {
+    if (known.has(view.instanceId)) continue;
+    const nodeName = nodesByInstance.get(view.instanceId);
+    if (!nodeName || next.attachments[nodeName] || liveOperationOn(record, nodeName, now)) continue;
+    next.attachments[nodeName] = {
+      nodeName, instanceId: view.instanceId, state: view.state === 'attached' ? 'attached' : 'uncertain',
+      device: view.device, mounted: false, reported: false, since: now,
+    };
+    changed = true;
+  }
+  return accept(changed ? next : record);
+}
+
+type LiveEc2Attachment = Ec2Attachment & { state: Exclude<Ec2Attachment['state'], 'detached'> };
+const isPresent = (a: Ec2Attachment): a is LiveEc2Attachment => a.state !== 'detached';
+
+function corrections(current: ActualAttachment, view: LiveEc2Attachment, now: number): ActualAttachment {
+  const state = observedState(view.state);
+  if (state === current.state && view.device === current.device) return current;
+  return { ...current, state, device: view.device, since: state === current.state ? current.since : now };
+}
+
+/** Startup / migration: an attachment the cluster claims but nobody verified yet. Existing entries win. */
+export function seedUncertain(record: VolumeRecord | undefined, input: SeedInput, now: number): Transition {
+  if (record?.attachments[input.nodeName]) return accept(record);
+  const next = record ? clone(record) : emptyRecord(input.volumeId, input.uniqueName);
+  next.attachments[input.nodeName] = {
+    nodeName: input.nodeName, instanceId: input.instanceId, state: 'uncertain', ...optional('device', input.device),
+    mounted: false, reported: input.reported ?? false, since: now,
+  };
+  return accept(next);
+}
+
+/** Operations whose lease has run out: a pass resolves them against EC2 (or takes them over). */
+export function expiredOperations(record: VolumeRecord, now: number): Operation[] {
+  return Object.values(record.operations).filter((op) => !isLive(op, now));
+}
+
+/**
+ * Nothing left worth keeping: no attachment and no operation. With `now`, a backoff still in
+ * force also keeps the record (removing it would let a failing operation retry at once);
+ * without `now`, any backoff entry does.
+ */
+export function isEmpty(record: VolumeRecord, now?: number): boolean {
+  const backoffs = Object.values(record.backoff);
+  const holdsBackoff = now === undefined ? backoffs.length > 0 : backoffs.some((b) => inBackoff(b, now));
+  return Object.keys(record.attachments).length === 0 && Object.keys(record.operations).length === 0 && !holdsBackoff;
+}
