@@ -1,0 +1,91 @@
+/**
+ * The `Cluster` port on @kubernetes/client-node: composes the reads, the node status
+ * writer, VolumeAttachments and events. Built once per cold start from `KubeClients`.
+ */
+import type { AttachedVolume, ClusterSnapshot, KubeNode } from '../../core/kube.js';
+import type { NodeName, PodRef, UniqueVolumeName } from '../../core/types.js';
+import type {
+  Cluster,
+  ClusterEvent,
+  PodClosure,
+  SetVolumesAttachedOptions,
+  VolumeAttachmentRef,
+  VolumeAttachmentStatus,
+} from '../../ports/cluster.js';
+import type { KubeClients } from './clients.js';
+import { DEFAULT_EVENT_COMPONENT, recordEvent, type EventWriter } from './events.js';
+import { setVolumesAttached, type NodeStatusResult } from './node-status.js';
+import { DEFAULT_PAGING, type PagingOptions } from './paged-list.js';
+import { readNodeObject, readPodClosure, readPodsOnNode, readSnapshot } from './reads.js';
+import { deleteVolumeAttachment, upsertVolumeAttachment, type VolumeAttachmentWriter } from './volume-attachments.js';
+
+export interface KubernetesClusterOptions {
+  paging?: Partial<PagingOptions>;
+  /** Re-reads after a 409 on a guarded write before giving up. */
+  maxConflictRetries?: number;
+  /** Events' `source.component`. */
+  component?: string;
+  /** Events' `source.host` / `reportingInstance`. */
+  instance?: string;
+  now?: () => Date;
+}
+
+export const DEFAULT_MAX_CONFLICT_RETRIES = 5;
+
+export class KubernetesCluster implements Cluster {
+  private readonly paging: PagingOptions;
+  private readonly attachments: VolumeAttachmentWriter;
+  private readonly events: EventWriter;
+  private readonly maxConflictRetries: number;
+
+  constructor(private readonly clients: Pick<KubeClients, 'core' | 'storage'>, options: KubernetesClusterOptions = {}) {
+    this.paging = { ...DEFAULT_PAGING, ...options.paging };
+    this.maxConflictRetries = options.maxConflictRetries ?? DEFAULT_MAX_CONFLICT_RETRIES;
+    const now = options.now ?? (() => new Date());
+    this.attachments = { storage: clients.storage, now, maxConflictRetries: this.maxConflictRetries };
+    this.events = {
+      core: clients.core,
+      now,
+      component: options.component ?? DEFAULT_EVENT_COMPONENT,
+      instance: options.instance,
+      maxConflictRetries: this.maxConflictRetries,
+    };
+  }
+
+  readAll(): Promise<ClusterSnapshot> {
+    return readSnapshot(this.clients, this.paging);
+  }
+
+  readPod(namespace: string, name: string): Promise<PodClosure> {
+    return readPodClosure(this.clients.core, namespace, name);
+  }
+
+  readPodsOnNode(nodeName: NodeName) {
+    return readPodsOnNode(this.clients.core, nodeName, this.paging);
+  }
+
+  readNode(name: NodeName): Promise<KubeNode | undefined> {
+    return readNodeObject(this.clients.core, name);
+  }
+
+  async volumesInUse(nodeName: NodeName): Promise<UniqueVolumeName[] | undefined> {
+    const node = await readNodeObject(this.clients.core, nodeName);
+    return node && (node.status?.volumesInUse ?? []);
+  }
+
+  setVolumesAttached(nodeName: NodeName, volumes: AttachedVolume[], options: SetVolumesAttachedOptions = {}): Promise<NodeStatusResult> {
+    return setVolumesAttached(this.clients.core, nodeName, volumes, { ...options, maxConflictRetries: this.maxConflictRetries });
+  }
+
+  upsertVolumeAttachment(ref: VolumeAttachmentRef, status: VolumeAttachmentStatus): Promise<void> {
+    return upsertVolumeAttachment(this.attachments, ref, status);
+  }
+
+  deleteVolumeAttachment(ref: VolumeAttachmentRef): Promise<void> {
+    return deleteVolumeAttachment(this.attachments, ref);
+  }
+
+  recordEvent(pod: PodRef, event: ClusterEvent): Promise<void> {
+    return recordEvent(this.events, pod, event);
+  }
+}
