@@ -158,6 +158,8 @@ export interface Ec2Attachment {
   instanceId: InstanceId;
   state: Ec2AttachmentState;
   device: string;
+  /** When EC2 began this attachment (epoch ms, EC2's AttachTime): how long an `attaching` has been stuck. */
+  attachTime?: number;
 }
 
 export interface VolumeObservation {

@@ -58,6 +58,10 @@ export interface WaitResult {
   state: Ec2AttachmentState;
   device?: string;
   reachedTarget: boolean;
+  /** EC2's AttachTime of the attachment last seen (epoch ms), when there was one. */
+  attachTime?: number;
+  /** Still `attaching` longer than the stuck threshold (90 s): detach and retry from scratch (DESIGN §8). */
+  stuck?: boolean;
 }
 
 export interface BlockStorage {

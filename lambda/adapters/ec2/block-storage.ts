@@ -1,0 +1,68 @@
+/**
+ * `BlockStorage` on EC2: the composition of the adapter's parts. The client is injected (built once
+ * by `createEc2Client` in the composition root); clock and sleep are injectable for tests.
+ */
+import type { EC2Client } from '@aws-sdk/client-ec2';
+import type { InstanceId, InstanceState, VolumeId, VolumeObservation } from '../../core/types.js';
+import type {
+  AttachOutcome, AttachRequest, BlockStorage, DetachOutcome, DetachRequest, WaitRequest, WaitResult,
+} from '../../ports/block-storage.js';
+import { attachVolume, detachVolume, type AttachDetachDeps } from './attach-detach.js';
+import { Ec2Reader } from './describe.js';
+import { DeviceAllocator } from './devices.js';
+import { unlimited, type RateLimiter } from './rate-limit.js';
+import { waitForAttachment } from './wait.js';
+
+export interface Ec2BlockStorageOptions {
+  client: EC2Client;
+  /** Bounds AttachVolume/DetachVolume per second (see TokenBucketLimiter); unlimited by default. */
+  limiter?: RateLimiter;
+  now?: () => number;
+  sleep?: (ms: number) => Promise<void>;
+  /** waitFor's backoff: first delay (1 s) and growth factor (1.8). */
+  wait?: { initialDelayMs?: number; factor?: number; stuckAfterMs?: number };
+  /** How long a handed-out device name is held before EC2 shows it (5 min). */
+  deviceHoldMs?: number;
+}
+
+const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+export class Ec2BlockStorage implements BlockStorage {
+  private readonly reader: Ec2Reader;
+  private readonly deps: AttachDetachDeps;
+  private readonly now: () => number;
+  private readonly sleep: (ms: number) => Promise<void>;
+
+  constructor(private readonly options: Ec2BlockStorageOptions) {
+    this.now = options.now ?? Date.now;
+    this.sleep = options.sleep ?? realSleep;
+    this.reader = new Ec2Reader(options.client);
+    const devices = new DeviceAllocator({ now: this.now, holdMs: options.deviceHoldMs });
+    this.deps = { client: options.client, reader: this.reader, devices, limiter: options.limiter ?? unlimited };
+  }
+
+  attach(request: AttachRequest): Promise<AttachOutcome> {
+    return attachVolume(this.deps, request);
+  }
+
+  detach(request: DetachRequest): Promise<DetachOutcome> {
+    return detachVolume(this.deps, request);
+  }
+
+  describeVolumes(volumeIds: VolumeId[]): Promise<Map<VolumeId, VolumeObservation>> {
+    return this.reader.describeVolumes(volumeIds);
+  }
+
+  describeInstanceVolumes(instanceId: InstanceId): Promise<VolumeObservation[]> {
+    return this.reader.describeInstanceVolumes(instanceId);
+  }
+
+  describeInstances(instanceIds: InstanceId[]): Promise<Map<InstanceId, InstanceState | 'missing'>> {
+    return this.reader.describeInstances(instanceIds);
+  }
+
+  waitFor(request: WaitRequest): Promise<WaitResult> {
+    const observe = async (volumeId: VolumeId) => (await this.reader.describeVolumes([volumeId])).get(volumeId);
+    return waitForAttachment(observe, request, { now: this.now, sleep: this.sleep, ...this.options.wait });
+  }
+}

@@ -1,0 +1,43 @@
+/**
+ * The EC2 client the composition root builds once per cold start and injects into the adapter.
+ * The endpoint is not an option here on purpose: SDK v3 reads `AWS_ENDPOINT_URL_EC2` (then
+ * `AWS_ENDPOINT_URL`) itself when no endpoint is configured, which is how the local EC2 is used.
+ */
+import { EC2Client, type EC2ClientConfig } from '@aws-sdk/client-ec2';
+
+export interface Ec2ClientOptions {
+  region: string;
+  /** Attempts per call, the first included. */
+  maxAttempts?: number;
+  retryMode?: 'standard' | 'adaptive';
+  /** Socket timeouts so a stalled connection becomes a retryable TimeoutError, not a hung pass. */
+  requestTimeoutMs?: number;
+  connectionTimeoutMs?: number;
+  /** Tests only; production leaves credentials to the default provider chain (the Lambda role). */
+  credentials?: EC2ClientConfig['credentials'];
+}
+
+/**
+ * Why adaptive with 5 attempts: EC2 throttles per account and Region with token buckets shared
+ * by every caller in the account (the CSI driver, consoles, other controllers). `adaptive` keeps
+ * standard mode's exponential backoff with jitter for RequestLimitExceeded (throttling delays start
+ * at 500 ms) and adds a client-side rate limiter that lowers this process's sending rate after a
+ * throttle, instead of hammering a drained bucket. Five attempts ride out a few seconds of
+ * throttling and stay well inside a pass; beyond that the adapter reports `throttled` and the
+ * operation's persisted backoff takes over. The client-side limiter is per process, so the
+ * adapter's own token bucket (rate-limit.ts) is what bounds mutating calls across a pass.
+ */
+export const EC2_RETRY_DEFAULTS = { retryMode: 'adaptive', maxAttempts: 5 } as const;
+
+export function createEc2Client(options: Ec2ClientOptions): EC2Client {
+  return new EC2Client({
+    region: options.region,
+    retryMode: options.retryMode ?? EC2_RETRY_DEFAULTS.retryMode,
+    maxAttempts: options.maxAttempts ?? EC2_RETRY_DEFAULTS.maxAttempts,
+    requestHandler: {
+      requestTimeout: options.requestTimeoutMs ?? 10_000,
+      connectionTimeout: options.connectionTimeoutMs ?? 3_000,
+    },
+    ...(options.credentials ? { credentials: options.credentials } : {}),
+  });
+}

@@ -1,0 +1,138 @@
+/**
+ * Batched reads. DescribeVolumes takes up to 500 ids per call; when any id is unknown EC2 fails
+ * the whole call with InvalidVolume.NotFound naming the ids, so those are recorded as missing and
+ * the call repeated without them. If the message names none of ours (or keeps failing), the batch
+ * falls back to the `volume-id` filter, which never fails on unknown ids (≤ 200 values per call).
+ * DescribeInstances is handled the same way with InvalidInstanceID.NotFound and `instance-id`.
+ */
+import {
+  DescribeInstancesCommand, DescribeVolumesCommand, paginateDescribeInstances, paginateDescribeVolumes,
+  type EC2Client, type Filter, type Instance, type Volume,
+} from '@aws-sdk/client-ec2';
+import type { InstanceId, InstanceState, VolumeId, VolumeObservation } from '../../core/types.js';
+import { classifyEc2Error, idsInMessage } from './errors.js';
+import { instanceState, missingVolume, toInstanceView, toObservation, type InstanceView } from './mapping.js';
+
+export const ID_BATCH = 500;
+export const FILTER_VALUES_PER_CALL = 200;
+const PAGE_SIZE = 500;
+/** Retries without named ids before switching to the filter (EC2 may name only some ids). */
+const NOT_FOUND_RETRIES = 2;
+
+export function chunk<T>(items: readonly T[], size: number): T[][] {
+  const chunks: T[][] = [];
+  for (let start = 0; start < items.length; start += size) chunks.push(items.slice(start, start + size));
+  return chunks;
+}
+
+interface Found<T> {
+  items: T[];
+  missing: string[];
+}
+
+/** Calls `byIds`; on a NotFound naming some of `ids`, drops them and repeats; else uses `byFilter`. */
+async function withoutMissing<T>(
+  ids: string[], notFoundReason: 'volume-not-found' | 'instance-not-found', prefix: 'vol-' | 'i-',
+  byIds: (ids: string[]) => Promise<T[]>, byFilter: (ids: string[]) => Promise<T[]>,
+): Promise<Found<T>> {
+  const missing: string[] = [];
+  let remaining = ids;
+  for (let attempt = 0; remaining.length > 0; attempt += 1) {
+    try {
+      return { items: await byIds(remaining), missing };
+    } catch (error) {
+      const classified = classifyEc2Error(error);
+      if (classified.reason !== notFoundReason) throw error;
+      const named = idsInMessage(classified.message, prefix).filter((id) => remaining.includes(id));
+      if (named.length === 0 || attempt >= NOT_FOUND_RETRIES) return { items: await byFilter(remaining), missing };
+      missing.push(...named);
+      remaining = remaining.filter((id) => !named.includes(id));
+    }
+  }
+  return { items: [], missing };
+}
+
+export class Ec2Reader {
+  constructor(private readonly client: EC2Client) {}
+
+  async describeVolumes(volumeIds: VolumeId[]): Promise<Map<VolumeId, VolumeObservation>> {
+    const unique = [...new Set(volumeIds)];
+    const result = new Map<VolumeId, VolumeObservation>();
+    for (const batch of chunk(unique, ID_BATCH)) {
+      const found = await withoutMissing(batch, 'volume-not-found', 'vol-', (ids) => this.volumesByIds(ids), (ids) => this.volumesByFilter('volume-id', ids));
+      for (const volume of found.items) {
+        const observation = toObservation(volume);
+        if (observation) result.set(observation.volumeId, observation);
+      }
+    }
+    // Whatever EC2 did not return (named missing, or absent from a filtered answer) does not exist.
+    for (const id of unique) if (!result.has(id)) result.set(id, missingVolume(id));
+    return result;
+  }
+
+  async describeInstanceVolumes(instanceId: InstanceId): Promise<VolumeObservation[]> {
+    const volumes = await this.volumesByFilters([{ Name: 'attachment.instance-id', Values: [instanceId] }]);
+    return volumes.flatMap((volume) => toObservation(volume) ?? []);
+  }
+
+  async describeInstances(instanceIds: InstanceId[]): Promise<Map<InstanceId, InstanceState | 'missing'>> {
+    const instances = await this.instances(instanceIds);
+    const result = new Map<InstanceId, InstanceState | 'missing'>();
+    for (const instance of instances) {
+      const state = instanceState(instance);
+      if (instance.InstanceId && state) result.set(instance.InstanceId, state);
+    }
+    for (const id of new Set(instanceIds)) if (!result.has(id)) result.set(id, 'missing');
+    return result;
+  }
+
+  /** One instance's state and block device mappings; undefined when EC2 does not know it. */
+  async describeInstance(instanceId: InstanceId): Promise<InstanceView | undefined> {
+    const [instance] = await this.instances([instanceId]);
+    return instance ? toInstanceView(instance) : undefined;
+  }
+
+  private async instances(instanceIds: InstanceId[]): Promise<Instance[]> {
+    const instances: Instance[] = [];
+    for (const batch of chunk([...new Set(instanceIds)], ID_BATCH)) {
+      const found = await withoutMissing(batch, 'instance-not-found', 'i-', (ids) => this.instancesByIds(ids), (ids) => this.instancesByFilter(ids));
+      instances.push(...found.items);
+    }
+    return instances;
+  }
+
+  private async volumesByIds(ids: string[]): Promise<Volume[]> {
+    const output = await this.client.send(new DescribeVolumesCommand({ VolumeIds: ids }));
+    return output.Volumes ?? [];
+  }
+
+  private async volumesByFilter(name: string, values: string[]): Promise<Volume[]> {
+    const volumes: Volume[] = [];
+    for (const part of chunk(values, FILTER_VALUES_PER_CALL)) volumes.push(...(await this.volumesByFilters([{ Name: name, Values: part }])));
+    return volumes;
+  }
+
+  private async volumesByFilters(filters: Filter[]): Promise<Volume[]> {
+    const volumes: Volume[] = [];
+    for await (const page of paginateDescribeVolumes({ client: this.client, pageSize: PAGE_SIZE }, { Filters: filters })) {
+      volumes.push(...(page.Volumes ?? []));
+    }
+    return volumes;
+  }
+
+  private async instancesByIds(ids: string[]): Promise<Instance[]> {
+    const output = await this.client.send(new DescribeInstancesCommand({ InstanceIds: ids }));
+    return (output.Reservations ?? []).flatMap((reservation) => reservation.Instances ?? []);
+  }
+
+  private async instancesByFilter(ids: string[]): Promise<Instance[]> {
+    const instances: Instance[] = [];
+    for (const part of chunk(ids, FILTER_VALUES_PER_CALL)) {
+      const filters = [{ Name: 'instance-id', Values: part }];
+      for await (const page of paginateDescribeInstances({ client: this.client, pageSize: PAGE_SIZE }, { Filters: filters })) {
+        instances.push(...(page.Reservations ?? []).flatMap((reservation) => reservation.Instances ?? []));
+      }
+    }
+    return instances;
+  }
+}

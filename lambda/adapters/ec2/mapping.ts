@@ -1,0 +1,49 @@
+/** SDK shapes → domain observations. */
+import type { Instance, Volume } from '@aws-sdk/client-ec2';
+import type { Ec2Attachment, InstanceState, VolumeId, VolumeObservation } from '../../core/types.js';
+
+const ATTACHMENT_STATES = new Set<string>(['attaching', 'attached', 'detaching', 'detached', 'busy']);
+const INSTANCE_STATES = new Set<string>(['pending', 'running', 'stopping', 'stopped', 'shutting-down', 'terminated']);
+
+export function toObservation(volume: Volume): VolumeObservation | undefined {
+  if (!volume.VolumeId) return undefined;
+  const attachments: Ec2Attachment[] = (volume.Attachments ?? []).flatMap((attachment) => {
+    if (!attachment.InstanceId || !attachment.State || !ATTACHMENT_STATES.has(attachment.State)) return [];
+    const seen: Ec2Attachment = { instanceId: attachment.InstanceId, state: attachment.State, device: attachment.Device ?? '' };
+    if (attachment.AttachTime) seen.attachTime = attachment.AttachTime.getTime();
+    return [seen];
+  });
+  return {
+    volumeId: volume.VolumeId,
+    exists: true,
+    zone: volume.AvailabilityZone,
+    multiAttachEnabled: volume.MultiAttachEnabled ?? false,
+    attachments,
+  };
+}
+
+export function missingVolume(volumeId: VolumeId): VolumeObservation {
+  return { volumeId, exists: false, attachments: [] };
+}
+
+export function instanceState(instance: Instance): InstanceState | undefined {
+  const name = instance.State?.Name;
+  return name !== undefined && INSTANCE_STATES.has(name) ? (name) : undefined;
+}
+
+/** What attach needs from DescribeInstances: the state and the device → volume mappings. */
+export interface InstanceView {
+  instanceId: string;
+  state: InstanceState | undefined;
+  mappings: { device: string; volumeId: string | undefined }[];
+}
+
+export function toInstanceView(instance: Instance): InstanceView {
+  return {
+    instanceId: instance.InstanceId ?? '',
+    state: instanceState(instance),
+    mappings: (instance.BlockDeviceMappings ?? []).flatMap((mapping) =>
+      mapping.DeviceName ? [{ device: mapping.DeviceName, volumeId: mapping.Ebs?.VolumeId }] : [],
+    ),
+  };
+}

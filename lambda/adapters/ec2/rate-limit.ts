@@ -1,0 +1,44 @@
+/**
+ * A token bucket bounding this adapter's mutating calls (AttachVolume, DetachVolume) per second,
+ * so a pass leaves room in the account's shared EC2 bucket (50 tokens, 5/s). Callers reserve a
+ * token; when the bucket is empty they wait their turn, first come first served.
+ */
+export interface RateLimiter {
+  acquire(): Promise<void>;
+}
+
+export interface TokenBucketOptions {
+  ratePerSecond: number;
+  burst: number;
+  now?: () => number;
+  sleep?: (ms: number) => Promise<void>;
+}
+
+export const unlimited: RateLimiter = { acquire: () => Promise.resolve() };
+
+export class TokenBucketLimiter implements RateLimiter {
+  private tokens: number;
+  private updatedAt: number;
+  private readonly now: () => number;
+  private readonly sleep: (ms: number) => Promise<void>;
+
+  constructor(private readonly options: TokenBucketOptions) {
+    if (!(options.ratePerSecond > 0) || !(options.burst >= 1)) {
+      throw new RangeError(`token bucket needs ratePerSecond > 0 and burst >= 1, got ${options.ratePerSecond}/${options.burst}`);
+    }
+    this.now = options.now ?? Date.now;
+    this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
+    this.tokens = options.burst;
+    this.updatedAt = this.now();
+  }
+
+  /** Reserves a token now (possibly going into debt) and waits until the debt is repaid. */
+  async acquire(): Promise<void> {
+    const now = this.now();
+    const refill = ((now - this.updatedAt) / 1000) * this.options.ratePerSecond;
+    this.tokens = Math.min(this.options.burst, this.tokens + refill) - 1;
+    this.updatedAt = now;
+    if (this.tokens >= 0) return;
+    await this.sleep((-this.tokens / this.options.ratePerSecond) * 1000);
+  }
+}
