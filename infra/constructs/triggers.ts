@@ -1,0 +1,101 @@
+/**
+ * What starts a pass (DESIGN §9): the schedule for the full pass, and two EventBridge rules whose
+ * events are buffered in SQS for the targeted passes.
+ */
+import { Aws, type CfnElement, Duration, Stack, Validations } from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as events from 'aws-cdk-lib/aws-events';
+import * as scheduler from 'aws-cdk-lib/aws-scheduler';
+import * as schedulerTargets from 'aws-cdk-lib/aws-scheduler-targets';
+import type * as sqs from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import {
+  CLUSTER_EVENT_KINDS, CLUSTER_EVENT_REASONS, EC2_STOPPING_STATES, EXPORTER_DETAIL_TYPE, EXPORTER_SOURCE,
+  FULL_PASS_INPUT,
+} from '../contracts.js';
+import type { ControllerFunction } from './controller-function.js';
+import type { EventQueue } from './event-queue.js';
+
+/** Cluster events from kubernetes-event-exporter: Pod and Node events of the reasons that move volumes. */
+export const CLUSTER_EVENT_PATTERN: events.EventPattern = {
+  source: [EXPORTER_SOURCE],
+  detailType: [EXPORTER_DETAIL_TYPE],
+  detail: {
+    involvedObject: { kind: [...CLUSTER_EVENT_KINDS] },
+    reason: [...CLUSTER_EVENT_REASONS],
+  },
+};
+
+/** EC2 instances going down: their volumes can be detached (at once when stopped or terminated). */
+export const EC2_STATE_CHANGE_PATTERN: events.EventPattern = {
+  source: ['aws.ec2'],
+  detailType: ['EC2 Instance State-change Notification'],
+  detail: { state: [...EC2_STOPPING_STATES] },
+};
+
+export interface FullPassScheduleProps {
+  expression: string;
+  fn: ControllerFunction;
+  /** Receives the invocations Scheduler could not deliver. */
+  deadLetterQueue: sqs.IQueue;
+}
+
+/** EventBridge Scheduler invokes the scheduled function asynchronously with `{ "pass": "full" }`. */
+export function scheduleFullPass(scope: Construct, id: string, props: FullPassScheduleProps): scheduler.Schedule {
+  const role = new iam.Role(scope, `${id}Role`, {
+    assumedBy: new iam.ServicePrincipal('scheduler.amazonaws.com', {
+      conditions: { StringEquals: { 'aws:SourceAccount': Aws.ACCOUNT_ID } },
+    }),
+    description: 'EventBridge Scheduler: invoke the full reconcile pass',
+  });
+  Validations.of(role).acknowledge({
+    id: `AwsSolutions-IAM5[Resource::<${Stack.of(scope).getLogicalId(props.fn.function.node.defaultChild as CfnElement)}.Arn>:*]`,
+    reason: 'Scheduler\'s Lambda target grants invoke on the function and its versions/aliases (ARN:*); the function is ours alone.',
+  });
+  return new scheduler.Schedule(scope, id, {
+    description: 'Full reconcile pass: the safety net behind the event-driven targeted passes',
+    schedule: scheduler.ScheduleExpression.expression(props.expression),
+    target: new schedulerTargets.LambdaInvoke(props.fn.function, {
+      role,
+      input: scheduler.ScheduleTargetInput.fromObject(FULL_PASS_INPUT),
+      deadLetterQueue: props.deadLetterQueue,
+      // A tick that cannot be delivered within a minute is superseded by the next one.
+      retryAttempts: 2,
+      maxEventAge: Duration.minutes(1),
+    }),
+  });
+}
+
+export interface ClusterEventRouteProps {
+  eventBusName: string;
+  queue: EventQueue;
+}
+
+/** The custom bus the exporter writes to, and the rule that forwards interesting events to SQS. */
+export class ClusterEventRoute extends Construct {
+  readonly bus: events.EventBus;
+  readonly rule: events.Rule;
+
+  constructor(scope: Construct, id: string, props: ClusterEventRouteProps) {
+    super(scope, id);
+    this.bus = new events.EventBus(this, 'Bus', {
+      eventBusName: props.eventBusName,
+      description: 'Kubernetes core/v1 Events put by kubernetes-event-exporter',
+    });
+    this.rule = new events.Rule(this, 'Rule', {
+      eventBus: this.bus,
+      description: 'Pod and Node events that can change where volumes must be attached',
+      eventPattern: CLUSTER_EVENT_PATTERN,
+      targets: [props.queue.asRuleTarget()],
+    });
+  }
+}
+
+/** Instance state changes arrive on the account's default bus. */
+export function routeEc2StateChanges(scope: Construct, id: string, queue: EventQueue): events.Rule {
+  return new events.Rule(scope, id, {
+    description: 'EC2 instances stopping or terminating: detach their volumes',
+    eventPattern: EC2_STATE_CHANGE_PATTERN,
+    targets: [queue.asRuleTarget()],
+  });
+}

@@ -1,0 +1,102 @@
+/**
+ * Alarms on what an operator must act on: code failing, EC2 pushing back, Lambdas dying
+ * mid-operation, events nobody handled, volumes wanted on two nodes, and the safety-net pass not
+ * running. Every alarm notifies the optional SNS topic.
+ */
+import { Duration } from 'aws-cdk-lib';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import * as actions from 'aws-cdk-lib/aws-cloudwatch-actions';
+import type * as sns from 'aws-cdk-lib/aws-sns';
+import type * as sqs from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import { Metric, type MetricName } from '../../lambda/observability/metric-names.js';
+import type { ControllerFunction } from '../constructs/controller-function.js';
+import { controllerMetric } from './controller-metrics.js';
+
+export interface ControllerAlarmsProps {
+  clusterName: string;
+  functions: Record<string, ControllerFunction>;
+  deadLetterQueues: Record<string, sqs.IQueue>;
+  fullPassStaleMinutes: number;
+  topic?: sns.ITopic;
+}
+
+interface AlarmSpec {
+  metric: cloudwatch.IMetric;
+  threshold: number;
+  description: string;
+  /** Missing data means "nothing happened" unless said otherwise. */
+  missing?: cloudwatch.TreatMissingData;
+  comparison?: cloudwatch.ComparisonOperator;
+}
+
+export class ControllerAlarms extends Construct {
+  readonly alarms: cloudwatch.Alarm[] = [];
+
+  constructor(scope: Construct, id: string, private readonly props: ControllerAlarmsProps) {
+    super(scope, id);
+    const metric = (name: MetricName, dimensions?: Record<string, string>, period?: Duration) =>
+      controllerMetric(props.clusterName, name, { statistic: 'Sum', dimensions, period });
+    for (const [name, fn] of Object.entries(props.functions)) {
+      this.add(`${name}Errors`, {
+        metric: fn.function.metricErrors({ period: Duration.minutes(5), statistic: 'Sum' }),
+        threshold: 1,
+        description: `The ${name} function failed (handlers report per-record failures, so an error is a bug or a timeout).`,
+      });
+    }
+    for (const [name, queue] of Object.entries(props.deadLetterQueues)) {
+      this.add(`${name}DeadLetters`, {
+        metric: queue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5), statistic: 'Maximum' }),
+        threshold: 1,
+        description: `Events or invocations in the ${name} dead-letter queue were never handled; inspect and redrive.`,
+      });
+    }
+    this.add('Ec2Throttles', {
+      metric: metric(Metric.Ec2Throttles),
+      threshold: 10,
+      description: 'EC2 answered RequestLimitExceeded repeatedly: attach/detach share the account\'s token bucket.',
+    });
+    this.add('ExpiredOperations', {
+      metric: metric(Metric.ExpiredOperations),
+      threshold: 1,
+      description: 'A Lambda died mid-operation; the next pass resolves it, but it should be rare.',
+    });
+    this.add('MultiAttachConflicts', {
+      metric: metric(Metric.MultiAttachConflicts),
+      threshold: 1,
+      description: 'Pods wait for an exclusive volume that is attached to another node.',
+    });
+    this.add('PassFailures', {
+      metric: metric(Metric.PassFailures),
+      threshold: 3,
+      description: 'Passes abort: the cluster API or the state table cannot be read.',
+    });
+    this.add('NoFullPass', {
+      metric: controllerMetric(props.clusterName, Metric.PassDuration, {
+        dimensions: { Pass: 'full' },
+        statistic: 'SampleCount',
+        period: Duration.minutes(props.fullPassStaleMinutes),
+      }),
+      threshold: 1,
+      comparison: cloudwatch.ComparisonOperator.LESS_THAN_THRESHOLD,
+      missing: cloudwatch.TreatMissingData.BREACHING,
+      description: `No full pass completed in ${props.fullPassStaleMinutes} minutes: the safety net is not running.`,
+    });
+  }
+
+  private add(id: string, spec: AlarmSpec): void {
+    const alarm = new cloudwatch.Alarm(this, id, {
+      metric: spec.metric,
+      threshold: spec.threshold,
+      evaluationPeriods: 1,
+      comparisonOperator: spec.comparison ?? cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      treatMissingData: spec.missing ?? cloudwatch.TreatMissingData.NOT_BREACHING,
+      alarmDescription: `[${this.props.clusterName}] ${spec.description}`,
+    });
+    if (this.props.topic) {
+      alarm.addAlarmAction(new actions.SnsAction(this.props.topic));
+      alarm.addOkAction(new actions.SnsAction(this.props.topic));
+    }
+    this.alarms.push(alarm);
+  }
+}

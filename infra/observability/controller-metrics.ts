@@ -1,0 +1,62 @@
+/**
+ * CloudWatch views of the handlers' metrics (names from lambda/observability/metric-names.ts).
+ * Powertools publishes each metric under exactly one dimension set, ClusterName plus the metric's
+ * own dimensions, so a metric with extra dimensions is read back with a SEARCH over that set.
+ */
+import { Duration } from 'aws-cdk-lib';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import { METRICS_NAMESPACE, Metric, type MetricName } from '../../lambda/observability/metric-names.js';
+
+export interface MetricView {
+  /** Dimensions besides ClusterName, as documented next to each name. */
+  dimensions: readonly string[];
+  statistic: 'Sum' | 'Average' | 'p50' | 'p99' | 'Maximum';
+  title: string;
+}
+
+/** Keyed by every metric name, so a new metric cannot be left off the dashboard. */
+export const METRIC_VIEWS: Record<MetricName, MetricView> = {
+  [Metric.PassDuration]: { dimensions: ['Pass'], statistic: 'p99', title: 'Pass duration p99 (ms) by pass' },
+  [Metric.Actions]: { dimensions: ['Kind', 'Outcome'], statistic: 'Sum', title: 'Actions by kind and outcome' },
+  [Metric.AttachLatency]: { dimensions: [], statistic: 'p99', title: 'Attach latency p99 (ms)' },
+  [Metric.DetachLatency]: { dimensions: [], statistic: 'p99', title: 'Detach latency p99 (ms)' },
+  [Metric.ForcedDetaches]: { dimensions: ['Trigger'], statistic: 'Sum', title: 'Forced detaches by trigger' },
+  [Metric.MultiAttachConflicts]: { dimensions: [], statistic: 'Sum', title: 'Multi-Attach conflicts' },
+  [Metric.Ec2Throttles]: { dimensions: [], statistic: 'Sum', title: 'EC2 throttled calls' },
+  [Metric.ExpiredOperations]: { dimensions: [], statistic: 'Sum', title: 'Operations found past their lease' },
+  [Metric.DesiredAttachments]: { dimensions: [], statistic: 'Maximum', title: 'Desired attachments' },
+  [Metric.ActualAttachments]: { dimensions: [], statistic: 'Maximum', title: 'Actual attachments' },
+  [Metric.DetachesHeldBack]: { dimensions: [], statistic: 'Sum', title: 'Detaches held back by the mass-detach guard' },
+  [Metric.Rejected]: { dimensions: ['Source'], statistic: 'Sum', title: 'Malformed inputs skipped by source' },
+  [Metric.PassFailures]: { dimensions: [], statistic: 'Sum', title: 'Aborted passes' },
+};
+
+const PERIOD = Duration.minutes(5);
+
+/** One controller metric with exactly the given dimensions. */
+export function controllerMetric(
+  clusterName: string,
+  name: MetricName,
+  options: { dimensions?: Record<string, string>; statistic?: string; period?: Duration } = {},
+): cloudwatch.Metric {
+  return new cloudwatch.Metric({
+    namespace: METRICS_NAMESPACE,
+    metricName: name,
+    dimensionsMap: { ClusterName: clusterName, ...options.dimensions },
+    statistic: options.statistic ?? METRIC_VIEWS[name].statistic,
+    period: options.period ?? PERIOD,
+  });
+}
+
+/** The metric as graphed: itself, or one line per value of its extra dimensions. */
+export function graphedMetric(clusterName: string, name: MetricName): cloudwatch.IMetric {
+  const view = METRIC_VIEWS[name];
+  if (view.dimensions.length === 0) return controllerMetric(clusterName, name);
+  const schema = [METRICS_NAMESPACE, 'ClusterName', ...view.dimensions].join(',');
+  return new cloudwatch.MathExpression({
+    expression: `SEARCH('{${schema}} MetricName="${name}" ClusterName="${clusterName}"', '${view.statistic}', ${PERIOD.toSeconds()})`,
+    usingMetrics: {},
+    label: view.title,
+    period: PERIOD,
+  });
+}

@@ -1,0 +1,128 @@
+/**
+ * The attach/detach controller for one EKS cluster: state table, three functions sharing one
+ * role, the schedule and event routes that trigger them, alarms and a dashboard.
+ */
+import { CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as sns from 'aws-cdk-lib/aws-sns';
+import type { Construct } from 'constructs';
+import { METRICS_NAMESPACE } from '../lambda/observability/metric-names.js';
+import { HANDLER_ENTRIES } from './contracts.js';
+import { ControllerFunction } from './constructs/controller-function.js';
+import { EventQueue, secureQueue } from './constructs/event-queue.js';
+import { grantController } from './constructs/permissions.js';
+import { StateTable } from './constructs/state-table.js';
+import { ClusterEventRoute, routeEc2StateChanges, scheduleFullPass } from './constructs/triggers.js';
+import { ControllerAlarms } from './observability/alarms.js';
+import { ControllerDashboard } from './observability/dashboard.js';
+import type { StackSettings } from './settings.js';
+
+export interface AttachDetachStackProps extends StackProps {
+  settings: StackSettings;
+}
+
+/**
+ * Sizes: the full pass lists the whole cluster and verifies every volume, so it gets more memory
+ * (Lambda scales CPU with it) and minutes; a targeted pass touches a few volumes. Both stop on
+ * their own before the deadline and leave unfinished attaches to a later pass.
+ */
+const FULL_PASS = { memorySize: 1024, timeout: Duration.minutes(5) };
+const TARGETED_PASS = { memorySize: 512, timeout: Duration.minutes(2) };
+
+export class AttachDetachStack extends Stack {
+  readonly role: iam.Role;
+
+  constructor(scope: Construct, id: string, props: AttachDetachStackProps) {
+    super(scope, id, props);
+    const { settings } = props;
+    const state = new StateTable(this, 'State');
+    // One role for all three functions: one principal to map in the cluster's access entries.
+    this.role = new iam.Role(this, 'ControllerRole', {
+      assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
+      description: `EBS attach/detach controller for EKS cluster ${settings.clusterName}`,
+    });
+    grantController(this.role, { table: state.table, ...settings });
+
+    const fnProps = (entry: string, size: typeof FULL_PASS, description: string) => ({
+      entry, description, role: this.role, reservedConcurrency: settings.reservedConcurrency,
+      environment: controllerEnvironment(settings, state.table.tableName, size.timeout), ...size,
+    });
+    const scheduledDlq = secureQueue(this, 'ScheduledPassDeadLetterQueue', { retentionPeriod: Duration.days(14) });
+    const scheduled = new ControllerFunction(this, 'ScheduledPass', {
+      ...fnProps(HANDLER_ENTRIES.scheduled, FULL_PASS, 'Full reconcile pass'),
+      asyncDeadLetterQueue: scheduledDlq,
+      // Ticks queued behind busy passes are stale once the next one is due.
+      asyncMaxEventAge: Duration.minutes(1),
+    });
+    const clusterEvent = new ControllerFunction(this, 'ClusterEventPass',
+      fnProps(HANDLER_ENTRIES.clusterEvent, TARGETED_PASS, 'Targeted pass for Kubernetes Pod and Node events'));
+    const ec2Event = new ControllerFunction(this, 'Ec2EventPass',
+      fnProps(HANDLER_ENTRIES.ec2Event, TARGETED_PASS, 'Targeted pass for EC2 instance state changes'));
+
+    scheduleFullPass(this, 'FullPassSchedule', { expression: settings.schedule, fn: scheduled, deadLetterQueue: scheduledDlq });
+    const clusterEvents = new EventQueue(this, 'ClusterEvents', { consumerTimeout: TARGETED_PASS.timeout });
+    const route = new ClusterEventRoute(this, 'ClusterEventRoute', { eventBusName: settings.eventBusName, queue: clusterEvents });
+    clusterEvents.bindTo(clusterEvent, settings.reservedConcurrency);
+    const ec2Events = new EventQueue(this, 'Ec2Events', { consumerTimeout: TARGETED_PASS.timeout });
+    routeEc2StateChanges(this, 'Ec2StateChangeRule', ec2Events);
+    ec2Events.bindTo(ec2Event, settings.reservedConcurrency);
+
+    const exporterPolicy = exporterPutEventsPolicy(this, route);
+    const functions = { Scheduled: scheduled, ClusterEvent: clusterEvent, Ec2Event: ec2Event };
+    const deadLetterQueues = {
+      ScheduledPass: scheduledDlq, ClusterEvents: clusterEvents.deadLetterQueue, Ec2Events: ec2Events.deadLetterQueue,
+    };
+    const alarms = new ControllerAlarms(this, 'Alarms', {
+      clusterName: settings.clusterName, functions, deadLetterQueues,
+      fullPassStaleMinutes: settings.fullPassStaleMinutes,
+      topic: settings.alarmTopicArn ? sns.Topic.fromTopicArn(this, 'AlarmTopic', settings.alarmTopicArn) : undefined,
+    });
+    new ControllerDashboard(this, 'Dashboard', {
+      clusterName: settings.clusterName, functions, alarms: alarms.alarms,
+      queues: { ClusterEvents: clusterEvents.queue, Ec2Events: ec2Events.queue, ...deadLetterLabels(deadLetterQueues) },
+    });
+
+    new CfnOutput(this, 'ControllerRoleArn', { value: this.role.roleArn, description: 'Principal of the EKS access entry' });
+    new CfnOutput(this, 'StateTableName', { value: state.table.tableName });
+    new CfnOutput(this, 'EventBusName', { value: route.bus.eventBusName });
+    new CfnOutput(this, 'EventBusArn', { value: route.bus.eventBusArn });
+    new CfnOutput(this, 'ExporterPolicyArn', { value: exporterPolicy.managedPolicyArn, description: 'Attach to the event exporter\'s IRSA or Pod Identity role' });
+  }
+}
+
+/** The environment contract every handler validates at cold start. */
+export function controllerEnvironment(settings: StackSettings, tableName: string, timeout: Duration): Record<string, string> {
+  return {
+    TABLE_NAME: tableName,
+    CLUSTER_NAME: settings.clusterName,
+    CLUSTER_ENDPOINT: settings.apiEndpoint,
+    ...(settings.certificateAuthority ? { CLUSTER_CA: settings.certificateAuthority } : {}),
+    SYNC_PERIOD_SECONDS: String(settings.syncPeriodSeconds),
+    MAX_WAIT_FOR_UNMOUNT_SECONDS: String(settings.maxWaitForUnmountSeconds),
+    // A lease outlives its holder's deadline: only a dead holder's lease expires.
+    LEASE_SECONDS: String(3 * timeout.toSeconds()),
+    MAX_CONCURRENT_OPERATIONS: '10',
+    EC2_MUTATING_CALLS_PER_SECOND: '4',
+    MASS_DETACH_MAX_FRACTION: '0.5',
+    MASS_DETACH_MIN_ATTACHED: '10',
+    POWERTOOLS_SERVICE_NAME: 'ebs-attach-detach',
+    POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
+    POWERTOOLS_LOG_LEVEL: 'INFO',
+  };
+}
+
+function deadLetterLabels<T>(queues: Record<string, T>): Record<string, T> {
+  return Object.fromEntries(Object.entries(queues).map(([name, queue]) => [`${name} dead-letter`, queue]));
+}
+
+/** For the exporter's IRSA / Pod Identity role: PutEvents on the cluster's bus and nothing else. */
+function exporterPutEventsPolicy(scope: Construct, route: ClusterEventRoute): iam.ManagedPolicy {
+  return new iam.ManagedPolicy(scope, 'ExporterPutEventsPolicy', {
+    description: 'kubernetes-event-exporter: put Kubernetes events on the controller\'s bus',
+    statements: [new iam.PolicyStatement({
+      sid: 'PutClusterEvents',
+      actions: ['events:PutEvents'],
+      resources: [route.bus.eventBusArn],
+    })],
+  });
+}

@@ -1,0 +1,180 @@
+import { Match, type Template } from 'aws-cdk-lib/assertions';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { CLUSTER_EVENT_REASONS } from '../../infra/contracts.js';
+import { TEST_CA, resourceId, synthesize } from './synth.js';
+
+let template: Template;
+beforeAll(() => {
+  ({ template } = synthesize());
+});
+
+const fnId = (name: string) => resourceId(template, 'AWS::Lambda::Function', name);
+const functionProperties = (name: string) =>
+  (template.toJSON() as { Resources: Record<string, { Properties: Record<string, unknown> }> }).Resources[fnId(name)]?.Properties;
+const queueArn = (prefix: string) => ({ 'Fn::GetAtt': [resourceId(template, 'AWS::SQS::Queue', prefix), 'Arn'] });
+
+describe('state table', () => {
+  it('is keyed by pk alone, on-demand, PITR, deletion-protected, encrypted, with a ttl attribute, and retained', () => {
+    template.hasResource('AWS::DynamoDB::Table', {
+      Properties: {
+        KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }],
+        AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'S' }],
+        BillingMode: 'PAY_PER_REQUEST',
+        PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+        DeletionProtectionEnabled: true,
+        SSESpecification: { SSEEnabled: true },
+        TimeToLiveSpecification: { AttributeName: 'ttl', Enabled: true },
+      },
+      DeletionPolicy: 'Retain',
+      UpdateReplacePolicy: 'Retain',
+    });
+  });
+});
+
+describe('functions', () => {
+  it.each([
+    ['ScheduledPass', 1024, 300, '900'],
+    ['ClusterEventPass', 512, 120, '360'],
+    ['Ec2EventPass', 512, 120, '360'],
+  ])('%s runs Node 24 on ARM64 with %i MB, a %i s timeout, a 3 × timeout lease, tracing and reserved concurrency',
+    (name, memory, timeout, lease) => {
+      expect(functionProperties(`${name}Function`)).toMatchObject({
+        Runtime: 'nodejs24.x',
+        Architectures: ['arm64'],
+        Handler: 'index.handler',
+        MemorySize: memory,
+        Timeout: timeout,
+        ReservedConcurrentExecutions: 5,
+        TracingConfig: { Mode: 'Active' },
+        LoggingConfig: { LogGroup: { Ref: resourceId(template, 'AWS::Logs::LogGroup', `${name}Logs`) } },
+        Environment: { Variables: { LEASE_SECONDS: lease } },
+      });
+    });
+
+  it('gives every function the whole environment contract the handlers validate', () => {
+    const functions = template.findResources('AWS::Lambda::Function');
+    expect(Object.keys(functions)).toHaveLength(3);
+    for (const fn of Object.values(functions)) {
+      const { LEASE_SECONDS: _lease, ...variables } = (fn as { Properties: { Environment: { Variables: Record<string, unknown> } } })
+        .Properties.Environment.Variables;
+      expect(variables).toEqual({
+        TABLE_NAME: { Ref: resourceId(template, 'AWS::DynamoDB::Table', 'StateTable') },
+        CLUSTER_NAME: 'prod',
+        CLUSTER_ENDPOINT: 'https://ABC123.gr7.eu-west-1.eks.amazonaws.com',
+        CLUSTER_CA: TEST_CA,
+        SYNC_PERIOD_SECONDS: '60',
+        MAX_WAIT_FOR_UNMOUNT_SECONDS: '360',
+        MAX_CONCURRENT_OPERATIONS: '10',
+        EC2_MUTATING_CALLS_PER_SECOND: '4',
+        MASS_DETACH_MAX_FRACTION: '0.5',
+        MASS_DETACH_MIN_ATTACHED: '10',
+        POWERTOOLS_SERVICE_NAME: 'ebs-attach-detach',
+        POWERTOOLS_METRICS_NAMESPACE: 'EbsAttachDetach',
+        POWERTOOLS_LOG_LEVEL: 'INFO',
+        NODE_OPTIONS: '--enable-source-maps',
+      });
+    }
+  });
+
+  it('keeps each function\'s logs for a month in its own log group', () => {
+    template.resourcePropertiesCountIs('AWS::Logs::LogGroup', { RetentionInDays: 30 }, 3);
+  });
+
+  it('sends failed or stale scheduled invocations to an SQS DLQ without Lambda retries', () => {
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      MemorySize: 1024,
+      DeadLetterConfig: { TargetArn: queueArn('ScheduledPassDeadLetterQueue') },
+    });
+    template.hasResourceProperties('AWS::Lambda::EventInvokeConfig', {
+      FunctionName: { Ref: fnId('ScheduledPassFunction') },
+      MaximumRetryAttempts: 0,
+      MaximumEventAgeInSeconds: 60,
+    });
+  });
+});
+
+describe('triggers', () => {
+  it('runs the full pass every minute through EventBridge Scheduler with { "pass": "full" }', () => {
+    template.hasResourceProperties('AWS::Scheduler::Schedule', {
+      ScheduleExpression: 'rate(1 minute)',
+      FlexibleTimeWindow: { Mode: 'OFF' },
+      Target: {
+        Arn: { 'Fn::GetAtt': [fnId('ScheduledPassFunction'), 'Arn'] },
+        Input: '{"pass":"full"}',
+        DeadLetterConfig: { Arn: queueArn('ScheduledPassDeadLetterQueue') },
+        RetryPolicy: { MaximumRetryAttempts: 2, MaximumEventAgeInSeconds: 60 },
+        RoleArn: Match.anyValue(),
+      },
+    });
+  });
+
+  it('takes the schedule from context', () => {
+    const custom = synthesize({ schedule: 'rate(2 minutes)', clusterName: 'other' }).template;
+    custom.hasResourceProperties('AWS::Scheduler::Schedule', { ScheduleExpression: 'rate(2 minutes)' });
+  });
+
+  it('creates the exporter\'s bus, named from context, and routes Pod and Node events of the reasons that move volumes', () => {
+    template.hasResourceProperties('AWS::Events::EventBus', { Name: 'prod-kubernetes-events' });
+    template.hasResourceProperties('AWS::Events::Rule', {
+      EventBusName: { Ref: resourceId(template, 'AWS::Events::EventBus', 'ClusterEventRouteBus') },
+      EventPattern: {
+        source: ['kubernetes-event-exporter'],
+        'detail-type': ['Kubernetes Event'],
+        detail: { involvedObject: { kind: ['Pod', 'Node'] }, reason: [...CLUSTER_EVENT_REASONS] },
+      },
+      Targets: [Match.objectLike({
+        Arn: queueArn('ClusterEventsQueue'),
+        DeadLetterConfig: { Arn: queueArn('ClusterEventsDeadLetterQueue') },
+      })],
+    });
+  });
+
+  it('routes EC2 instances stopping or terminating from the default bus', () => {
+    template.hasResourceProperties('AWS::Events::Rule', {
+      EventBusName: Match.absent(),
+      EventPattern: {
+        source: ['aws.ec2'],
+        'detail-type': ['EC2 Instance State-change Notification'],
+        detail: { state: ['stopping', 'stopped', 'shutting-down', 'terminated'] },
+      },
+      Targets: [Match.objectLike({ Arn: queueArn('Ec2EventsQueue'), DeadLetterConfig: { Arn: queueArn('Ec2EventsDeadLetterQueue') } })],
+    });
+  });
+
+  it.each([
+    ['ClusterEventsQueue', 'ClusterEventPassFunction'],
+    ['Ec2EventsQueue', 'Ec2EventPassFunction'],
+  ])('feeds %s to %s in batches of 100 with a 5 s window, partial batch failures and bounded pollers', (queue, fn) => {
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      EventSourceArn: queueArn(queue),
+      FunctionName: { Ref: fnId(fn) },
+      BatchSize: 100,
+      MaximumBatchingWindowInSeconds: 5,
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      ScalingConfig: { MaximumConcurrency: 5 },
+    });
+  });
+});
+
+describe('queues', () => {
+  it.each(['ClusterEvents', 'Ec2Events'])('%s redrives to its DLQ after 5 receives, with a visibility of 6 × timeout + window', (name) => {
+    template.hasResourceProperties('AWS::SQS::Queue', {
+      RedrivePolicy: { deadLetterTargetArn: queueArn(`${name}DeadLetterQueue`), maxReceiveCount: 5 },
+      VisibilityTimeout: 6 * 120 + 5,
+      MessageRetentionPeriod: 86_400,
+      SqsManagedSseEnabled: true,
+    });
+  });
+
+  it('encrypts every queue and keeps dead letters for 14 days', () => {
+    template.resourcePropertiesCountIs('AWS::SQS::Queue', { SqsManagedSseEnabled: true }, 5);
+    template.resourcePropertiesCountIs('AWS::SQS::Queue', { MessageRetentionPeriod: 14 * 86_400 }, 3);
+  });
+
+  it('denies every queue access without TLS', () => {
+    const denyPlainText = Match.arrayWith([Match.objectLike({
+      Effect: 'Deny', Action: 'sqs:*', Principal: { AWS: '*' }, Condition: { Bool: { 'aws:SecureTransport': 'false' } },
+    })]);
+    template.resourcePropertiesCountIs('AWS::SQS::QueuePolicy', { PolicyDocument: { Statement: denyPlainText } }, 5);
+  });
+});
