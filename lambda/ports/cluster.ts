@@ -28,7 +28,8 @@ export interface VolumeAttachmentRef {
 }
 
 export type VolumeAttachmentStatus =
-  | { attached: true; devicePath: string }
+  /** `detachError`: a detach that failed leaves the volume attached, as the external-attacher reports it. */
+  | { attached: true; devicePath: string; detachError?: string }
   | { attached: false; attachError?: string; detachError?: string };
 
 export interface ClusterEvent {

@@ -31,10 +31,10 @@ export function volumeAttachmentSource(ref: VolumeAttachmentRef): V1VolumeAttach
 
 /** The `status` body for a merge patch: every field named, so stale ones are cleared. */
 export function statusPatch(status: VolumeAttachmentStatus, now: Date): Record<string, unknown> {
-  if (status.attached) {
-    return { attached: true, attachmentMetadata: { [DEVICE_PATH_KEY]: status.devicePath }, attachError: null, detachError: null };
-  }
   const error = (message: string | undefined) => (message === undefined ? null : { time: now.toISOString(), message });
+  if (status.attached) {
+    return { attached: true, attachmentMetadata: { [DEVICE_PATH_KEY]: status.devicePath }, attachError: null, detachError: error(status.detachError) };
+  }
   return { attached: false, attachmentMetadata: null, attachError: error(status.attachError), detachError: error(status.detachError) };
 }
 
@@ -42,7 +42,12 @@ export function statusPatch(status: VolumeAttachmentStatus, now: Date): Record<s
 export function statusMatches(current: V1VolumeAttachment['status'], status: VolumeAttachmentStatus): boolean {
   if (current === undefined) return !status.attached && status.attachError === undefined && status.detachError === undefined;
   if (status.attached) {
-    return current.attached && current.attachmentMetadata?.[DEVICE_PATH_KEY] === status.devicePath && !current.attachError && !current.detachError;
+    return (
+      current.attached &&
+      current.attachmentMetadata?.[DEVICE_PATH_KEY] === status.devicePath &&
+      !current.attachError &&
+      current.detachError?.message === status.detachError
+    );
   }
   return (
     !current.attached &&
