@@ -18,16 +18,17 @@ export interface Ec2ClientOptions {
 }
 
 /**
- * Why adaptive with 5 attempts: EC2 throttles per account and Region with token buckets shared
- * by every caller in the account (the CSI driver, consoles, other controllers). `adaptive` keeps
- * standard mode's exponential backoff with jitter for RequestLimitExceeded (throttling delays start
- * at 500 ms) and adds a client-side rate limiter that lowers this process's sending rate after a
- * throttle, instead of hammering a drained bucket. Five attempts ride out a few seconds of
- * throttling and stay well inside a pass; beyond that the adapter reports `throttled` and the
- * operation's persisted backoff takes over. The client-side limiter is per process, so the
- * adapter's own token bucket (rate-limit.ts) is what bounds mutating calls across a pass.
+ * Why standard mode with 5 attempts: EC2 throttles per account and Region with token buckets
+ * shared by every caller in the account (the CSI driver, consoles, other controllers). Standard
+ * mode retries RequestLimitExceeded, 5xx and socket errors with exponential backoff and jitter
+ * (throttling delays start at 500 ms); five attempts ride out a few seconds of throttling and stay
+ * well inside a pass. Beyond that the adapter reports `throttled` and the operation's persisted
+ * backoff takes over. Not `adaptive`: its client-side limiter drops this process's whole sending
+ * rate after a single throttle (against the local EC2, two throttles made the next calls wait
+ * seconds each), which would stall
+ * a pass's reads for minutes; pacing of mutating calls is done by rate-limit.ts instead.
  */
-export const EC2_RETRY_DEFAULTS = { retryMode: 'adaptive', maxAttempts: 5 } as const;
+export const EC2_RETRY_DEFAULTS = { retryMode: 'standard', maxAttempts: 5 } as const;
 
 export function createEc2Client(options: Ec2ClientOptions): EC2Client {
   return new EC2Client({
@@ -37,6 +38,8 @@ export function createEc2Client(options: Ec2ClientOptions): EC2Client {
     requestHandler: {
       requestTimeout: options.requestTimeoutMs ?? 10_000,
       connectionTimeout: options.connectionTimeoutMs ?? 3_000,
+      // Without this the SDK only logs a warning when requestTimeout passes and keeps waiting.
+      throwOnRequestTimeout: true,
     },
     ...(options.credentials ? { credentials: options.credentials } : {}),
   });
