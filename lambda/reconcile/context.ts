@@ -1,0 +1,61 @@
+/**
+ * The state one pass carries from planning through execution to reporting. `actual` and
+ * `reported` are kept current as writes succeed, so later steps decide on what is true now.
+ */
+import type { Action } from '../core/actions.js';
+import type { AttachedVolume } from '../core/kube.js';
+import type { DesiredAttachment, DesiredState, NodeName, Observations, ActualState, VolumeId } from '../core/types.js';
+import type { Deadline } from './deadline.js';
+import type { ReconcileDeps } from './types.js';
+
+export interface PassContext {
+  deps: ReconcileDeps;
+  deadline: Deadline;
+  desired: DesiredState;
+  actual: ActualState;
+  observations: Observations;
+  /** What each node's `status.volumesAttached` lists now (read, then updated after each write). */
+  reported: Map<NodeName, AttachedVolume[]>;
+  /** PV name of each volume, for VolumeAttachment references. */
+  pvNames: Map<VolumeId, string>;
+  /** (volume, node) pairs removed from the node's reported list in this pass: their detach may go ahead. */
+  unreported: Set<string>;
+  /** (volume, node) pairs whose attachment changed in this pass: their VolumeAttachment is brought in line. */
+  touched: Set<string>;
+  reportErrors: string[];
+  /** The plan again for one volume, on its freshly read record (after a conflicting write). */
+  replan(volumeId: VolumeId): Action[];
+}
+
+export function pairKey(volumeId: VolumeId, nodeName: NodeName): string {
+  return `${volumeId}|${nodeName}`;
+}
+
+export function desiredAttachment(ctx: PassContext, volumeId: VolumeId, nodeName: NodeName): DesiredAttachment | undefined {
+  return ctx.desired.attachments.find((a) => a.volumeId === volumeId && a.nodeName === nodeName);
+}
+
+/** Device names held by attach operations in flight on an instance (not yet visible in EC2). */
+export function reservedDevices(actual: ActualState, instanceId: string): string[] {
+  const devices: string[] = [];
+  for (const record of actual.values()) {
+    for (const op of Object.values(record.operations)) {
+      if (op.kind === 'attach' && op.instanceId === instanceId && op.device !== undefined) devices.push(op.device);
+    }
+    for (const attachment of Object.values(record.attachments)) {
+      if (attachment.instanceId === instanceId && attachment.device !== undefined) devices.push(attachment.device);
+    }
+  }
+  return [...new Set(devices)].sort();
+}
+
+/** Runs a reporting side effect; a failure is written down, never thrown through the pass. */
+export async function bestEffort(ctx: PassContext, what: string, effect: () => Promise<unknown>): Promise<void> {
+  try {
+    await effect();
+  } catch (error) {
+    const message = `${what}: ${error instanceof Error ? error.message : String(error)}`;
+    ctx.reportErrors.push(message);
+    ctx.deps.log.warn('report step failed', { step: what, error: message });
+  }
+}

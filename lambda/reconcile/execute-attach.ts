@@ -1,0 +1,92 @@
+/**
+ * One attach: intent, AttachVolume, a bounded wait for `attached`, then the record, the
+ * VolumeAttachment and the pods' events. An attach still `attaching` at the wait deadline stays
+ * recorded with its lease ended, so the next pass resolves it against EC2.
+ */
+import type { AttachAction } from '../core/actions.js';
+import { completeAttach, failOperation, leaveInProgress } from '../core/transitions.js';
+import { lockKey } from '../core/types.js';
+import type { AttachOutcome } from '../ports/block-storage.js';
+import { bestEffort, reservedDevices, type PassContext } from './context.js';
+import { attachFailed, attachSucceeded, specNameOf } from './event-texts.js';
+import { observeVolume } from './observe.js';
+import { startOperation } from './operation-start.js';
+import { onRecord, writeRecord, type Step } from './records.js';
+import type { ActionResult } from './types.js';
+import { reportAttachError, syncVolumeAttachment } from './volume-attachments.js';
+
+/** A step needs at least this long to be started and written down. */
+const MIN_ATTACH_MS = 2_000;
+
+export async function executeAttach(ctx: PassContext, planned: AttachAction): Promise<ActionResult> {
+  const result = (outcome: ActionResult['outcome'], detail: string, extra: Partial<ActionResult> = {}): ActionResult => ({
+    kind: 'attach', volumeId: planned.volumeId, nodeName: planned.nodeName, outcome, detail, ...extra,
+  });
+  if (!ctx.deadline.canStart(MIN_ATTACH_MS)) return result('deferred', 'no time left in this pass');
+  const desired = ctx.desired.attachments.find((a) => a.volumeId === planned.volumeId && a.nodeName === planned.nodeName);
+  const started = await startOperation(ctx, planned, (action) => ({
+    volumeId: action.volumeId, uniqueName: action.uniqueName, accessModes: desired?.accessModes ?? [],
+    multiAttach: action.multiAttach, kind: 'attach', nodeName: action.nodeName, instanceId: action.instanceId,
+  }));
+  if (!started.ok) return result(started.outcome, started.detail);
+  const { action, operationId } = started;
+  const fence = { lockKey: lockKey(started.record, action.nodeName), operationId };
+  const finish = (step: Step) => writeRecord(ctx.deps.store, ctx.actual, action.volumeId, ctx.actual.get(action.volumeId), step, { fence });
+
+  const calledAt = ctx.deps.clock();
+  const outcome = await ctx.deps.blockStorage.attach({
+    volumeId: action.volumeId, instanceId: action.instanceId, reservedDevices: reservedDevices(ctx.actual, action.instanceId),
+  });
+  ctx.touched.add(`${action.volumeId}|${action.nodeName}`);
+  if (outcome.kind === 'started' || outcome.kind === 'already-attached') {
+    return settle(ctx, action, operationId, outcome.device, calledAt, finish, result);
+  }
+  return fail(ctx, action, operationId, outcome, finish, result);
+}
+
+async function settle(
+  ctx: PassContext, action: AttachAction, operationId: string, device: string, calledAt: number,
+  finish: (step: Step) => ReturnType<typeof writeRecord>,
+  result: (outcome: ActionResult['outcome'], detail: string, extra?: Partial<ActionResult>) => ActionResult,
+): Promise<ActionResult> {
+  const waited = await ctx.deps.blockStorage.waitFor({
+    volumeId: action.volumeId, instanceId: action.instanceId, target: 'attached',
+    deadline: ctx.deadline.waitUntil(ctx.deps.settings.maxAttachWaitMs),
+  });
+  const now = ctx.deps.clock();
+  if (waited.reachedTarget) {
+    const written = await finish(onRecord((r) => completeAttach(r, operationId, waited.device ?? device, now)));
+    if (!written.ok) return result('failed', `attached, but the record could not be completed: ${written.reason}`);
+    await syncVolumeAttachment(ctx, action.volumeId, action.nodeName);
+    await tellPods(ctx, action, attachSucceeded(specNameOf(ctx, action.volumeId, action.nodeName)));
+    return result('ok', `attached as ${waited.device ?? device}`, { latencyMs: now - calledAt });
+  }
+  if (waited.state === 'attaching') {
+    await finish(onRecord((r) => leaveInProgress(r, operationId, now)));
+    return result('deferred', `still attaching at the wait deadline; left for the next pass to resolve`);
+  }
+  const message = `EC2 reports the attachment ${waited.state} instead of attached`;
+  await finish(onRecord((r) => failOperation(r, operationId, message, now, ctx.deps.settings.plan.backoff, { ec2MayStillBeWorking: waited.state !== 'detached' })));
+  return result('failed', message);
+}
+
+async function fail(
+  ctx: PassContext, action: AttachAction, operationId: string, outcome: Exclude<AttachOutcome, { kind: 'started' | 'already-attached' }>,
+  finish: (step: Step) => ReturnType<typeof writeRecord>,
+  result: (outcome: ActionResult['outcome'], detail: string, extra?: Partial<ActionResult>) => ActionResult,
+): Promise<ActionResult> {
+  const now = ctx.deps.clock();
+  // A transient failure (timeout, 5xx) may hide an attach EC2 went on with: verification settles it.
+  const options = { ec2MayStillBeWorking: outcome.kind === 'transient' };
+  await finish(onRecord((r) => failOperation(r, operationId, outcome.message, now, ctx.deps.settings.plan.backoff, options)));
+  if (outcome.kind === 'attached-elsewhere') await observeVolume(ctx, action.volumeId);
+  await reportAttachError(ctx, action.volumeId, action.nodeName, outcome.message);
+  await tellPods(ctx, action, attachFailed(specNameOf(ctx, action.volumeId, action.nodeName), outcome.message));
+  return result('failed', `${outcome.kind}: ${outcome.message}`, { throttled: outcome.kind === 'throttled' });
+}
+
+async function tellPods(ctx: PassContext, action: AttachAction, event: Parameters<PassContext['deps']['cluster']['recordEvent']>[1]): Promise<void> {
+  for (const pod of action.pods) {
+    await bestEffort(ctx, `event ${event.reason} on ${pod.namespace}/${pod.name}`, () => ctx.deps.cluster.recordEvent(pod, event));
+  }
+}

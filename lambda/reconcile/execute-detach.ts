@@ -1,0 +1,93 @@
+/**
+ * One detach. A non-forced detach goes ahead only if this pass removed the volume from the
+ * node's reported list, and only if a live read of the node's `volumesInUse` right before
+ * DetachVolume still shows it unmounted (the kubelet may have mounted it again meanwhile).
+ */
+import type { DetachAction } from '../core/actions.js';
+import { completeDetach, failOperation, isEmpty, leaveInProgress } from '../core/transitions.js';
+import { lockKey } from '../core/types.js';
+import type { DetachOutcome } from '../ports/block-storage.js';
+import { pairKey, type PassContext } from './context.js';
+import { startOperation } from './operation-start.js';
+import { onRecord, writeRecord, type Step } from './records.js';
+import type { ActionResult } from './types.js';
+import { syncVolumeAttachment } from './volume-attachments.js';
+
+const MIN_DETACH_MS = 2_000;
+
+type ResultOf = (outcome: ActionResult['outcome'], detail: string, extra?: Partial<ActionResult>) => ActionResult;
+
+export async function executeDetach(ctx: PassContext, planned: DetachAction): Promise<ActionResult> {
+  const forcedTrigger = planned.trigger === 'unmounted' ? undefined : planned.trigger;
+  const result: ResultOf = (outcome, detail, extra = {}) => ({
+    kind: 'detach', volumeId: planned.volumeId, nodeName: planned.nodeName, outcome, detail,
+    ...(forcedTrigger === undefined ? {} : { forcedTrigger }), ...extra,
+  });
+  if (!ctx.deadline.canStart(MIN_DETACH_MS)) return result('deferred', 'no time left in this pass');
+  if (planned.requiresUnreport && !ctx.unreported.has(pairKey(planned.volumeId, planned.nodeName))) {
+    return result('deferred', 'not removed from the node\'s reported list: detaching now could pull a volume the kubelet uses');
+  }
+  const stillUnmounted = await unmountedRightNow(ctx, planned);
+  if (stillUnmounted !== true) return result('deferred', stillUnmounted);
+
+  const started = await startOperation(ctx, planned, (action) => ({
+    volumeId: action.volumeId, uniqueName: action.uniqueName, accessModes: ctx.actual.get(action.volumeId)?.accessModes ?? [],
+    multiAttach: ctx.actual.get(action.volumeId)?.multiAttach ?? false, kind: 'detach', nodeName: action.nodeName,
+    instanceId: action.instanceId, ec2Force: action.ec2Force,
+  }));
+  if (!started.ok) return result(started.outcome, started.detail);
+  const { action, operationId, record } = started;
+  const op = record.operations[lockKey(record, action.nodeName)];
+  const instanceId = op?.instanceId ?? action.instanceId;
+  const fence = { lockKey: lockKey(record, action.nodeName), operationId };
+  const finish = (step: Step) => writeRecord(ctx.deps.store, ctx.actual, action.volumeId, ctx.actual.get(action.volumeId), step, { fence });
+
+  const calledAt = ctx.deps.clock();
+  const outcome = await ctx.deps.blockStorage.detach({ volumeId: action.volumeId, instanceId, force: action.ec2Force });
+  ctx.touched.add(pairKey(action.volumeId, action.nodeName));
+  if (outcome.kind === 'already-detached') return done(ctx, action, operationId, finish, result, undefined);
+  if (outcome.kind !== 'started') return fail(ctx, operationId, outcome, finish, result);
+  const waited = await ctx.deps.blockStorage.waitFor({
+    volumeId: action.volumeId, instanceId, target: 'detached', deadline: ctx.deadline.waitUntil(ctx.deps.settings.maxDetachWaitMs),
+  });
+  const now = ctx.deps.clock();
+  if (waited.reachedTarget) return done(ctx, action, operationId, finish, result, now - calledAt);
+  await finish(onRecord((r) => leaveInProgress(r, operationId, now)));
+  return result('deferred', `still ${waited.state} at the wait deadline; left for the next pass to resolve`);
+}
+
+/** True, or why the detach must wait. Forced detaches do not look: the node cannot be trusted to answer. */
+async function unmountedRightNow(ctx: PassContext, action: DetachAction): Promise<true | string> {
+  if (action.trigger !== 'unmounted') return true;
+  try {
+    const inUse = await ctx.deps.cluster.volumesInUse(action.nodeName);
+    if (inUse === undefined) return 'the node disappeared before the detach; the next pass decides again';
+    return inUse.includes(action.uniqueName) ? 'mounted again since the pass read the node' : true;
+  } catch (error) {
+    return `could not re-check volumesInUse: ${String(error)}`;
+  }
+}
+
+async function done(
+  ctx: PassContext, action: DetachAction, operationId: string, finish: (step: Step) => ReturnType<typeof writeRecord>,
+  result: ResultOf, latencyMs: number | undefined,
+): Promise<ActionResult> {
+  const written = await finish(onRecord((r) => completeDetach(r, operationId, ctx.deps.clock())));
+  if (!written.ok) return result('failed', `detached, but the record could not be completed: ${written.reason}`);
+  await syncVolumeAttachment(ctx, action.volumeId, action.nodeName);
+  if (isEmpty(written.record, ctx.deps.clock())) {
+    const removed = await ctx.deps.store.remove(written.record);
+    if (removed.ok) ctx.actual.delete(action.volumeId);
+  }
+  return result('ok', `detached (${action.trigger})`, latencyMs === undefined ? {} : { latencyMs });
+}
+
+async function fail(
+  ctx: PassContext, operationId: string, outcome: Exclude<DetachOutcome, { kind: 'started' | 'already-detached' }>,
+  finish: (step: Step) => ReturnType<typeof writeRecord>, result: ResultOf,
+): Promise<ActionResult> {
+  const now = ctx.deps.clock();
+  const options = { ec2MayStillBeWorking: outcome.kind === 'transient' };
+  await finish(onRecord((r) => failOperation(r, operationId, outcome.message, now, ctx.deps.settings.plan.backoff, options)));
+  return result('failed', `${outcome.kind}: ${outcome.message}`, { throttled: outcome.kind === 'throttled' });
+}

@@ -1,0 +1,34 @@
+/**
+ * An operation whose lease ran out (its Lambda died or gave up waiting): ask EC2 what really
+ * happened to this volume on the operation's instance and write that down, releasing the lock.
+ */
+import type { ResolveAction } from '../core/actions.js';
+import { resolveExpired } from '../core/transitions.js';
+import { lockKey } from '../core/types.js';
+import { pairKey, type PassContext } from './context.js';
+import { onRecord, writeRecord } from './records.js';
+import type { ActionResult } from './types.js';
+import { syncVolumeAttachment } from './volume-attachments.js';
+
+export async function executeResolve(ctx: PassContext, action: ResolveAction): Promise<ActionResult> {
+  const result = (outcome: ActionResult['outcome'], detail: string): ActionResult => ({
+    kind: 'resolve', volumeId: action.volumeId, nodeName: action.nodeName, outcome, detail,
+  });
+  if (!ctx.deadline.canStart()) return result('deferred', 'no time left in this pass');
+  let observation;
+  try {
+    observation = (await ctx.deps.blockStorage.describeVolumes([action.volumeId])).get(action.volumeId);
+  } catch (error) {
+    return result('failed', `could not ask EC2: ${String(error)}`);
+  }
+  const op = action.operation;
+  const view = observation?.exists === true ? observation.attachments.find((a) => a.instanceId === op.instanceId) : undefined;
+  const record = ctx.actual.get(action.volumeId);
+  const fence = record === undefined ? undefined : { lockKey: lockKey(record, op.nodeName), operationId: op.id };
+  const written = await writeRecord(ctx.deps.store, ctx.actual, action.volumeId, record,
+    onRecord((r) => resolveExpired(r, op.id, view, ctx.deps.clock())), fence === undefined ? {} : { fence });
+  if (!written.ok) return result(written.why === 'refused' ? 'deferred' : 'failed', written.reason);
+  ctx.touched.add(pairKey(action.volumeId, op.nodeName));
+  await syncVolumeAttachment(ctx, action.volumeId, op.nodeName);
+  return result('ok', `expired ${op.kind} ${op.id} settled: EC2 says ${view?.state ?? 'no attachment'}`);
+}

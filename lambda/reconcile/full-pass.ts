@@ -1,0 +1,67 @@
+/**
+ * The full pass (DESIGN §4): read the whole cluster and the whole actual state, seed on first
+ * run, verify against EC2 every sync period, then plan, act and report.
+ *
+ * Cluster read failure (decided): the pass plans from an empty cluster snapshot marked
+ * `complete: false`. It then attaches nothing and detaches nothing — an unreadable cluster is no
+ * evidence either way — but still verifies against EC2 and resolves expired operations, which
+ * need no cluster knowledge. A store read failure aborts the pass (thrown).
+ */
+import { buildDesiredState } from '../core/desired-state.js';
+import type { ClusterSnapshot } from '../core/kube.js';
+import type { ControllerState } from '../ports/volume-store.js';
+import type { PassContext } from './context.js';
+import { dryRunStore } from './dry-run.js';
+import { createPassContext, planAndExecute, summarize } from './pass.js';
+import { reportVolumeAttachments } from './report.js';
+import { seedFromCluster } from './seed.js';
+import { EMPTY_SNAPSHOT, pvNamesOf } from './snapshot.js';
+import type { Budget, PassOptions, PassReport, ReconcileDeps } from './types.js';
+import { verificationTargets, verifyAgainstEc2 } from './verify.js';
+
+export async function runFullPass(baseDeps: ReconcileDeps, budget: Budget, options: PassOptions = {}): Promise<PassReport> {
+  const dryRun = options.dryRun === true;
+  const deps = dryRun ? { ...baseDeps, store: dryRunStore(baseDeps.store) } : baseDeps;
+  const startedAt = deps.clock();
+  const passId = deps.newId();
+  const cluster = await readCluster(deps);
+  const [controllerState, scanned] = await Promise.all([deps.store.getControllerState(), deps.store.scan()]);
+  const desired = buildDesiredState(cluster.snapshot, { complete: cluster.complete });
+  const ctx = createPassContext(deps, budget, desired, new Map(scanned.records), pvNamesOf(cluster.snapshot.pvs));
+
+  const seeded = cluster.complete && controllerState.seededAt === undefined;
+  if (seeded) deps.log.info('seeding the actual state from the cluster', { claims: await seedFromCluster(ctx, cluster.snapshot) });
+  const due = seeded || controllerState.lastVerifiedAt === undefined || startedAt - controllerState.lastVerifiedAt >= deps.settings.syncPeriodMs;
+  const targets = verificationTargets(ctx);
+  const verified = due && (await verifyAgainstEc2(ctx, targets.volumeIds, targets.instanceIds)) !== undefined;
+
+  const executed = await planAndExecute(ctx, dryRun);
+  if (!dryRun && cluster.complete) await reportVolumeAttachments(ctx, cluster.snapshot);
+  // Seeding counts as done only once EC2 settled the seeded entries; until then every pass re-seeds (idempotent).
+  if (verified) await rememberVerification(ctx, controllerState, { seeded, at: startedAt });
+
+  const problems = [
+    ...desired.problems.map((message) => ({ source: 'kubernetes' as const, message })),
+    ...scanned.corrupt.map((item) => ({ source: 'dynamodb' as const, message: `item ${item.key}: ${item.problem}` })),
+  ];
+  const summary = { passId, kind: 'full' as const, startedAt, dryRun, clusterComplete: cluster.complete, verified, seeded, problems };
+  return summarize(ctx, cluster.error === undefined ? summary : { ...summary, clusterError: cluster.error }, executed);
+}
+
+async function readCluster(deps: ReconcileDeps): Promise<{ snapshot: ClusterSnapshot; complete: boolean; error?: string }> {
+  try {
+    return { snapshot: await deps.cluster.readAll(), complete: true };
+  } catch (error) {
+    const message = `cluster read failed, so this pass attaches and detaches nothing: ${error instanceof Error ? error.message : String(error)}`;
+    deps.log.error('cluster read failed', { error: message });
+    return { snapshot: EMPTY_SNAPSHOT, complete: false, error: message };
+  }
+}
+
+/** Another pass may have written the state meanwhile: its write is as good as ours. */
+async function rememberVerification(ctx: PassContext, state: ControllerState, done: { seeded: boolean; at: number }): Promise<void> {
+  const next: ControllerState = { ...state, lastVerifiedAt: done.at };
+  if (done.seeded) next.seededAt = done.at;
+  const written = await ctx.deps.store.putControllerState(next);
+  if (!written.ok) ctx.deps.log.info('controller state changed meanwhile; keeping the other pass\'s');
+}

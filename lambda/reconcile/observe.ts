@@ -1,0 +1,52 @@
+/**
+ * Asking EC2 and writing down what it says (verification): observations are applied to the
+ * records with the pure `applyObservation`, each written with a compare-and-swap.
+ */
+import { applyObservation, seedUncertain } from '../core/transitions.js';
+import type { DesiredState, InstanceId, NodeName, VolumeId, VolumeObservation } from '../core/types.js';
+import type { PassContext } from './context.js';
+import { writeRecord } from './records.js';
+
+/** Instance → node for every node the desired state knows, so EC2 attachments can be named. */
+export function nodesByInstance(desired: Pick<DesiredState, 'nodes'>): Map<InstanceId, NodeName> {
+  const map = new Map<InstanceId, NodeName>();
+  for (const view of desired.nodes.values()) if (view.instanceId !== undefined) map.set(view.instanceId, view.name);
+  return map;
+}
+
+/**
+ * Corrects one volume's record with EC2's view. A volume with no record that EC2 shows attached
+ * to a known node is recorded (`uncertain`, then corrected) so it can be reported or detached.
+ */
+export async function applyVolumeObservation(ctx: PassContext, observation: VolumeObservation, byInstance: Map<InstanceId, NodeName>): Promise<void> {
+  const now = ctx.deps.clock();
+  const volumeId = observation.volumeId;
+  let record = ctx.actual.get(volumeId);
+  if (record === undefined) {
+    const first = observation.attachments.find((a) => a.state !== 'detached' && byInstance.has(a.instanceId));
+    if (first === undefined) return;
+    const seeded = seedUncertain(undefined, { volumeId, nodeName: byInstance.get(first.instanceId) as string, instanceId: first.instanceId, device: first.device }, now);
+    if (!seeded.ok) return;
+    record = seeded.record;
+  }
+  const written = await writeRecord(ctx.deps.store, ctx.actual, volumeId, record.version === 0 ? undefined : record,
+    (current) => applyObservation(current ?? (record), observation, now, byInstance));
+  if (!written.ok) ctx.deps.log.warn('could not record what EC2 says', { volumeId, reason: written.reason });
+  for (const attachment of [...Object.keys(record.attachments), ...Object.keys(ctx.actual.get(volumeId)?.attachments ?? {})]) {
+    ctx.touched.add(`${volumeId}|${attachment}`);
+  }
+}
+
+/** DescribeVolumes for one volume (e.g. after `attached-elsewhere`), applied to its record. */
+export async function observeVolume(ctx: PassContext, volumeId: VolumeId): Promise<void> {
+  try {
+    const observed = await ctx.deps.blockStorage.describeVolumes([volumeId]);
+    const observation = observed.get(volumeId);
+    if (observation === undefined) return;
+    ctx.observations.volumes?.set(volumeId, observation);
+    await applyVolumeObservation(ctx, observation, nodesByInstance(ctx.desired));
+  } catch (error) {
+    ctx.deps.log.warn('could not describe volume', { volumeId, error: String(error) });
+  }
+}
+

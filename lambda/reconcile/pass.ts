@@ -1,0 +1,92 @@
+/**
+ * The part every pass shares once its inputs are loaded: plan (pure, from the core), write the
+ * facts the plan asked for, execute, report, and sum up what happened.
+ */
+import type { Plan } from '../core/actions.js';
+import { plan } from '../core/plan.js';
+import type { ActualState, DesiredState, VolumeId } from '../core/types.js';
+import type { PassContext } from './context.js';
+import { Deadline } from './deadline.js';
+import { executePlan } from './execute.js';
+import { recordFacts } from './facts.js';
+import { reportNodes } from './report.js';
+import type { ActionResult, Budget, PassReport, ReconcileDeps } from './types.js';
+
+export function createPassContext(
+  deps: ReconcileDeps, budget: Budget, desired: DesiredState, actual: ActualState, pvNames: Map<VolumeId, string>,
+): PassContext {
+  const ctx: PassContext = {
+    deps,
+    deadline: new Deadline(budget, deps.clock, deps.settings.reserveMs),
+    desired,
+    actual,
+    observations: {},
+    reported: new Map([...desired.nodes].map(([name, view]) => [name, view.volumesAttached])),
+    pvNames,
+    unreported: new Set(),
+    touched: new Set(),
+    reportErrors: [],
+    replan: (volumeId) => replanVolume(ctx, volumeId),
+  };
+  return ctx;
+}
+
+/** The plan for one volume on the records as they are now (after a conflicting write). */
+function replanVolume(ctx: PassContext, volumeId: VolumeId): Plan['actions'] {
+  const record = ctx.actual.get(volumeId);
+  const actual: ActualState = record === undefined ? new Map() : new Map([[volumeId, record]]);
+  // A full pass may detach from any node (gone ones too); a targeted pass only from the nodes it read.
+  const nodes = ctx.desired.scope?.nodes ?? [...new Set([...ctx.desired.nodes.keys(), ...Object.keys(record?.attachments ?? {})])];
+  const desired: DesiredState = { ...ctx.desired, scope: { volumes: [volumeId], nodes } };
+  return plan(desired, actual, ctx.observations, ctx.deps.clock(), ctx.deps.settings.plan).actions.filter((a) => a.volumeId === volumeId);
+}
+
+export interface Executed {
+  plan: Plan;
+  results: ActionResult[];
+}
+
+export async function planAndExecute(ctx: PassContext, dryRun: boolean): Promise<Executed> {
+  const planned = plan(ctx.desired, ctx.actual, ctx.observations, ctx.deps.clock(), ctx.deps.settings.plan);
+  ctx.deps.log.info('planned', { actions: planned.actions.length, heldBack: planned.heldBack.length, deferred: planned.deferred?.length ?? 0 });
+  for (const action of planned.actions) ctx.deps.log.debug('action', { kind: action.kind, volumeId: action.volumeId, nodeName: action.nodeName, reason: action.reason });
+  for (const held of planned.heldBack) ctx.deps.log.warn('detach held back', { volumeId: held.action.volumeId, nodeName: held.action.nodeName, reason: held.reason });
+  if (dryRun) return { plan: planned, results: [] };
+  await recordFacts(ctx, planned.detachRequests ?? []);
+  const results = await executePlan(ctx, planned);
+  await reportNodes(ctx);
+  return { plan: planned, results };
+}
+
+export interface Summary {
+  passId: string;
+  kind: PassReport['kind'];
+  startedAt: number;
+  dryRun: boolean;
+  clusterComplete: boolean;
+  clusterError?: string;
+  verified: boolean;
+  seeded: boolean;
+  problems: PassReport['problems'];
+}
+
+export function summarize(ctx: PassContext, summary: Summary, executed: Executed): PassReport {
+  const { plan: planned, results } = executed;
+  const actualAttachments = [...ctx.actual.values()].reduce((n, r) => n + Object.keys(r.attachments).length, 0);
+  // Work remains while anything waits: held back, deferred by the plan, not done, or a pod blocked by Multi-Attach.
+  const workLeft = planned.heldBack.length > 0 || (planned.deferred ?? []).length > 0 || results.some((r) => r.outcome !== 'ok')
+    || planned.actions.some((a) => a.kind === 'multiAttachConflict') || (summary.dryRun && planned.actions.length > 0);
+  return {
+    ...summary,
+    durationMs: ctx.deps.clock() - summary.startedAt,
+    desiredAttachments: ctx.desired.attachments.length,
+    actualAttachments,
+    actions: planned.actions,
+    heldBack: planned.heldBack,
+    deferred: planned.deferred ?? [],
+    results,
+    expiredOperations: planned.actions.filter((a) => a.kind === 'resolve').length,
+    reportErrors: ctx.reportErrors,
+    converged: !workLeft && summary.clusterComplete,
+  };
+}

@@ -1,0 +1,80 @@
+/**
+ * The last step of a pass: node status and VolumeAttachments brought in line with the actual
+ * state. Node lists come from the core's `nodeReports` (only `attached` volumes: invariant 5);
+ * each write carries the list it was computed from, so concurrent writers keep each other's
+ * entries. The records then remember what their node reports.
+ */
+import type { KubeVolumeAttachment } from '../core/kube.js';
+import { nodeReports } from '../core/report.js';
+import { markReported } from '../core/transitions.js';
+import { EBS_CSI_DRIVER, type DesiredState, type NodeName, type VolumeId } from '../core/types.js';
+import { bestEffort, pairKey, type PassContext } from './context.js';
+import { onRecord, writeRecord } from './records.js';
+import { volumeOfPv } from './snapshot.js';
+import { syncVolumeAttachment } from './volume-attachments.js';
+import type { ClusterSnapshot } from '../core/kube.js';
+
+export async function reportNodes(ctx: PassContext): Promise<void> {
+  for (const [nodeName, report] of nodeReports(withCurrentReports(ctx), ctx.actual)) {
+    const base = ctx.reported.get(nodeName) ?? [];
+    if (report.changed) {
+      let answer: string | undefined;
+      await bestEffort(ctx, `node status of ${nodeName}`, async () => {
+        answer = await ctx.deps.cluster.setVolumesAttached(nodeName, report.want, { base });
+      });
+      if (answer === undefined || answer === 'node-gone') continue;
+      ctx.reported.set(nodeName, report.want);
+    }
+    await rememberReported(ctx, nodeName, new Set(report.want.map((entry) => entry.name)));
+  }
+}
+
+/** The desired state's node views with the lists this pass has already written. */
+function withCurrentReports(ctx: PassContext): DesiredState {
+  const nodes = new Map([...ctx.desired.nodes].map(([name, view]) => [name, { ...view, volumesAttached: ctx.reported.get(name) ?? view.volumesAttached }]));
+  return { ...ctx.desired, nodes };
+}
+
+async function rememberReported(ctx: PassContext, nodeName: NodeName, listed: Set<string>): Promise<void> {
+  for (const record of [...ctx.actual.values()]) {
+    const attachment = record.attachments[nodeName];
+    if (attachment === undefined || attachment.reported === listed.has(record.uniqueName)) continue;
+    await writeRecord(ctx.deps.store, ctx.actual, record.volumeId, record, onRecord((r) => markReported(r, nodeName, listed.has(r.uniqueName))));
+  }
+}
+
+/** Full pass: every EBS VolumeAttachment against the actual state, plus every pair touched this pass. */
+export async function reportVolumeAttachments(ctx: PassContext, snapshot: ClusterSnapshot | undefined): Promise<void> {
+  const pairs = new Set(ctx.touched);
+  if (snapshot !== undefined) {
+    const existing = indexVolumeAttachments(snapshot);
+    for (const record of ctx.actual.values()) {
+      for (const a of Object.values(record.attachments)) {
+        const va = existing.get(pairKey(record.volumeId, a.nodeName));
+        const upToDate = va?.status?.attached === true && va.status.attachmentMetadata?.devicePath === a.device;
+        if (a.state === 'attached' && !upToDate) pairs.add(pairKey(record.volumeId, a.nodeName));
+      }
+    }
+    for (const [pair] of existing) {
+      const [volumeId = '', nodeName = ''] = pair.split('|');
+      const record = ctx.actual.get(volumeId);
+      if (record?.attachments[nodeName] === undefined && !Object.values(record?.operations ?? {}).some((op) => op.nodeName === nodeName)) pairs.add(pair);
+    }
+  }
+  for (const pair of pairs) {
+    const [volumeId = '', nodeName = ''] = pair.split('|');
+    await syncVolumeAttachment(ctx, volumeId, nodeName);
+  }
+}
+
+function indexVolumeAttachments(snapshot: ClusterSnapshot): Map<string, KubeVolumeAttachment> {
+  const pvs = new Map(snapshot.pvs.map((pv) => [pv.metadata.name ?? '', pv]));
+  const index = new Map<string, KubeVolumeAttachment>();
+  for (const va of snapshot.volumeAttachments) {
+    if (va.spec.attacher !== EBS_CSI_DRIVER) continue;
+    const pv = pvs.get(va.spec.source.persistentVolumeName ?? '');
+    const volumeId: VolumeId | undefined = pv ? volumeOfPv(pv) : va.spec.source.inlineVolumeSpec?.csi?.volumeHandle;
+    if (volumeId !== undefined) index.set(pairKey(volumeId, va.spec.nodeName), va);
+  }
+  return index;
+}

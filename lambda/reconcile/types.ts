@@ -1,0 +1,113 @@
+/**
+ * What a pass needs (the three ports, settings, a clock) and what it hands back (a report).
+ * The executor and the loaders share these; nothing here does I/O.
+ */
+import type { Action, Deferred, HeldBack } from '../core/actions.js';
+import type { PlanConfig } from '../core/config.js';
+import type { DetachTrigger } from '../core/actions.js';
+import type { InstanceId, NodeName, VolumeId } from '../core/types.js';
+import type { BlockStorage } from '../ports/block-storage.js';
+import type { Cluster } from '../ports/cluster.js';
+import type { VolumeStore } from '../ports/volume-store.js';
+
+export interface Ports {
+  cluster: Cluster;
+  store: VolumeStore;
+  blockStorage: BlockStorage;
+}
+
+/** The slice of Powertools' Logger a pass writes to (tests pass a recorder). */
+export interface PassLog {
+  debug(message: string, extra?: object): void;
+  info(message: string, extra?: object): void;
+  warn(message: string, extra?: object): void;
+  error(message: string, extra?: object): void;
+}
+
+export interface ReconcileSettings {
+  plan: PlanConfig;
+  /** A full pass verifies against EC2 when the last verification is older than this. */
+  syncPeriodMs: number;
+  /** EC2 operations in flight at once within one pass. */
+  maxConcurrentOperations: number;
+  /** Longest a pass waits for one attach to reach `attached` before leaving it to a later pass. */
+  maxAttachWaitMs: number;
+  /** Longest a pass waits for one detach to reach `detached`. */
+  maxDetachWaitMs: number;
+  /** Time kept back before the deadline to write down what was started. */
+  reserveMs: number;
+}
+
+export const DEFAULT_WAITS = { maxAttachWaitMs: 60_000, maxDetachWaitMs: 60_000, reserveMs: 3_000 } as const;
+
+export interface ReconcileDeps extends Ports {
+  settings: ReconcileSettings;
+  clock: () => number;
+  newId: () => string;
+  log: PassLog;
+}
+
+/** What an event names: the pass reads only around it. */
+export type Target =
+  | { kind: 'pod'; namespace: string; name: string }
+  | { kind: 'node'; name: NodeName }
+  | { kind: 'instance'; instanceId: InstanceId }
+  | { kind: 'volume'; volumeId: VolumeId };
+
+/** The time a pass may use: it starts no new work past `deadline` minus the reserve. */
+export interface Budget {
+  /** Epoch ms by which the pass must have returned. */
+  deadline: number;
+  /** Aborted by the runtime (middy's early timeout) when time is up. */
+  signal?: AbortSignal;
+}
+
+export type Outcome = 'ok' | 'failed' | 'deferred';
+
+/** What became of one planned action. */
+export interface ActionResult {
+  kind: Action['kind'];
+  volumeId: VolumeId;
+  nodeName: NodeName;
+  outcome: Outcome;
+  detail: string;
+  /** AttachVolume → attached, DetachVolume → detached. */
+  latencyMs?: number;
+  /** For detaches that did not wait for an unmount. */
+  forcedTrigger?: Exclude<DetachTrigger, 'unmounted'>;
+  throttled?: boolean;
+}
+
+export interface PassOptions {
+  /** Plan only: read, plan and report what would be done, change nothing. */
+  dryRun?: boolean;
+}
+
+export interface PassReport {
+  passId: string;
+  kind: 'full' | 'targeted';
+  target?: Target;
+  startedAt: number;
+  durationMs: number;
+  dryRun: boolean;
+  /** False when the cluster read failed or was partial: the plan then detached nothing. */
+  clusterComplete: boolean;
+  /** Why the cluster could not be read (the pass then changed nothing on its account). */
+  clusterError?: string;
+  verified: boolean;
+  seeded: boolean;
+  desiredAttachments: number;
+  actualAttachments: number;
+  actions: Action[];
+  heldBack: HeldBack[];
+  /** What the plan left alone this pass, and why. */
+  deferred: Deferred[];
+  results: ActionResult[];
+  expiredOperations: number;
+  /** Malformed objects, skipped volumes and corrupt items, each one sentence. */
+  problems: { source: 'kubernetes' | 'dynamodb'; message: string }[];
+  /** Reporting steps that failed (node status, VolumeAttachments, events). */
+  reportErrors: string[];
+  /** Nothing left to do: every action succeeded and nothing was held back or deferred. */
+  converged: boolean;
+}

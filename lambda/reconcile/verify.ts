@@ -1,0 +1,39 @@
+/**
+ * Verification against EC2 (DESIGN §4 step 3): DescribeVolumes of every volume in the actual
+ * and desired state and DescribeInstances of the nodes' instances, both batched by the adapter;
+ * what EC2 says is written onto the records. A failure leaves the pass unverified, never wrong.
+ */
+import pLimit from 'p-limit';
+import type { InstanceId, Observations, VolumeId } from '../core/types.js';
+import type { PassContext } from './context.js';
+import { applyVolumeObservation, nodesByInstance } from './observe.js';
+
+const WRITE_CONCURRENCY = 8;
+
+export async function verifyAgainstEc2(ctx: PassContext, volumeIds: VolumeId[], instanceIds: InstanceId[]): Promise<Observations | undefined> {
+  let observations: Required<Observations>;
+  try {
+    const [volumes, instances] = await Promise.all([
+      volumeIds.length > 0 ? ctx.deps.blockStorage.describeVolumes(volumeIds) : Promise.resolve(new Map()),
+      instanceIds.length > 0 ? ctx.deps.blockStorage.describeInstances(instanceIds) : Promise.resolve(new Map()),
+    ]);
+    observations = { volumes, instances };
+  } catch (error) {
+    ctx.deps.log.warn('verification against EC2 failed; planning without it', { error: String(error) });
+    return undefined;
+  }
+  ctx.observations = observations;
+  const byInstance = nodesByInstance(ctx.desired);
+  const limit = pLimit(WRITE_CONCURRENCY);
+  await Promise.all([...observations.volumes.values()].map((o) => limit(() => applyVolumeObservation(ctx, o, byInstance))));
+  return observations;
+}
+
+/** What a full pass verifies: every volume it knows of and every instance behind a node or an attachment. */
+export function verificationTargets(ctx: PassContext): { volumeIds: VolumeId[]; instanceIds: InstanceId[] } {
+  const volumeIds = new Set<VolumeId>([...ctx.actual.keys(), ...ctx.desired.attachments.map((a) => a.volumeId)]);
+  const instanceIds = new Set<InstanceId>();
+  for (const view of ctx.desired.nodes.values()) if (view.instanceId !== undefined) instanceIds.add(view.instanceId);
+  for (const record of ctx.actual.values()) for (const a of Object.values(record.attachments)) instanceIds.add(a.instanceId);
+  return { volumeIds: [...volumeIds].sort(), instanceIds: [...instanceIds].sort() };
+}
