@@ -24,9 +24,8 @@ export interface Ec2ClientOptions {
  * (throttling delays start at 500 ms); five attempts ride out a few seconds of throttling and stay
  * well inside a pass. Beyond that the adapter reports `throttled` and the operation's persisted
  * backoff takes over. Not `adaptive`: its client-side limiter drops this process's whole sending
- * rate after a single throttle (against the local EC2, two throttles made the next calls wait
- * seconds each), which would stall
- * a pass's reads for minutes; pacing of mutating calls is done by rate-limit.ts instead.
+ * rate after a throttle (against the local EC2, two throttles made the next calls wait seconds
+ * each), which would stall a pass's reads; pacing of mutating calls is done by rate-limit.ts.
  */
 export const EC2_RETRY_DEFAULTS = { retryMode: 'standard', maxAttempts: 5 } as const;
 
