@@ -84,8 +84,8 @@ function acknowledgeWildcards(role: iam.IRole): void {
   for (const type of ['instance', 'volume']) {
     nag.acknowledge({
       id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:ec2:<AWS::Region>:<AWS::AccountId>:${type}/*]`,
-      reason: `EBS volumes and cluster instances come and go, so their ids cannot be listed; AttachVolume and DetachVolume `
-        + `are allowed only on a ${type} carrying the cluster tag key (aws:ResourceTag condition).`,
+      reason: 'EBS volumes and cluster instances come and go, so their ids cannot be listed; AttachVolume and DetachVolume '
+        + `are allowed only when the ${type} carries the cluster tag key (aws:ResourceTag condition).`,
     });
   }
 }

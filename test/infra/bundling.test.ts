@@ -1,0 +1,64 @@
+/**
+ * The real esbuild bundling of one handler through the project's function construct (the other
+ * two share its settings): an ES module with its source map, the SDK inside, a
+ * `require` shim for CommonJS dependencies, and `handler` exported.
+ */
+import { execFileSync } from 'node:child_process';
+import { readFileSync, readdirSync } from 'node:fs';
+import path from 'node:path';
+import { App, Duration, Stack } from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { HANDLER_ENTRIES } from '../../infra/contracts.js';
+import { ControllerFunction } from '../../infra/constructs/controller-function.js';
+
+let assetDir: string;
+let bundle: string;
+
+beforeAll(() => {
+  // What the CLI sets: resources name their asset directory in metadata.
+  const app = new App({ context: { 'aws:cdk:enable-asset-metadata': true } });
+  const stack = new Stack(app, 'BundlingTest');
+  const fn = new ControllerFunction(stack, 'Scheduled', {
+    entry: HANDLER_ENTRIES.scheduled,
+    description: 'bundling test',
+    memorySize: 1024,
+    timeout: Duration.minutes(5),
+    reservedConcurrency: 2,
+    environment: {},
+    role: new iam.Role(stack, 'Role', { assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com') }),
+  });
+  const assembly = app.synth();
+  const assetPath = (fn.function.node.defaultChild as lambda.CfnFunction).getMetadata('aws:asset:path') as string;
+  assetDir = path.join(assembly.directory, assetPath);
+  bundle = readFileSync(path.join(assetDir, 'index.mjs'), 'utf8');
+}, 90_000);
+
+describe('handler bundle', () => {
+  it('is an ES module with its source map and nothing else', () => {
+    expect(readdirSync(assetDir).sort()).toEqual(['index.mjs', 'index.mjs.map']);
+    expect(bundle).toMatch(/\/\/# sourceMappingURL=index\.mjs\.map\s*$/);
+  });
+
+  it('starts with the require shim CommonJS dependencies need inside an ES module', () => {
+    expect(bundle.startsWith("import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);"))
+      .toBe(true);
+  });
+
+  it('exports handler', () => {
+    expect(bundle).toMatch(/export\s*\{[^}]*\bhandler\b[^}]*\}/);
+  });
+
+  it('carries the AWS SDK inside instead of importing the runtime\'s copy', () => {
+    const staticImport = /\bimport\s*(?:\{[^}]*\}|\*\s*as\s*[\w$]+|[\w$]+)\s*from\s*["']([^"']+)["']/g;
+    const imported = [...bundle.matchAll(staticImport)].map((m) => m[1] as string);
+    expect(imported).toContain('node:module');
+    expect(imported.filter((specifier) => !specifier.startsWith('node:') && !/^[a-z_]+$/.test(specifier))).toEqual([]);
+    expect(bundle).toContain('"aws-sdk-js"');
+  });
+
+  it('parses as an ES module on Node 24', () => {
+    expect(() => execFileSync(process.execPath, ['--check', path.join(assetDir, 'index.mjs')])).not.toThrow();
+  });
+});

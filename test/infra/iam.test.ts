@@ -1,0 +1,115 @@
+import { Match, type Template } from 'aws-cdk-lib/assertions';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { resourceId, synthesize } from './synth.js';
+
+let template: Template;
+beforeAll(() => {
+  ({ template } = synthesize());
+});
+
+type Resource = { Properties: Record<string, unknown> };
+const resource = (type: string, prefix: string) =>
+  (template.toJSON() as { Resources: Record<string, Resource> }).Resources[resourceId(template, type, prefix)] as Resource;
+const statements = (type: string, prefix: string) =>
+  (resource(type, prefix).Properties.PolicyDocument as { Statement: unknown[] }).Statement;
+const arnOf = (type: string, prefix: string) => ({ 'Fn::GetAtt': [resourceId(template, type, prefix), 'Arn'] });
+const regional = (resourcePath: string, service = 'ec2') => ({
+  'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, `:${service}:`, { Ref: 'AWS::Region' }, ':', { Ref: 'AWS::AccountId' }, `:${resourcePath}`]],
+});
+const SQS_CONSUME = ['sqs:ReceiveMessage', 'sqs:ChangeMessageVisibility', 'sqs:GetQueueUrl', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes'];
+const LOG_WRITE = ['logs:CreateLogStream', 'logs:PutLogEvents'];
+
+describe('controller role', () => {
+  it('is assumable by Lambda only and carries no managed policy', () => {
+    expect(resource('AWS::IAM::Role', 'ControllerRole').Properties).toMatchObject({
+      AssumeRolePolicyDocument: {
+        Statement: [{ Action: 'sts:AssumeRole', Effect: 'Allow', Principal: { Service: 'lambda.amazonaws.com' } }],
+      },
+    });
+    expect(resource('AWS::IAM::Role', 'ControllerRole').Properties.ManagedPolicyArns).toBeUndefined();
+  });
+
+  it('allows exactly the calls the adapters make, each on the narrowest resource', () => {
+    expect(statements('AWS::IAM::Policy', 'ControllerRoleDefaultPolicy')).toEqual([
+      {
+        Sid: 'VolumeStore',
+        Effect: 'Allow',
+        Action: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Scan', 'dynamodb:PutItem',
+          'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:ConditionCheckItem'],
+        Resource: arnOf('AWS::DynamoDB::Table', 'StateTable'),
+      },
+      {
+        Sid: 'AttachDetachClusterVolumes',
+        Effect: 'Allow',
+        Action: ['ec2:AttachVolume', 'ec2:DetachVolume'],
+        Resource: [regional('instance/*'), regional('volume/*')],
+        Condition: { Null: { 'aws:ResourceTag/kubernetes.io/cluster/prod': 'false' } },
+      },
+      {
+        Sid: 'DescribeVolumesAndInstances',
+        Effect: 'Allow',
+        Action: ['ec2:DescribeVolumes', 'ec2:DescribeInstances'],
+        Resource: '*',
+        Condition: { StringEquals: { 'aws:RequestedRegion': { Ref: 'AWS::Region' } } },
+      },
+      { Sid: 'DescribeCluster', Effect: 'Allow', Action: 'eks:DescribeCluster', Resource: regional('cluster/prod', 'eks') },
+      { Effect: 'Allow', Action: LOG_WRITE, Resource: arnOf('AWS::Logs::LogGroup', 'ScheduledPassLogs') },
+      { Effect: 'Allow', Action: 'sqs:SendMessage', Resource: arnOf('AWS::SQS::Queue', 'ScheduledPassDeadLetterQueue') },
+      { Effect: 'Allow', Action: ['xray:PutTraceSegments', 'xray:PutTelemetryRecords'], Resource: '*' },
+      { Effect: 'Allow', Action: LOG_WRITE, Resource: arnOf('AWS::Logs::LogGroup', 'ClusterEventPassLogs') },
+      { Effect: 'Allow', Action: LOG_WRITE, Resource: arnOf('AWS::Logs::LogGroup', 'Ec2EventPassLogs') },
+      { Effect: 'Allow', Action: SQS_CONSUME, Resource: arnOf('AWS::SQS::Queue', 'ClusterEventsQueue') },
+      { Effect: 'Allow', Action: SQS_CONSUME, Resource: arnOf('AWS::SQS::Queue', 'Ec2EventsQueue') },
+    ]);
+  });
+
+  it('conditions attach and detach on the tag key given in context', () => {
+    const custom = synthesize({ clusterTagKey: 'ebs.csi.aws.com/cluster' }).template;
+    custom.hasResourceProperties('AWS::IAM::Policy', {
+      PolicyDocument: {
+        Statement: Match.arrayWith([Match.objectLike({
+          Sid: 'AttachDetachClusterVolumes',
+          Condition: { Null: { 'aws:ResourceTag/ebs.csi.aws.com/cluster': 'false' } },
+        })]),
+      },
+    });
+  });
+});
+
+describe('scheduler role', () => {
+  it('is assumable by EventBridge Scheduler from this account only', () => {
+    expect(resource('AWS::IAM::Role', 'FullPassScheduleRole').Properties.AssumeRolePolicyDocument).toMatchObject({
+      Statement: [{
+        Action: 'sts:AssumeRole',
+        Principal: { Service: 'scheduler.amazonaws.com' },
+        Condition: { StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } } },
+      }],
+    });
+  });
+
+  it('may only invoke the scheduled function and write to its DLQ', () => {
+    const fnArn = arnOf('AWS::Lambda::Function', 'ScheduledPassFunction');
+    expect(statements('AWS::IAM::Policy', 'FullPassScheduleRoleDefaultPolicy')).toEqual([
+      { Effect: 'Allow', Action: 'lambda:InvokeFunction', Resource: [fnArn, { 'Fn::Join': ['', [fnArn, ':*']] }] },
+      { Effect: 'Allow', Action: 'sqs:SendMessage', Resource: arnOf('AWS::SQS::Queue', 'ScheduledPassDeadLetterQueue') },
+    ]);
+  });
+});
+
+describe('event exporter policy', () => {
+  it('allows PutEvents on the cluster\'s bus and nothing else', () => {
+    expect(statements('AWS::IAM::ManagedPolicy', 'ExporterPutEventsPolicy')).toEqual([{
+      Sid: 'PutClusterEvents',
+      Effect: 'Allow',
+      Action: 'events:PutEvents',
+      Resource: arnOf('AWS::Events::EventBus', 'ClusterEventRouteBus'),
+    }]);
+  });
+
+  it('is exported with the bus for the exporter\'s IRSA or Pod Identity role', () => {
+    const outputs = template.toJSON() as { Outputs: Record<string, { Value: unknown }> };
+    expect(Object.keys(outputs.Outputs).sort()).toEqual(
+      ['ControllerRoleArn', 'EventBusArn', 'EventBusName', 'ExporterPolicyArn', 'StateTableName']);
+    expect(outputs.Outputs.ExporterPolicyArn?.Value).toEqual({ Ref: resourceId(template, 'AWS::IAM::ManagedPolicy', 'ExporterPutEventsPolicy') });
+  });
+});

@@ -1,0 +1,56 @@
+import { App, Validations } from 'aws-cdk-lib';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { addControllerStack } from '../../infra/controller-app.js';
+import { type Synthesized, TEST_CONTEXT, synthesize } from './synth.js';
+
+let synthesized: Synthesized;
+beforeAll(() => {
+  synthesized = synthesize();
+});
+
+/** Every acknowledged finding in the template, as `logicalId: ruleId`. */
+function acknowledgements(): string[] {
+  const { Resources } = synthesized.template.toJSON() as {
+    Resources: Record<string, { Metadata?: { cdk_nag?: { rules_to_suppress: { id: string; reason: string }[] } } }>;
+  };
+  return Object.entries(Resources).flatMap(([id, resource]) =>
+    (resource.Metadata?.cdk_nag?.rules_to_suppress ?? []).map((rule) => {
+      expect(rule.reason.length, `${rule.id} on ${id} needs a specific reason`).toBeGreaterThan(40);
+      return `${id.replace(/[0-9A-F]{8}$/, '')}: ${rule.id}`;
+    }));
+}
+
+describe('cdk-nag AwsSolutions', () => {
+  it('reports no unacknowledged error or warning', () => {
+    const report = new AwsSolutionsChecks(synthesized.app, { verbose: true }).validateScope(synthesized.app);
+    expect(report.violations.map((v) => `${v.severity} ${v.ruleName} at ${v.violatingResources.map((r) => r.constructPath).join(', ')}`))
+      .toEqual([]);
+    expect(report.success).toBe(true);
+  });
+
+  it('acknowledges only the wildcards IAM cannot narrow, each with its reason in the template', () => {
+    const ec2 = (type: string) => `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:ec2:<AWS::Region>:<AWS::AccountId>:${type}/*]`;
+    const controllerRules = ['AwsSolutions-IAM5[Resource::*]', ec2('instance'), ec2('volume')];
+    expect(acknowledgements().sort()).toEqual([
+      ...controllerRules.map((rule) => `ControllerRole: ${rule}`),
+      ...controllerRules.map((rule) => `ControllerRoleDefaultPolicy: ${rule}`),
+      'FullPassScheduleRole: AwsSolutions-IAM5[Resource::<ScheduledPassFunction98A94010.Arn>:*]',
+      'FullPassScheduleRoleDefaultPolicy: AwsSolutions-IAM5[Resource::<ScheduledPassFunction98A94010.Arn>:*]',
+    ].sort());
+  });
+
+  it('is wired into the app: an unacknowledged finding fails synthesis', () => {
+    const app = new App({ context: { ...TEST_CONTEXT, 'aws:cdk:bundling-stacks': [] } });
+    const stack = addControllerStack(app);
+    new sqs.Queue(stack, 'Unencrypted', { encryption: sqs.QueueEncryption.UNENCRYPTED });
+    expect(() => app.synth()).toThrow(/AwsSolutions-SQS2/);
+  });
+
+  it('does not acknowledge anything at stack or app level', () => {
+    const acknowledgedAbove = [synthesized.app, synthesized.stack].flatMap((scope) =>
+      scope.node.metadata.filter((entry) => entry.type === Validations.ACKNOWLEDGED_RULES_METADATA_KEY));
+    expect(acknowledgedAbove).toEqual([]);
+  });
+});
