@@ -1,0 +1,146 @@
+/**
+ * DESIGN §11's safety invariants, checked against ground truth around every step of a run:
+ * `checkStep` looks at the state before and after a step and at the DetachVolume calls EC2
+ * received during it; `checkConvergence` says whether the world has settled where it should.
+ */
+import { volumeAttachmentName } from '../../../lambda/adapters/kubernetes/volume-attachment-name.js';
+import { volumeIdOf } from '../../../lambda/core/volume-id.js';
+import { ec2Attachment, type Truth, type TruthNode } from './truth.js';
+
+export type InvariantId = 1 | 2 | 3 | 4 | 5;
+
+export interface Violation {
+  invariant: InvariantId;
+  message: string;
+}
+
+export const INVARIANT_TITLES: Record<InvariantId, string> = {
+  1: 'an exclusive volume is never attached to two nodes',
+  2: 'a volume mounted on a Ready, in-service node is never detached',
+  3: 'a failed or partial read never causes a detach',
+  4: 'after crashes and faults the next passes converge',
+  5: "a node's volumesAttached never claims a volume EC2 has not attached to it",
+};
+
+export interface DetachCall {
+  volumeId: string;
+  instanceId?: string;
+}
+
+const RUNNING = 'running';
+
+/** Invariants 1, 2, 3 and 5 across one step (kubelet and administrator changes happen only between steps). */
+export function checkStep(before: Truth, after: Truth, detaches: DetachCall[]): Violation[] {
+  return [...exclusiveOnce(after), ...mountedNeverDetached(before, after, detaches), ...neededNeverDetached(before, after, detaches), ...reportedIsAttached(after)];
+}
+
+function exclusiveOnce(truth: Truth): Violation[] {
+  const holders = Map.groupBy(truth.attachments.filter((a) => truth.exclusive.has(a.volumeId)), (a) => a.volumeId);
+  return [...holders].filter(([, list]) => new Set(list.map((a) => a.instanceId)).size > 1).map(([volumeId, list]) => ({
+    invariant: 1 as const,
+    message: `${volumeId} (RWO) is attached to ${list.map((a) => `${a.instanceId} (${a.state})`).join(' and ')}`,
+  }));
+}
+
+function nodeOfInstance(truth: Truth, instanceId: string | undefined): TruthNode | undefined {
+  return [...truth.nodes.values()].find((n) => n.instanceId === instanceId);
+}
+
+/** Detach calls aimed at (volume, node) pairs for which `protectedIn` holds both before and after the step. */
+function forbiddenDetaches(before: Truth, after: Truth, detaches: DetachCall[], protectedIn: (t: Truth, volumeId: string, node: TruthNode) => boolean) {
+  return detaches.flatMap((call) => {
+    const candidates = call.instanceId === undefined ? [...before.nodes.values()] : [nodeOfInstance(before, call.instanceId)].filter((n) => n !== undefined);
+    return candidates.filter((node) => {
+      const later = after.nodes.get(node.name);
+      return later !== undefined && protectedIn(before, call.volumeId, node) && protectedIn(after, call.volumeId, later);
+    }).map((node) => ({ call, node }));
+  });
+}
+
+function mounted(truth: Truth, volumeId: string, node: TruthNode): boolean {
+  const running = truth.instanceStates.get(node.instanceId ?? '') === RUNNING;
+  return running && node.ready && !node.outOfService && node.volumesInUse.some((name) => volumeIdOf(name) === volumeId);
+}
+
+function mountedNeverDetached(before: Truth, after: Truth, detaches: DetachCall[]): Violation[] {
+  return forbiddenDetaches(before, after, detaches, mounted).map(({ call, node }) => ({
+    invariant: 2, message: `DetachVolume ${call.volumeId} from ${node.name} while it is mounted there and the node is Ready`,
+  }));
+}
+
+/** Needed by a scheduled pod and fully attached on a running instance: only a wrong read could make it look unneeded. */
+function needed(truth: Truth, volumeId: string, node: TruthNode): boolean {
+  const attached = ec2Attachment(truth, volumeId, node.instanceId)?.state === 'attached';
+  const running = truth.instanceStates.get(node.instanceId ?? '') === RUNNING;
+  return attached && running && truth.desired.some((p) => p.volumeId === volumeId && p.nodeName === node.name);
+}
+
+function neededNeverDetached(before: Truth, after: Truth, detaches: DetachCall[]): Violation[] {
+  return forbiddenDetaches(before, after, detaches, (t, v, n) => t === before ? needed(t, v, n) : t.desired.some((p) => p.volumeId === v && p.nodeName === n.name)).map(({ call, node }) => ({
+    invariant: 3, message: `DetachVolume ${call.volumeId} from ${node.name} while a scheduled pod there still needs it`,
+  }));
+}
+
+/** A stopped or terminated machine's list goes stale by itself; only running instances are held to it. */
+function reportedIsAttached(truth: Truth): Violation[] {
+  const violations: Violation[] = [];
+  for (const node of truth.nodes.values()) {
+    if (truth.instanceStates.get(node.instanceId ?? '') !== RUNNING) continue;
+    for (const entry of node.volumesAttached) {
+      const state = ec2Attachment(truth, volumeIdOf(entry.name) ?? '', node.instanceId)?.state;
+      if (state === 'attached' || state === 'detaching' || state === 'busy') continue;
+      violations.push({ invariant: 5, message: `${node.name} reports ${entry.name} but EC2 has it ${state ?? 'not attached'} there` });
+    }
+  }
+  return violations;
+}
+
+/** Invariant 4: desired equals actual in EC2, and node status and VolumeAttachments say so. */
+export function checkConvergence(truth: Truth): Violation[] {
+  const violations: string[] = [];
+  const wanted = wantedPairs(truth);
+  for (const pair of wanted) {
+    const node = truth.nodes.get(pair.nodeName);
+    const attachment = ec2Attachment(truth, pair.volumeId, node?.instanceId);
+    if (attachment?.state !== 'attached') violations.push(`${pair.volumeId} is needed on ${pair.nodeName} but EC2 has it ${attachment?.state ?? 'not attached'} there`);
+  }
+  for (const attachment of truth.attachments) {
+    const node = nodeOfInstance(truth, attachment.instanceId);
+    if (!wanted.some((p) => p.volumeId === attachment.volumeId && p.nodeName === node?.name)) {
+      violations.push(`${attachment.volumeId} is ${attachment.state} on ${node?.name ?? attachment.instanceId} but no pod there needs it`);
+    }
+  }
+  violations.push(...statusMatches(truth));
+  return violations.map((message) => ({ invariant: 4, message }));
+}
+
+/** Desired pairs on running instances; an exclusive volume wanted on several nodes counts once, where EC2 has it. */
+function wantedPairs(truth: Truth) {
+  const live = truth.desired.filter((p) => truth.instanceStates.get(truth.nodes.get(p.nodeName)?.instanceId ?? '') === RUNNING);
+  return [...Map.groupBy(live, (p) => p.volumeId).values()].flatMap((pairs) => {
+    if (pairs.length < 2 || !truth.exclusive.has(pairs[0]?.volumeId ?? '')) return pairs;
+    const holder = pairs.find((p) => ec2Attachment(truth, p.volumeId, truth.nodes.get(p.nodeName)?.instanceId));
+    return holder ? [holder] : pairs.slice(0, 1);
+  });
+}
+
+function statusMatches(truth: Truth): string[] {
+  const problems: string[] = [];
+  const vas = new Map(truth.volumeAttachments.map((va) => [va.name, va]));
+  for (const node of truth.nodes.values()) {
+    if (truth.instanceStates.get(node.instanceId ?? '') !== RUNNING) continue;
+    const attached = truth.attachments.filter((a) => a.instanceId === node.instanceId && a.state === 'attached');
+    const reported = new Map(node.volumesAttached.map((e) => [volumeIdOf(e.name), e.devicePath]));
+    for (const a of attached) {
+      if (reported.get(a.volumeId) !== a.device) problems.push(`${node.name} reports ${a.volumeId} at ${reported.get(a.volumeId) ?? 'nothing'}, EC2 has it at ${a.device}`);
+      const va = vas.get(volumeAttachmentName(a.volumeId, node.name));
+      if (!va?.attached || va.devicePath !== a.device) problems.push(`VolumeAttachment of ${a.volumeId} on ${node.name} is ${va ? `attached=${va.attached} at ${va.devicePath ?? '?'}` : 'missing'}`);
+    }
+    if (node.volumesAttached.length > attached.length) problems.push(`${node.name} reports ${node.volumesAttached.length} volumes, EC2 has ${attached.length} attached`);
+  }
+  const attachedNames = new Set(truth.attachments.map((a) => volumeAttachmentName(a.volumeId, nodeOfInstance(truth, a.instanceId)?.name ?? '')));
+  for (const va of truth.volumeAttachments) {
+    if (va.attached && !attachedNames.has(va.name)) problems.push(`VolumeAttachment ${va.name} on ${va.nodeName} says attached, EC2 disagrees`);
+  }
+  return problems;
+}
