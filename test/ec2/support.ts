@@ -1,5 +1,5 @@
 /** Builders for the EC2 tests: a local EC2, a real SDK client pointed at it, instances and volumes. */
-import { CreateVolumeCommand, DescribeInstancesCommand, RunInstancesCommand, type EC2Client } from '@aws-sdk/client-ec2';
+import { CreateVolumeCommand, DescribeInstancesCommand, RunInstancesCommand, type EC2Client, type _InstanceType } from '@aws-sdk/client-ec2';
 import { createEc2Client, type Ec2ClientOptions } from '../../lambda/adapters/ec2/client.js';
 import { startLocalEc2, type LocalEc2, type LocalEc2Options } from '../../sandbox/ec2/server.js';
 
@@ -27,7 +27,7 @@ export async function clientFor(ec2: LocalEc2, options: Partial<Ec2ClientOptions
   return client;
 }
 
-export async function runInstance(client: EC2Client, options: { zone?: string; type?: string } = {}): Promise<string> {
+export async function runInstance(client: EC2Client, options: { zone?: string; type?: _InstanceType } = {}): Promise<string> {
   const output = await client.send(new RunInstancesCommand({
     ImageId: 'ami-12345678', MinCount: 1, MaxCount: 1, InstanceType: options.type ?? 'm5.large',
     Placement: { AvailabilityZone: options.zone ?? ZONE },

@@ -36,9 +36,9 @@ function checkMultiAttach(world: World, volume: SandboxVolume, instance: Sandbox
 }
 
 function attachVolume({ params, world, now }: ActionContext) {
-  const volume = getVolume(world, required(params, 'VolumeId'));
-  const instance = getInstance(world, required(params, 'InstanceId'));
-  const device = required(params, 'Device');
+  const [volumeId, instanceId, device] = [required(params, 'VolumeId'), required(params, 'InstanceId'), required(params, 'Device')];
+  const volume = getVolume(world, volumeId);
+  const instance = getInstance(world, instanceId);
   if (instance.state !== 'running' && instance.state !== 'stopped') throw ec2Errors.instanceState(instance.instanceId, instance.state);
   if (volume.zone !== instance.zone) throw ec2Errors.zoneMismatch(volume.volumeId, instance.instanceId);
   if (!DEVICE_NAME.test(device)) throw ec2Errors.badDevice(device);
