@@ -14,6 +14,12 @@ export const HANDLER_ENTRIES = {
   ec2Event: 'lambda/handlers/ec2-event.ts',
 } as const;
 
+/**
+ * POWERTOOLS_SERVICE_NAME of every function. Powertools Metrics adds it to every metric as the
+ * `service` dimension, so the alarms and the dashboard must name it too.
+ */
+export const SERVICE_NAME = 'ebs-attach-detach';
+
 /** The payload EventBridge Scheduler sends to the scheduled function. */
 export const FULL_PASS_INPUT = { pass: 'full' } as const;
 

@@ -7,7 +7,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
 import { METRICS_NAMESPACE } from '../lambda/observability/metric-names.js';
-import { HANDLER_ENTRIES } from './contracts.js';
+import { HANDLER_ENTRIES, SERVICE_NAME } from './contracts.js';
 import { ControllerFunction } from './constructs/controller-function.js';
 import { EventQueue, secureQueue } from './constructs/event-queue.js';
 import { grantController } from './constructs/permissions.js';
@@ -105,7 +105,7 @@ export function controllerEnvironment(settings: StackSettings, tableName: string
     EC2_MUTATING_CALLS_PER_SECOND: '4',
     MASS_DETACH_MAX_FRACTION: '0.5',
     MASS_DETACH_MIN_ATTACHED: '10',
-    POWERTOOLS_SERVICE_NAME: 'ebs-attach-detach',
+    POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
     POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
     POWERTOOLS_LOG_LEVEL: 'INFO',
   };

@@ -72,15 +72,11 @@ export class ControllerAlarms extends Construct {
       description: 'Passes abort: the cluster API or the state table cannot be read.',
     });
     this.add('NoFullPass', {
-      metric: controllerMetric(props.clusterName, Metric.PassDuration, {
-        dimensions: { Pass: 'full' },
-        statistic: 'SampleCount',
-        period: Duration.minutes(props.fullPassStaleMinutes),
-      }),
+      metric: successfulFullPasses(props.clusterName, Duration.minutes(props.fullPassStaleMinutes)),
       threshold: 1,
       comparison: cloudwatch.ComparisonOperator.LESS_THAN_THRESHOLD,
       missing: cloudwatch.TreatMissingData.BREACHING,
-      description: `No full pass completed in ${props.fullPassStaleMinutes} minutes: the safety net is not running.`,
+      description: `No full pass succeeded in ${props.fullPassStaleMinutes} minutes: the safety net is not running.`,
     });
   }
 
@@ -99,4 +95,21 @@ export class ControllerAlarms extends Construct {
     }
     this.alarms.push(alarm);
   }
+}
+
+/**
+ * Full passes reported (every pass reports its duration, even one whose cluster read was
+ * incomplete) minus passes that failed (incomplete or aborted, of any kind): below one means no
+ * full pass did its whole job in the period.
+ */
+function successfulFullPasses(clusterName: string, period: Duration): cloudwatch.IMetric {
+  return new cloudwatch.MathExpression({
+    expression: 'FILL(fullPasses, 0) - FILL(failures, 0)',
+    usingMetrics: {
+      fullPasses: controllerMetric(clusterName, Metric.PassDuration, { dimensions: { Pass: 'full' }, statistic: 'SampleCount', period }),
+      failures: controllerMetric(clusterName, Metric.PassFailures, { statistic: 'Sum', period }),
+    },
+    period,
+    label: 'Successful full passes',
+  });
 }

@@ -1,14 +1,16 @@
 /**
  * CloudWatch views of the handlers' metrics (names from lambda/observability/metric-names.ts).
- * Powertools publishes each metric under exactly one dimension set, ClusterName plus the metric's
- * own dimensions, so a metric with extra dimensions is read back with a SEARCH over that set.
+ * Powertools publishes each metric under exactly one dimension set: `service` (its service
+ * name), ClusterName, and the metric's own dimensions. A CloudWatch query must name that whole
+ * set, so a metric with extra dimensions is read back with a SEARCH over it.
  */
 import { Duration } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import { METRICS_NAMESPACE, Metric, type MetricName } from '../../lambda/observability/metric-names.js';
+import { SERVICE_NAME } from '../contracts.js';
 
 export interface MetricView {
-  /** Dimensions besides ClusterName, as documented next to each name. */
+  /** Dimensions besides service and ClusterName, as documented next to each name. */
   dimensions: readonly string[];
   statistic: 'Sum' | 'Average' | 'p50' | 'p99' | 'Maximum';
   title: string;
@@ -33,6 +35,11 @@ export const METRIC_VIEWS: Record<MetricName, MetricView> = {
 
 const PERIOD = Duration.minutes(5);
 
+/** The dimensions every controller metric carries. */
+function baseDimensions(clusterName: string): Record<string, string> {
+  return { service: SERVICE_NAME, ClusterName: clusterName };
+}
+
 /** One controller metric with exactly the given dimensions. */
 export function controllerMetric(
   clusterName: string,
@@ -42,7 +49,7 @@ export function controllerMetric(
   return new cloudwatch.Metric({
     namespace: METRICS_NAMESPACE,
     metricName: name,
-    dimensionsMap: { ClusterName: clusterName, ...options.dimensions },
+    dimensionsMap: { ...baseDimensions(clusterName), ...options.dimensions },
     statistic: options.statistic ?? METRIC_VIEWS[name].statistic,
     period: options.period ?? PERIOD,
   });
@@ -52,9 +59,10 @@ export function controllerMetric(
 export function graphedMetric(clusterName: string, name: MetricName): cloudwatch.IMetric {
   const view = METRIC_VIEWS[name];
   if (view.dimensions.length === 0) return controllerMetric(clusterName, name);
-  const schema = [METRICS_NAMESPACE, 'ClusterName', ...view.dimensions].join(',');
+  const schema = [METRICS_NAMESPACE, 'service', 'ClusterName', ...view.dimensions].join(',');
+  const filter = `MetricName="${name}" service="${SERVICE_NAME}" ClusterName="${clusterName}"`;
   return new cloudwatch.MathExpression({
-    expression: `SEARCH('{${schema}} MetricName="${name}" ClusterName="${clusterName}"', '${view.statistic}', ${PERIOD.toSeconds()})`,
+    expression: `SEARCH('{${schema}} ${filter}', '${view.statistic}', ${PERIOD.toSeconds()})`,
     usingMetrics: {},
     label: view.title,
     period: PERIOD,

@@ -1,7 +1,10 @@
 import { Match, type Template } from 'aws-cdk-lib/assertions';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { METRICS_NAMESPACE, Metric, type MetricName } from '../../lambda/observability/metric-names.js';
+import { MetricUnit } from '@aws-lambda-powertools/metrics';
+import { SERVICE_NAME } from '../../infra/contracts.js';
 import { METRIC_VIEWS } from '../../infra/observability/controller-metrics.js';
+import { createTelemetry } from '../../lambda/observability/telemetry.js';
 import { resourceId, synthesize } from './synth.js';
 
 let template: Template;
@@ -10,6 +13,7 @@ beforeAll(() => {
 });
 
 const TOPIC = 'arn:aws:sns:eu-west-1:123456789012:ops';
+const service = { Name: 'service', Value: 'ebs-attach-detach' };
 const cluster = { Name: 'ClusterName', Value: 'prod' };
 const queueName = (prefix: string) => ({ 'Fn::GetAtt': [resourceId(template, 'AWS::SQS::Queue', prefix), 'QueueName'] });
 const fnRef = (prefix: string) => ({ Ref: resourceId(template, 'AWS::Lambda::Function', prefix) });
@@ -22,10 +26,10 @@ describe('alarms', () => {
     ['a scheduled invocation in the DLQ', 'AWS/SQS', 'ApproximateNumberOfMessagesVisible', [{ Name: 'QueueName', Value: 'ScheduledPassDeadLetterQueue' }], 'Maximum', 1],
     ['a cluster event in the DLQ', 'AWS/SQS', 'ApproximateNumberOfMessagesVisible', [{ Name: 'QueueName', Value: 'ClusterEventsDeadLetterQueue' }], 'Maximum', 1],
     ['an EC2 event in the DLQ', 'AWS/SQS', 'ApproximateNumberOfMessagesVisible', [{ Name: 'QueueName', Value: 'Ec2EventsDeadLetterQueue' }], 'Maximum', 1],
-    ['EC2 throttling', METRICS_NAMESPACE, Metric.Ec2Throttles, [cluster], 'Sum', 10],
-    ['an operation past its lease', METRICS_NAMESPACE, Metric.ExpiredOperations, [cluster], 'Sum', 1],
-    ['a Multi-Attach conflict', METRICS_NAMESPACE, Metric.MultiAttachConflicts, [cluster], 'Sum', 1],
-    ['repeated pass failures', METRICS_NAMESPACE, Metric.PassFailures, [cluster], 'Sum', 3],
+    ['EC2 throttling', METRICS_NAMESPACE, Metric.Ec2Throttles, [cluster, service], 'Sum', 10],
+    ['an operation past its lease', METRICS_NAMESPACE, Metric.ExpiredOperations, [cluster, service], 'Sum', 1],
+    ['a Multi-Attach conflict', METRICS_NAMESPACE, Metric.MultiAttachConflicts, [cluster, service], 'Sum', 1],
+    ['repeated pass failures', METRICS_NAMESPACE, Metric.PassFailures, [cluster, service], 'Sum', 3],
   ])('fires on %s and notifies the topic', (_behaviour, namespace, metricName, dimensions, statistic, threshold) => {
     const resolved = dimensions.map((d) => d.Name === 'FunctionName' ? { Name: d.Name, Value: fnRef(d.Value) }
       : d.Name === 'QueueName' ? { Name: d.Name, Value: queueName(d.Value) } : d);
@@ -44,19 +48,25 @@ describe('alarms', () => {
     });
   });
 
-  it('fires when no full pass completed for the configured minutes, missing data included', () => {
+  it('fires when no full pass succeeded for the configured minutes: full passes minus failed passes, missing data included', () => {
+    const stat = (metricName: string, dimensions: unknown[], statistic: string) => ({
+      MetricStat: { Metric: { Namespace: METRICS_NAMESPACE, MetricName: metricName, Dimensions: dimensions }, Period: 600, Stat: statistic },
+      ReturnData: false,
+    });
     template.hasResourceProperties('AWS::CloudWatch::Alarm', {
-      Namespace: METRICS_NAMESPACE,
-      MetricName: Metric.PassDuration,
-      Dimensions: [cluster, { Name: 'Pass', Value: 'full' }],
-      Statistic: 'SampleCount',
-      Period: 600,
+      Metrics: [
+        { Expression: 'FILL(fullPasses, 0) - FILL(failures, 0)', Id: 'expr_1', Label: 'Successful full passes' },
+        { Id: 'fullPasses', ...stat(Metric.PassDuration, [cluster, { Name: 'Pass', Value: 'full' }, service], 'SampleCount') },
+        { Id: 'failures', ...stat(Metric.PassFailures, [cluster, service], 'Sum') },
+      ],
+      EvaluationPeriods: 1,
       Threshold: 1,
       ComparisonOperator: 'LessThanThreshold',
       TreatMissingData: 'breaching',
+      AlarmActions: [TOPIC],
     });
     synthesize({ fullPassStaleMinutes: 20 }).template.hasResourceProperties('AWS::CloudWatch::Alarm', {
-      MetricName: Metric.PassDuration, Period: 1200,
+      Metrics: Match.arrayWith([Match.objectLike({ Id: 'fullPasses', MetricStat: Match.objectLike({ Period: 1200 }) })]),
     });
   });
 
@@ -70,13 +80,49 @@ describe('alarms', () => {
   });
 });
 
+describe('metric dimensions', () => {
+  /** The dimension sets the handlers' own telemetry publishes a metric under, read from its EMF output. */
+  const published = (name: MetricName, extra: Record<string, string>): string[][] => {
+    const written: string[] = [];
+    const stdout = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => written.push(String(chunk)) > 0);
+    try {
+      const { metrics } = createTelemetry({
+        serviceName: SERVICE_NAME, metricsNamespace: METRICS_NAMESPACE, clusterName: 'prod', logLevel: 'INFO',
+      });
+      metrics.singleMetric().addDimensions(extra).addMetric(name, MetricUnit.Count, 1);
+    } finally {
+      stdout.mockRestore();
+    }
+    const emf = written.map((line) => JSON.parse(line) as { _aws: { CloudWatchMetrics: { Dimensions: string[][] }[] } });
+    return emf.flatMap((blob) => blob._aws.CloudWatchMetrics.flatMap((m) => m.Dimensions.map((set) => [...set].sort())));
+  };
+  type Stat = { MetricName?: string; Dimensions?: { Name: string }[] };
+  type AlarmProperties = Stat & { Metrics?: { MetricStat?: { Metric: Stat } }[] };
+  const alarmDimensions = (name: MetricName) => Object.values((template.toJSON() as {
+    Resources: Record<string, { Type: string; Properties: AlarmProperties }>;
+  }).Resources)
+    .filter((r) => r.Type === 'AWS::CloudWatch::Alarm')
+    .flatMap((alarm) => [alarm.Properties, ...(alarm.Properties.Metrics ?? []).flatMap((m) => m.MetricStat?.Metric ?? [])])
+    .filter((stat) => stat.MetricName === name)
+    .map((stat) => (stat.Dimensions ?? []).map((d) => d.Name).sort());
+
+  it.each([
+    [Metric.Ec2Throttles, {}],
+    [Metric.PassDuration, { Pass: 'full' }],
+  ])('alarms on %s under exactly the dimension set Powertools publishes it with', (name, extra) => {
+    expect(alarmDimensions(name)).toEqual(published(name, extra));
+  });
+});
+
 describe('dashboard', () => {
   const body = () => JSON.stringify(template.findResources('AWS::CloudWatch::Dashboard'));
   /** How a metric appears in the rendered body: a plain metric array, or a SEARCH over its dimension set. */
   const rendered = (name: MetricName) => METRIC_VIEWS[name].dimensions.length === 0
-    ? String.raw`\"${METRICS_NAMESPACE}\",\"${name}\",\"ClusterName\",\"prod\"`
-    : String.raw`SEARCH('{${[METRICS_NAMESPACE, 'ClusterName', ...METRIC_VIEWS[name].dimensions].join(',')}} MetricName=\\\"${name}\\\" ClusterName=\\\"prod\\\"'`;
+    ? String.raw`\"${METRICS_NAMESPACE}\",\"${name}\",\"ClusterName\",\"prod\",\"service\",\"ebs-attach-detach\"`
+    : String.raw`SEARCH('{${[METRICS_NAMESPACE, 'service', 'ClusterName', ...METRIC_VIEWS[name].dimensions].join(',')}} `
+      + String.raw`MetricName=\\\"${name}\\\" service=\\\"ebs-attach-detach\\\" ClusterName=\\\"prod\\\"'`;
 
+  // Powertools adds `service` (POWERTOOLS_SERVICE_NAME) to ClusterName and the metric's own dimensions.
   it.each(Object.values(Metric))('graphs %s with the dimensions the handlers publish it under', (name) => {
     expect(body()).toContain(rendered(name));
   });
