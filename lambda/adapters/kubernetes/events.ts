@@ -67,6 +67,8 @@ export async function recordEvent(w: EventWriter, pod: PodRef, event: ClusterEve
       await w.core.createNamespacedEvent({ namespace: pod.namespace, body });
       return;
     } catch (error) {
+      // The namespace is gone, and the pod with it: nobody can read the event.
+      if (isNotFound(error)) return;
       if (!isAlreadyExists(error)) throw new Error(`creating ${where} failed: ${describeApiError(error)}`, { cause: error });
     }
     const existing = await getOrUndefined(where, () => w.core.readNamespacedEvent({ namespace: pod.namespace, name }));
