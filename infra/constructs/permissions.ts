@@ -6,15 +6,17 @@ import { Aws, Stack, Validations } from 'aws-cdk-lib';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 
-/** The volume store's calls (adapters/dynamodb): item reads, the scan of a full pass, conditional writes. */
+/**
+ * The volume store's calls (adapters/dynamodb): item reads, the scan of a full pass, conditional
+ * puts and updates. It never deletes (a removed volume becomes a tombstone that TTL expires) and
+ * uses no transactions, so DeleteItem and ConditionCheckItem are not granted.
+ */
 export const VOLUME_STORE_ACTIONS = [
   'dynamodb:GetItem',
   'dynamodb:BatchGetItem',
   'dynamodb:Scan',
   'dynamodb:PutItem',
   'dynamodb:UpdateItem',
-  'dynamodb:DeleteItem',
-  'dynamodb:ConditionCheckItem',
 ] as const;
 
 /** On the table itself only: there are no indexes or streams to read. */

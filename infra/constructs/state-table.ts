@@ -6,7 +6,7 @@ import { RemovalPolicy } from 'aws-cdk-lib';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import { Construct } from 'constructs';
 
-/** Item attribute the store may set to let DynamoDB expire an item (epoch seconds); unset items never expire. */
+/** Epoch seconds after which DynamoDB deletes an item: the store sets it on removed volumes' tombstones only. */
 export const TTL_ATTRIBUTE = 'ttl';
 
 export class StateTable extends Construct {

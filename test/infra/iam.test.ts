@@ -1,5 +1,8 @@
+import { readFileSync, readdirSync } from 'node:fs';
+import path from 'node:path';
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { REPO_ROOT } from '../../infra/contracts.js';
 import { resourceId, synthesize } from './synth.js';
 
 let template: Template;
@@ -34,8 +37,7 @@ describe('controller role', () => {
       {
         Sid: 'VolumeStore',
         Effect: 'Allow',
-        Action: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Scan', 'dynamodb:PutItem',
-          'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:ConditionCheckItem'],
+        Action: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Scan', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
         Resource: arnOf('AWS::DynamoDB::Table', 'StateTable'),
       },
       {
@@ -61,6 +63,19 @@ describe('controller role', () => {
       { Effect: 'Allow', Action: SQS_CONSUME, Resource: arnOf('AWS::SQS::Queue', 'ClusterEventsQueue') },
       { Effect: 'Allow', Action: SQS_CONSUME, Resource: arnOf('AWS::SQS::Queue', 'Ec2EventsQueue') },
     ]);
+  });
+
+  it('grants the DynamoDB and EC2 actions of exactly the commands the adapters send', () => {
+    const sent = (service: 'dynamodb' | 'ec2') => {
+      const dir = path.join(REPO_ROOT, 'lambda/adapters', service);
+      const source = readdirSync(dir, { recursive: true }).map(String).filter((file) => file.endsWith('.ts'))
+        .map((file) => readFileSync(path.join(dir, file), 'utf8')).join('\n');
+      const commands = [...source.matchAll(/\bnew (\w+)Command\(|\bpaginate(\w+)\(/g)].map((m) => (m[1] ?? m[2]) as string);
+      return [...new Set(commands)].map((command) => `${service}:${command}`);
+    };
+    const granted = (statements('AWS::IAM::Policy', 'ControllerRoleDefaultPolicy') as { Action: string | string[] }[])
+      .flatMap((statement) => statement.Action).filter((action) => /^(dynamodb|ec2):/.test(action));
+    expect(granted.sort()).toEqual([...sent('dynamodb'), ...sent('ec2')].sort());
   });
 
   it('conditions attach and detach on the tag key given in context', () => {
