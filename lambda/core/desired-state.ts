@@ -4,6 +4,7 @@
  * Nothing here throws on bad input: malformed objects become `problems`, unusable pod volumes
  * become `skipped` entries with a reason.
  */
+import { compareText } from './compare.js';
 import { buildNodeViews, MANAGED_ANNOTATION } from './nodes.js';
 import type { ClusterSnapshot, KubePod, KubePv, KubePvc } from './kube.js';
 import { comparePods, isPodTerminated, podKey, podRefOf } from './pods.js';
@@ -52,7 +53,7 @@ class Collector {
   sorted(): DesiredAttachment[] {
     const list = [...this.attachments.values()];
     for (const attachment of list) attachment.pods.sort(comparePods);
-    return list.sort((a, b) => (a.volumeId < b.volumeId ? -1 : a.volumeId > b.volumeId ? 1 : a.nodeName < b.nodeName ? -1 : a.nodeName > b.nodeName ? 1 : 0));
+    return list.sort((a, b) => compareText(a.volumeId, b.volumeId) || compareText(a.nodeName, b.nodeName));
   }
 }
 
@@ -67,7 +68,7 @@ function addPod(pod: KubePod, nodes: Map<NodeName, NodeView>, lookup: ClaimLooku
   const node = nodes.get(nodeName);
   const unusableNode = nodeProblem(nodeName, node);
   for (const volume of pod.spec?.volumes ?? []) {
-    const resolved = resolvePodVolume(pod, volume, lookup);
+    const resolved = resolvePodVolume(ref, volume, lookup);
     if (resolved.kind === 'ignored') continue;
     if (resolved.kind === 'skipped') {
       out.skipped.push({ pod: ref, podVolumeName: volume.name, reason: resolved.reason });

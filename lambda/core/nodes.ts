@@ -2,6 +2,7 @@
  * What the core needs to know about each node (DESIGN §6): managed by us, Ready, out of service,
  * its instance, what the kubelet has mounted and what the node object reports as attached.
  */
+import { compareText } from './compare.js';
 import type { AttachedVolume, KubeNode } from './kube.js';
 import { parseProviderId } from './provider-id.js';
 import type { NodeName, NodeView, UniqueVolumeName } from './types.js';
@@ -54,5 +55,5 @@ export function isMounted(volumesInUse: readonly string[], uniqueName: UniqueVol
 
 /** Sorted by name, for comparing reported lists. */
 export function sortAttachedVolumes(volumes: readonly AttachedVolume[]): AttachedVolume[] {
-  return [...volumes].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : a.devicePath < b.devicePath ? -1 : a.devicePath > b.devicePath ? 1 : 0));
+  return [...volumes].sort((a, b) => compareText(a.name, b.name) || compareText(a.devicePath, b.devicePath));
 }

@@ -39,7 +39,7 @@ function nodeNameOfInstance(ctx: PlanContext, instanceId: string): NodeName | un
 }
 
 function conflict(ctx: PlanContext, target: DesiredAttachment, attachedTo: string[]): MultiAttachConflictAction {
-  const elsewhere = ctx.wanted.get(target.volumeId) ?? new Map<NodeName, DesiredAttachment>();
+  const elsewhere = ctx.wanted.get(target.volumeId)!; // holds target itself
   const podsElsewhere = new Map<string, PodRef>();
   for (const node of attachedTo) for (const pod of elsewhere.get(node)?.pods ?? []) podsElsewhere.set(podKey(pod), pod);
   const others = [...podsElsewhere.values()].sort(comparePods);

@@ -3,6 +3,7 @@
  * claimed by actions planned this pass, and what was deferred and why.
  */
 import type { Deferred, DetachRequestUpdate } from './actions.js';
+import { compareText } from './compare.js';
 import { inBackoff } from './backoff.js';
 import type { PlanConfig } from './config.js';
 import { lockKey, operationKey, type ActualState, type DesiredAttachment, type DesiredState, type NodeName, type Observations, type OperationKind, type VolumeId, type VolumeRecord } from './types.js';
@@ -46,8 +47,7 @@ const WHOLE_VOLUME = '*';
  */
 export function blockedReason(ctx: PlanContext, record: VolumeRecord | undefined, volumeId: VolumeId, nodeName: NodeName, kind: OperationKind, exclusive: boolean): string | undefined {
   if (record) {
-    const ops = exclusive ? Object.values(record.operations) : [record.operations[lockKey(record, nodeName)]].filter((op) => op !== undefined);
-    const op = ops[0];
+    const op = exclusive ? Object.values(record.operations)[0] : record.operations[lockKey(record, nodeName)];
     if (op) {
       const expired = op.leaseExpiresAt <= ctx.now;
       return `${op.kind} operation ${op.id} on node ${op.nodeName} ${expired ? 'has an expired lease and is resolved first' : `holds the lock until ${new Date(op.leaseExpiresAt).toISOString()}`}`;
@@ -58,7 +58,7 @@ export function blockedReason(ctx: PlanContext, record: VolumeRecord | undefined
     }
   }
   const claimed = ctx.claims.get(volumeId);
-  if (claimed && (claimed.has(WHOLE_VOLUME) || claimed.has(nodeName) || (exclusive && claimed.size > 0))) {
+  if (claimed && (exclusive ? claimed.size > 0 : claimed.has(WHOLE_VOLUME) || claimed.has(nodeName))) {
     return 'another operation on this volume is already planned in this pass';
   }
   return undefined;
@@ -71,7 +71,7 @@ export function claim(ctx: PlanContext, volumeId: VolumeId, nodeName: NodeName, 
 }
 
 export function sortedRecords(actual: ActualState): VolumeRecord[] {
-  return [...actual.values()].sort((a, b) => (a.volumeId < b.volumeId ? -1 : a.volumeId > b.volumeId ? 1 : 0));
+  return [...actual.values()].sort((a, b) => compareText(a.volumeId, b.volumeId));
 }
 
 export function sortedNodeNames(record: VolumeRecord): NodeName[] {

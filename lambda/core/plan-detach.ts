@@ -4,7 +4,8 @@
  * stops claiming the volume first. Everything that waits is recorded in `deferred` with why.
  */
 import type { DetachAction, UnreportAction } from './actions.js';
-import { decideDetach, type DetachDecision } from './detach-decision.js';
+import { decideDetach, nodeOfAttachment, type DetachDecision } from './detach-decision.js';
+import { isMounted } from './nodes.js';
 import { INCOMPLETE_INPUT, inScope, nodeInDetachScope } from './guards.js';
 import { instanceStateOf, ec2ShowsAttachment } from './observed.js';
 import { blockedReason, claim, defer, sortedNodeNames, sortedRecords, type PlanContext } from './plan-context.js';
@@ -19,12 +20,19 @@ function isDesiredHere(ctx: PlanContext, record: VolumeRecord, attachment: Actua
   return ctx.wanted.get(record.volumeId)?.get(attachment.nodeName)?.instanceId === attachment.instanceId;
 }
 
-function stuckDecision(ctx: PlanContext, attachment: ActualAttachment): DetachDecision {
+/**
+ * An attach EC2 has not finished after `stuckAttachMs` is detached and retried. It was never
+ * reported, so the kubelet cannot have mounted it, whatever volumesInUse (which also lists volumes
+ * the kubelet merely waits for) says. Should it somehow be reported, the mount rule applies.
+ */
+function stuckDecision(ctx: PlanContext, attachment: ActualAttachment, uniqueName: string): DetachDecision {
   const attaching = ctx.now - attachment.since;
-  if (attaching > ctx.config.stuckAttachMs) {
-    return { detach: true, trigger: 'stuck-attach', ec2Force: false, why: `attaching for ${Math.round(attaching / 1000)} s (limit ${Math.round(ctx.config.stuckAttachMs / 1000)} s): detach and retry from scratch` };
+  if (attaching <= ctx.config.stuckAttachMs) return { detach: false, why: 'attach in progress' };
+  const node = nodeOfAttachment(ctx.desired.nodes.get(attachment.nodeName), attachment);
+  if (attachment.reported && node?.ready && !node.outOfService && isMounted(node.volumesInUse, uniqueName)) {
+    return { detach: false, why: `attach stuck but already reported and mounted on Ready node ${attachment.nodeName}` };
   }
-  return { detach: false, why: 'attach in progress' };
+  return { detach: true, trigger: 'stuck-attach', ec2Force: false, why: `attaching for ${Math.round(attaching / 1000)} s (limit ${Math.round(ctx.config.stuckAttachMs / 1000)} s): detach and retry from scratch` };
 }
 
 /** Undesired and not attaching: safe to detach? Also starts (persists) the unmount timer. */
@@ -54,7 +62,7 @@ function decide(ctx: PlanContext, record: VolumeRecord, attachment: ActualAttach
   }
   if (attachment.state === 'attaching') {
     if (!inScope(ctx.desired, volumeId, nodeName)) return undefined;
-    const stuck = stuckDecision(ctx, attachment);
+    const stuck = stuckDecision(ctx, attachment, record.uniqueName);
     return stuck.detach && !ctx.desired.complete ? { detach: false, why: INCOMPLETE_INPUT } : stuck;
   }
   if (desiredHere || !nodeInDetachScope(ctx.desired, nodeName)) return undefined;
@@ -64,17 +72,18 @@ function decide(ctx: PlanContext, record: VolumeRecord, attachment: ActualAttach
 
 function candidate(record: VolumeRecord, attachment: ActualAttachment, decision: Extract<DetachDecision, { detach: true }>): DetachCandidate {
   const base = { volumeId: record.volumeId, uniqueName: record.uniqueName, nodeName: attachment.nodeName };
+  // A stuck attach was normally never reported; everything else leaves the node's list before EC2 is asked.
+  const unreport = decision.trigger !== 'stuck-attach' || attachment.reported;
   const detach: DetachAction = {
     ...base,
     kind: 'detach',
     instanceId: attachment.instanceId,
     trigger: decision.trigger,
     ec2Force: decision.ec2Force,
-    requiresUnreport: !decision.ec2Force && decision.trigger !== 'stuck-attach',
+    requiresUnreport: unreport && !decision.ec2Force,
     reason: decision.why,
   };
-  // A stuck attach was never reported; everything else leaves the node's list before EC2 is asked.
-  if (decision.trigger === 'stuck-attach') return { detach };
+  if (!unreport) return { detach };
   return { detach, unreport: { ...base, kind: 'unreport', reason: `before detach: ${decision.why}` } };
 }
 

@@ -5,8 +5,8 @@
  * Volumes of any other kind are ignored without a word: they are not ours.
  */
 import { accessModesOf, allowsMultiAttach } from './access-modes.js';
-import type { KubePod, KubePodVolume, KubePv, KubePvc } from './kube.js';
-import { EBS_CSI_DRIVER, type AccessMode, type VolumeId, type VolumeSource } from './types.js';
+import type { KubePodVolume, KubePv, KubePvc } from './kube.js';
+import { EBS_CSI_DRIVER, type AccessMode, type PodRef, type VolumeId, type VolumeSource } from './types.js';
 import { parseVolumeId } from './volume-id.js';
 
 export type VolumeResolution =
@@ -36,16 +36,15 @@ function fromPv(pv: KubePv, pvName: string): VolumeResolution {
 }
 
 /** Upstream's ephemeral.VolumeIsForPod: the PVC must be controlled by this very pod. */
-function ownedBy(pvc: KubePvc, pod: KubePod): boolean {
-  return (pvc.metadata.ownerReferences ?? []).some((ref) => ref.controller === true && ref.uid === pod.metadata.uid);
+function ownedBy(pvc: KubePvc, pod: PodRef): boolean {
+  return pod.uid !== '' && (pvc.metadata.ownerReferences ?? []).some((ref) => ref.controller === true && ref.uid === pod.uid);
 }
 
-function fromClaim(pod: KubePod, claimName: string, ephemeral: boolean, lookup: ClaimLookup): VolumeResolution {
-  const namespace = pod.metadata.namespace ?? '';
-  const claim = `PVC ${namespace}/${claimName}`;
-  const pvc = lookup.pvc(namespace, claimName);
+function fromClaim(pod: PodRef, claimName: string, ephemeral: boolean, lookup: ClaimLookup): VolumeResolution {
+  const claim = `PVC ${pod.namespace}/${claimName}`;
+  const pvc = lookup.pvc(pod.namespace, claimName);
   if (!pvc) return { kind: 'skipped', reason: `${claim} not found` };
-  if (ephemeral && !ownedBy(pvc, pod)) return { kind: 'skipped', reason: `${claim} was not created for pod ${namespace}/${pod.metadata.name ?? ''} (pod is not its owner)` };
+  if (ephemeral && !ownedBy(pvc, pod)) return { kind: 'skipped', reason: `${claim} was not created for pod ${pod.namespace}/${pod.name} (pod is not its owner)` };
   const pvName = pvc.spec?.volumeName;
   if (pvc.status?.phase !== 'Bound' || !pvName) {
     return { kind: 'skipped', reason: `${claim} is not bound (phase ${pvc.status?.phase ?? 'unknown'}, volumeName ${JSON.stringify(pvName ?? '')})` };
@@ -62,17 +61,18 @@ function fromClaim(pod: KubePod, claimName: string, ephemeral: boolean, lookup: 
   return resolved;
 }
 
-function fromInline(pod: KubePod, volume: KubePodVolume): VolumeResolution {
+function fromInline(pod: PodRef, volume: KubePodVolume): VolumeResolution {
   const raw = volume.awsElasticBlockStore!.volumeID;
   const parsed = parseVolumeId(raw);
-  if (!parsed.ok) return badId(raw, `inline volume ${volume.name} of pod ${pod.metadata.namespace ?? ''}/${pod.metadata.name ?? ''}`, parsed.error);
+  if (!parsed.ok) return badId(raw, `inline volume ${volume.name} of pod ${pod.namespace}/${pod.name}`, parsed.error);
   // Inline volumes carry no access modes: exclusive.
   return { kind: 'ebs', volumeId: parsed.volumeId, accessModes: [], multiAttach: false, source: { kind: 'inline', podVolumeName: volume.name } };
 }
 
-export function resolvePodVolume(pod: KubePod, volume: KubePodVolume, lookup: ClaimLookup): VolumeResolution {
+/** `pod` is the validated reference of the pod that holds `volume`. */
+export function resolvePodVolume(pod: PodRef, volume: KubePodVolume, lookup: ClaimLookup): VolumeResolution {
   if (volume.persistentVolumeClaim) return fromClaim(pod, volume.persistentVolumeClaim.claimName, false, lookup);
-  if (volume.ephemeral) return fromClaim(pod, `${pod.metadata.name ?? ''}-${volume.name}`, true, lookup);
+  if (volume.ephemeral) return fromClaim(pod, `${pod.name}-${volume.name}`, true, lookup);
   if (volume.awsElasticBlockStore) return fromInline(pod, volume);
   return IGNORED;
 }

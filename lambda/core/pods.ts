@@ -4,6 +4,7 @@
  * ephemeral container is running. A status without a recorded state counts as running, as in Go
  * where the empty state has neither `waiting` nor `terminated`.
  */
+import { compareText } from './compare.js';
 import type { KubeContainerStatus, KubePod } from './kube.js';
 import type { PodRef } from './types.js';
 
@@ -34,5 +35,5 @@ export function podKey(pod: PodRef): string {
 }
 
 export function comparePods(a: PodRef, b: PodRef): number {
-  return podKey(a) < podKey(b) ? -1 : podKey(a) > podKey(b) ? 1 : 0;
+  return compareText(podKey(a), podKey(b));
 }

@@ -2,6 +2,7 @@
  * Small builders for core tests. Every call returns fresh objects, so no test can leak state into
  * another; shared fixtures go through `fresh()` (a deep copy). Time is always an argument.
  */
+import { expect } from 'vitest';
 import type { ClusterSnapshot, KubeNode, KubePod, KubePodVolume, KubePv, KubePvc } from '../../lambda/core/kube.js';
 import { DEFAULT_PLAN_CONFIG, type PlanConfig } from '../../lambda/core/config.js';
 import { MANAGED_ANNOTATION, OUT_OF_SERVICE_TAINT } from '../../lambda/core/nodes.js';
@@ -199,3 +200,10 @@ export function record(volumeId: string, attachments: ActualAttachment[], o: Rec
 export const actualOf = (...records: VolumeRecord[]): ActualState => new Map(records.map((r) => [r.volumeId, r]));
 
 export const config = (o: Partial<PlanConfig> = {}): PlanConfig => ({ ...fresh(DEFAULT_PLAN_CONFIG), ...o });
+
+/** Typed asymmetric matchers, so they sit inside typed objects without `any`. */
+export const matching = (pattern: RegExp | string): string => expect.stringMatching(pattern) as string;
+export function like<T extends object>(partial: Partial<T>): T {
+  const expected: object = partial;
+  return expect.objectContaining(expected) as T;
+}

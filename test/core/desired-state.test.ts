@@ -133,6 +133,30 @@ describe('buildDesiredState: skipped volumes carry a reason', () => {
     expect(state.problems).toEqual([expect.stringContaining(`${where}: invalid EBS volume id`)]);
   });
 
+  it.each<[string, (s: ClusterSnapshot) => void, string]>([
+    ['an ephemeral PVC without owner references', (s) => { s.pods = [pod('web', { ephemeral: ['cache'] })]; s.pvcs = [pvc('web-cache')]; }, 'PVC default/web-cache was not created for pod default/web (pod is not its owner)'],
+    ['an ephemeral volume of a pod without uid', (s) => {
+      s.pods = [pod('web', { ephemeral: ['cache'] })];
+      delete s.pods[0]!.metadata.uid;
+      s.pvcs = [pvc('web-cache', { ownerUid: '' })];
+    }, 'PVC default/web-cache was not created for pod default/web (pod is not its owner)'],
+    ['a claimRef without uid', (s) => { delete s.pvs[0]!.spec!.claimRef!.uid; }, 'PV pv-data claimRef UID "" does not match PVC default/data UID "uid-pvc-data"'],
+    ['a PVC without uid', (s) => { delete s.pvcs[0]!.metadata.uid; }, 'PV pv-data claimRef UID "uid-pvc-data" does not match PVC default/data UID ""'],
+    ['a PVC without namespace never matches', (s) => { delete s.pvcs[0]!.metadata.namespace; }, 'PVC default/data not found'],
+    ['a PVC without name never matches', (s) => { delete s.pvcs[0]!.metadata.name; }, 'PVC default/data not found'],
+    ['a PV without name never matches', (s) => { delete s.pvs[0]!.metadata.name; }, 'PV pv-data bound to PVC default/data not found'],
+  ])('tolerates missing optional fields: %s', (_name, change, reason) => {
+    const s = base();
+    change(s);
+    expect(buildDesiredState(s).skipped.map((k) => k.reason)).toEqual([reason]);
+  });
+
+  it('a pod without spec or without volumes wants nothing', () => {
+    const s = base();
+    s.pods = [{ metadata: { name: 'bare', namespace: 'default' } }, { metadata: { name: 'novol', namespace: 'default' }, spec: { nodeName: 'node-a' } }];
+    expect(buildDesiredState(s)).toMatchObject({ attachments: [], skipped: [], problems: [] });
+  });
+
   it('a nameless pod is a problem, and the rest of the batch still builds', () => {
     const s = base();
     s.pods.unshift({ metadata: {}, spec: { nodeName: 'node-a' } });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildNodeViews, isMounted } from '../../lambda/core/nodes.js';
+import { buildNodeViews, isMounted, sortAttachedVolumes } from '../../lambda/core/nodes.js';
 import { instanceOf, node, uname, vol } from './builders.js';
 
 describe('node views', () => {
@@ -34,6 +34,13 @@ describe('node views', () => {
     const { nodes, problems } = buildNodeViews([{ metadata: {} }, node('n'), node('n', { ready: false })]);
     expect(nodes.get('n')?.ready).toBe(true);
     expect(problems).toEqual(['a node object has no metadata.name', 'node n is listed twice; the first is used']);
+  });
+});
+
+describe('sortAttachedVolumes', () => {
+  it('orders by name, then device path', () => {
+    const list = [{ name: 'b', devicePath: '/dev/xvdaa' }, { name: 'a', devicePath: '/dev/xvdab' }, { name: 'a', devicePath: '/dev/xvdaa' }];
+    expect(sortAttachedVolumes(list)).toEqual([list[2], list[1], list[0]]);
   });
 });
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { AttachAction, MultiAttachConflictAction } from '../../lambda/core/actions.js';
 import { plan } from '../../lambda/core/plan.js';
 import type { DesiredAttachment, InstanceState, Observations, VolumeRecord } from '../../lambda/core/types.js';
-import { actualOf, attachment, config, desired, instanceOf, MIN, op, record, T0, uname, view, vol, want } from './builders.js';
+import { like, matching, actualOf, attachment, config, desired, instanceOf, MIN, op, record, T0, uname, view, vol, want } from './builders.js';
 
 const V = vol(1);
 const NODES = [view('node-a'), view('node-b'), view('node-c')];
@@ -30,7 +30,7 @@ describe('plan: attaches', () => {
     ['an attachment EC2 no longer shows is attached again', record(V, [attachment('node-a')]), { volumes: new Map([[V, { volumeId: V, exists: true, attachments: [] }]]) }, /EC2 no longer shows it attached/],
   ])('%s', (_name, r, observations, reason) => {
     const p = attachPlan([want(V, 'node-a')], [r], observations);
-    expect(attaches(p)).toEqual([expect.objectContaining({ nodeName: 'node-a', reason: expect.stringMatching(reason) })]);
+    expect(attaches(p)).toEqual([like<AttachAction>({ nodeName: 'node-a', reason: matching(reason) })]);
   });
 
   it.each<[string, VolumeRecord]>([
@@ -58,11 +58,11 @@ describe('plan: attaches', () => {
   it('a pending operation blocks the attach; so does an active attach backoff', () => {
     const pending = attachPlan([want(V, 'node-a')], [record(V, [], { operations: { volume: op('detach', 'node-a') } })]);
     expect(pending.actions).toEqual([]);
-    expect(pending.deferred).toEqual([{ volumeId: V, nodeName: 'node-a', reason: expect.stringMatching(/^attach waits: detach operation op-detach-node-a on node node-a holds the lock/) }]);
+    expect(pending.deferred).toEqual([{ volumeId: V, nodeName: 'node-a', reason: matching(/^attach waits: detach operation op-detach-node-a on node node-a holds the lock/) }]);
     const backoff = { 'attach:node-a': { failures: 1, notBefore: T0 + 500, lastError: 'throttled' } };
     const backingOff = attachPlan([want(V, 'node-a')], [record(V, [], { backoff })]);
     expect(attaches(backingOff)).toEqual([]);
-    expect(backingOff.deferred).toEqual([{ volumeId: V, nodeName: 'node-a', reason: expect.stringMatching(/^attach waits: attach is backing off after 1 failure\(s\)/) }]);
+    expect(backingOff.deferred).toEqual([{ volumeId: V, nodeName: 'node-a', reason: matching(/^attach waits: attach is backing off after 1 failure\(s\)/) }]);
   });
 
   it('a multi-attach volume attaches to several nodes in one pass', () => {

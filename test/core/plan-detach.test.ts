@@ -3,7 +3,7 @@ import type { DetachAction } from '../../lambda/core/actions.js';
 import type { PlanConfig } from '../../lambda/core/config.js';
 import { plan } from '../../lambda/core/plan.js';
 import type { InstanceState, NodeView, Observations, VolumeRecord } from '../../lambda/core/types.js';
-import { actualOf, attachment, config, desired, instanceOf, MIN, record, T0, uname, view, vol, want, type AttachmentOptions } from './builders.js';
+import { matching, actualOf, attachment, config, desired, instanceOf, MIN, record, T0, uname, view, vol, want, type AttachmentOptions } from './builders.js';
 
 const V = vol(1);
 
@@ -68,7 +68,7 @@ describe('plan: when an unneeded attachment waits', () => {
   ])('%s', (_name, row, why) => {
     const p = detachPlan(row);
     expect(p.actions).toEqual([]);
-    expect(p.deferred).toEqual([{ volumeId: V, nodeName: 'node-a', reason: expect.stringMatching(why) }]);
+    expect(p.deferred).toEqual([{ volumeId: V, nodeName: 'node-a', reason: matching(why) }]);
   });
 });
 
@@ -95,6 +95,26 @@ describe('plan: stuck attaches', () => {
   it.each([[true], [false]])('attaching for more than 90 s is detached without unreport (desired: %s)', (wanted) => {
     const p = stuck(T0 - 91_000, wanted);
     expect(p.actions).toEqual([expect.objectContaining({ kind: 'detach', trigger: 'stuck-attach', ec2Force: false, requiresUnreport: false })]);
+  });
+
+  const stuckOn = (nodeView: NodeView, reported: boolean) =>
+    plan(desired([want(V, 'node-a')], [nodeView]), actualOf(record(V, [attachment('node-a', { state: 'attaching', since: T0 - 2 * MIN, reported })])), {}, T0, config());
+
+  it('a stuck attach the kubelet waits for (in volumesInUse) is still retried: never reported, it cannot be mounted', () => {
+    expect(stuckOn(view('node-a', { inUse: [V] }), false).actions).toEqual([expect.objectContaining({ kind: 'detach', trigger: 'stuck-attach' })]);
+  });
+
+  it('a stuck attach that was somehow reported is unreported first', () => {
+    expect(stuckOn(view('node-a'), true).actions).toEqual([
+      expect.objectContaining({ kind: 'unreport' }),
+      expect.objectContaining({ kind: 'detach', trigger: 'stuck-attach', requiresUnreport: true }),
+    ]);
+  });
+
+  it('a stuck attach that was reported and is mounted on a Ready node waits', () => {
+    const p = stuckOn(view('node-a', { inUse: [V] }), true);
+    expect(p.actions).toEqual([]);
+    expect(p.deferred![0]!.reason).toBe('attach stuck but already reported and mounted on Ready node node-a');
   });
 
   it('attaching for less than 90 s is left to finish', () => {

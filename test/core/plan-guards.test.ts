@@ -3,7 +3,7 @@ import type { DetachAction } from '../../lambda/core/actions.js';
 import { massDetachGuard } from '../../lambda/core/guards.js';
 import { plan } from '../../lambda/core/plan.js';
 import type { InstanceState, NodeView, VolumeRecord } from '../../lambda/core/types.js';
-import { actualOf, attachment, config, desired, instanceOf, MIN, op, record, T0, view, vol, want } from './builders.js';
+import { like, actualOf, attachment, config, desired, instanceOf, MIN, op, record, T0, view, vol, want } from './builders.js';
 
 const kinds = (p: ReturnType<typeof plan>) => p.actions.map((a) => `${a.kind}:${a.volumeId === vol(1) ? 'v1' : a.volumeId === vol(2) ? 'v2' : a.volumeId}:${a.nodeName}`);
 
@@ -26,7 +26,7 @@ describe('plan: incomplete input never detaches (invariant 3)', () => {
 
   it('the same input, complete, detaches all three', () => {
     const p = plan(desired([], [view('node-a'), view('node-b')]), actualOf(...records()), { instances }, T0, config());
-    expect(p.actions.filter((a) => a.kind === 'detach').map((a) => (a as DetachAction).trigger)).toEqual(['unmounted', 'stuck-attach', 'instance-terminated']);
+    expect(p.actions.filter((a): a is DetachAction => a.kind === 'detach').map((a) => a.trigger)).toEqual(['unmounted', 'stuck-attach', 'instance-terminated']);
   });
 });
 
@@ -81,7 +81,7 @@ describe('plan: the mass-detach guard', () => {
     expect(p.actions.filter((a) => a.kind === 'unreport')).toHaveLength(6);
     expect(p.heldBack).toHaveLength(6);
     expect(p.heldBack[0]).toEqual({
-      action: expect.objectContaining({ kind: 'detach', volumeId: vol(7) }),
+      action: like<DetachAction>({ kind: 'detach', volumeId: vol(7) }),
       reason: 'mass-detach guard: 12 of 12 attached volumes would be detached; at most 6 per pass',
     });
   });

@@ -21,6 +21,12 @@ describe('isPodTerminated', () => {
     expect(isPodTerminated(pod('p', options))).toBe(expected);
   });
 
+  it('treats null status lists of a deleted pod as nothing running', () => {
+    const deleted = pod('p', { deleting: true });
+    deleted.status = { phase: 'Running', containerStatuses: null, initContainerStatuses: null, ephemeralContainerStatuses: null };
+    expect(isPodTerminated(deleted)).toBe(true);
+  });
+
   it('treats a pod without status as not terminated', () => {
     expect(isPodTerminated({ metadata: { name: 'p', namespace: 'd' } })).toBe(false);
   });
