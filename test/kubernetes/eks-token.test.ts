@@ -82,6 +82,17 @@ describe('EKS token provider (refreshed before the 15-minute validity ends)', ()
     if (renewed) expect(decode(second).searchParams.get('X-Amz-Date')).not.toBe(decode(first).searchParams.get('X-Amz-Date'));
   });
 
+  it('signs again a minute before the credentials that signed the token expire', async () => {
+    const clock = clockAt(signedAt.getTime());
+    const expiring = { ...access, credentials: () => Promise.resolve({ ...credentials, expiration: new Date(signedAt.getTime() + 5 * 60_000) }) };
+    const token = eksTokenProvider({ ...expiring, now: clock.now });
+    const first = await token();
+    clock.t += 4 * 60_000 - 1;
+    expect(await token()).toBe(first);
+    clock.t += 1;
+    expect(await token()).not.toBe(first);
+  });
+
   it('shares one signing between concurrent callers', async () => {
     const clock = clockAt(signedAt.getTime());
     const token = eksTokenProvider({ ...counted, now: clock.now });

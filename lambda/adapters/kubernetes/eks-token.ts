@@ -13,6 +13,7 @@ const CLUSTER_ID_HEADER = 'x-k8s-aws-id';
 const PRESIGN_EXPIRES_SECONDS = 60;
 /** Regenerate after 10 of the 15 minutes, leaving room for clock skew and a slow pass. */
 export const DEFAULT_TOKEN_REFRESH_MS = 10 * 60_000;
+const CREDENTIALS_MARGIN_MS = 60_000;
 
 export interface AwsCredentials {
   accessKeyId: string;
@@ -67,20 +68,30 @@ export async function eksToken(options: Pick<EksTokenOptions, 'clusterName' | 'r
 
 /**
  * A token provider that reuses one token until `refreshAfterMs` has passed since it was
- * signed. Concurrent callers share one signing.
+ * signed, or until a minute before the credentials that signed it expire (a presigned URL
+ * is only as good as its session). Concurrent callers share one signing.
  */
 export function eksTokenProvider(options: EksTokenOptions): TokenProvider {
   const now = options.now ?? Date.now;
   const refreshAfterMs = options.refreshAfterMs ?? DEFAULT_TOKEN_REFRESH_MS;
-  let cached: { token: Promise<string>; signedAt: number } | undefined;
+  let cached: { token: Promise<string>; renewAt: number } | undefined;
+  const sign = async (at: number, entry: { renewAt: number }): Promise<string> => {
+    const credentials = await options.credentials();
+    if (credentials.expiration !== undefined) {
+      entry.renewAt = Math.min(entry.renewAt, credentials.expiration.getTime() - CREDENTIALS_MARGIN_MS);
+    }
+    return eksToken({ ...options, credentials: () => Promise.resolve(credentials) }, new Date(at));
+  };
   return () => {
     const at = now();
-    if (cached === undefined || at - cached.signedAt >= refreshAfterMs) {
-      const token = eksToken(options, new Date(at));
-      cached = { token, signedAt: at };
+    if (cached === undefined || at >= cached.renewAt) {
+      const entry = { renewAt: at + refreshAfterMs };
+      const token = sign(at, entry);
+      const fresh = Object.assign(entry, { token });
+      cached = fresh;
       // A failed signing must not be served from the cache.
       token.catch(() => {
-        if (cached?.token === token) cached = undefined;
+        if (cached === fresh) cached = undefined;
       });
     }
     return cached.token;

@@ -7,9 +7,9 @@
  */
 import {
   IsomorphicFetchHttpLibrary,
+  Observable,
   ResponseContext,
   SelfDecodingBody,
-  wrapHttpLibrary,
   type HttpLibrary,
   type RequestContext,
 } from '@kubernetes/client-node';
@@ -105,8 +105,8 @@ export class PolicyHttpLibrary implements HttpLibrary {
     this.bucket = new TokenBucket(policy.qps, policy.burst, clock);
   }
 
-  send(request: RequestContext) {
-    return wrapHttpLibrary({ send: (r: RequestContext) => this.sendWithRetries(r) }).send(request);
+  send(request: RequestContext): Observable<ResponseContext> {
+    return new Observable(this.sendWithRetries(request));
   }
 
   private async sendWithRetries(request: RequestContext): Promise<ResponseContext> {
