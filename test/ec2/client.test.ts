@@ -5,7 +5,7 @@ import { Ec2BlockStorage } from '../../lambda/adapters/ec2/block-storage.js';
 import { createEc2Client, EC2_RETRY_DEFAULTS } from '../../lambda/adapters/ec2/client.js';
 import type { RateLimiter } from '../../lambda/adapters/ec2/rate-limit.js';
 import type { LocalEc2 } from '../../sandbox/ec2/server.js';
-import { clientFor, createVolume, localEc2, runInstance } from './support.js';
+import { clientFor, createVolume, localEc2, runInstance, withEndpointEnv } from './support.js';
 
 let ec2: LocalEc2;
 beforeAll(async () => {
@@ -23,10 +23,9 @@ describe('createEc2Client', () => {
   });
 
   it('reaches the endpoint in AWS_ENDPOINT_URL_EC2, read by the SDK itself', async () => {
-    process.env.AWS_ENDPOINT_URL_EC2 = ec2.endpoint;
     const client = createEc2Client({ region: 'us-east-1', credentials: { accessKeyId: 'a', secretAccessKey: 'b' } });
     ec2.resetCounters();
-    await client.send(new DescribeVolumesCommand({}));
+    await withEndpointEnv(ec2.endpoint, () => client.send(new DescribeVolumesCommand({})));
     expect(ec2.counters().calls.DescribeVolumes).toBe(1);
   });
 });

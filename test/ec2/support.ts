@@ -20,11 +20,24 @@ export function localEc2(options: LocalEc2Options = {}): Promise<LocalEc2> {
  * SDK reads it. The SDK resolves that variable on a client's first call, so one call pins it.
  */
 export async function clientFor(ec2: LocalEc2, options: Partial<Ec2ClientOptions> = {}): Promise<EC2Client> {
-  process.env.AWS_ENDPOINT_URL_EC2 = ec2.endpoint;
-  const client = createEc2Client({ region: 'us-east-1', credentials: TEST_CREDENTIALS, maxAttempts: 1, ...options });
-  await client.send(new DescribeInstancesCommand({ MaxResults: 5 }));
-  ec2.resetCounters();
-  return client;
+  return withEndpointEnv(ec2.endpoint, async () => {
+    const client = createEc2Client({ region: 'us-east-1', credentials: TEST_CREDENTIALS, maxAttempts: 1, ...options });
+    await client.send(new DescribeInstancesCommand({ MaxResults: 5 }));
+    ec2.resetCounters();
+    return client;
+  });
+}
+
+/** Runs `body` with AWS_ENDPOINT_URL_EC2 set, then restores it so no other test inherits it. */
+export async function withEndpointEnv<T>(endpoint: string, body: () => Promise<T>): Promise<T> {
+  const previous = process.env.AWS_ENDPOINT_URL_EC2;
+  process.env.AWS_ENDPOINT_URL_EC2 = endpoint;
+  try {
+    return await body();
+  } finally {
+    if (previous === undefined) delete process.env.AWS_ENDPOINT_URL_EC2;
+    else process.env.AWS_ENDPOINT_URL_EC2 = previous;
+  }
 }
 
 export async function runInstance(client: EC2Client, options: { zone?: string; type?: _InstanceType } = {}): Promise<string> {
