@@ -14,8 +14,9 @@ export interface Config {
   tableName: string;
   clusterName: string;
   /** How the Kubernetes API is reached: EKS endpoint + CA + token, or a kubeconfig file (default path when undefined). */
-  kube: { kind: 'eks'; endpoint: string; caPem?: string } | { kind: 'kubeconfig'; path?: string };
-  region?: string;
+  /** EKS: `caData` is the cluster CA as EKS hands it out (base64 of the PEM). */
+  kube: { kind: 'eks'; endpoint: string; caData: string } | { kind: 'kubeconfig'; path?: string };
+  region: string;
   syncPeriodMs: number;
   maxConcurrentOperations: number;
   ec2MutatingCallsPerSecond: number;
@@ -41,7 +42,7 @@ const EnvSchema = z.object({
   CLUSTER_ENDPOINT: z.url({ protocol: /^https$/, error: 'must be an https URL' }).optional(),
   CLUSTER_CA: z.base64('must be base64 (the PEM of the cluster CA)').optional(),
   KUBECONFIG: text.optional(),
-  AWS_REGION: text.optional(),
+  AWS_REGION: text,
   SYNC_PERIOD_SECONDS: positiveInt(60),
   MAX_WAIT_FOR_UNMOUNT_SECONDS: z.union([z.literal('disabled'), positiveInt(360)]).default(360),
   LEASE_SECONDS: positiveInt(DEFAULT_PLAN_CONFIG.leaseMs / 1000),
@@ -75,16 +76,17 @@ function runtimeProblems(env: Env, runtime: Runtime): string[] {
   const problems: string[] = [];
   if (env.CLUSTER_NAME === undefined) problems.push('CLUSTER_NAME: required (the EKS cluster name signs the API token)');
   if (env.CLUSTER_ENDPOINT === undefined) problems.push('CLUSTER_ENDPOINT: required in Lambda (https URL of the EKS API server)');
+  if (env.CLUSTER_CA === undefined) problems.push('CLUSTER_CA: required in Lambda (base64 PEM of the cluster CA)');
   return problems;
 }
 
 function toConfig(env: Env, runtime: Runtime): Config {
-  const useEndpoint = env.CLUSTER_ENDPOINT !== undefined && (runtime === 'lambda' || env.KUBECONFIG === undefined);
+  const useEndpoint = env.CLUSTER_ENDPOINT !== undefined && env.CLUSTER_CA !== undefined && (runtime === 'lambda' || env.KUBECONFIG === undefined);
   return {
     tableName: env.TABLE_NAME,
     clusterName: env.CLUSTER_NAME ?? 'local',
     kube: useEndpoint
-      ? { kind: 'eks', endpoint: env.CLUSTER_ENDPOINT as string, caPem: decodeCa(env.CLUSTER_CA) }
+      ? { kind: 'eks', endpoint: env.CLUSTER_ENDPOINT as string, caData: env.CLUSTER_CA as string }
       : { kind: 'kubeconfig', path: env.KUBECONFIG },
     region: env.AWS_REGION,
     syncPeriodMs: env.SYNC_PERIOD_SECONDS * 1000,
@@ -103,8 +105,4 @@ function toConfig(env: Env, runtime: Runtime): Config {
     metricsNamespace: env.POWERTOOLS_METRICS_NAMESPACE,
     logLevel: env.POWERTOOLS_LOG_LEVEL,
   };
-}
-
-function decodeCa(base64: string | undefined): string | undefined {
-  return base64 === undefined ? undefined : Buffer.from(base64, 'base64').toString('utf8');
 }

@@ -23,7 +23,7 @@ export async function runFullPass(baseDeps: ReconcileDeps, budget: Budget, optio
   const dryRun = options.dryRun === true;
   const deps = dryRun ? { ...baseDeps, store: dryRunStore(baseDeps.store) } : baseDeps;
   const startedAt = deps.clock();
-  const passId = deps.newId();
+  const passId = options.passId ?? deps.newId();
   const cluster = await readCluster(deps);
   const [controllerState, scanned] = await Promise.all([deps.store.getControllerState(), deps.store.scan()]);
   const desired = buildDesiredState(cluster.snapshot, { complete: cluster.complete });

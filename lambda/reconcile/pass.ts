@@ -34,7 +34,7 @@ export function createPassContext(
 /** The plan for one volume on the records as they are now (after a conflicting write). */
 function replanVolume(ctx: PassContext, volumeId: VolumeId): Plan['actions'] {
   const record = ctx.actual.get(volumeId);
-  const actual: ActualState = record === undefined ? new Map() : new Map([[volumeId, record]]);
+  const actual: ActualState = new Map(record === undefined ? [] : [[volumeId, record]]);
   // A full pass may detach from any node (gone ones too); a targeted pass only from the nodes it read.
   const nodes = ctx.desired.scope?.nodes ?? [...new Set([...ctx.desired.nodes.keys(), ...Object.keys(record?.attachments ?? {})])];
   const desired: DesiredState = { ...ctx.desired, scope: { volumes: [volumeId], nodes } };

@@ -18,10 +18,10 @@ export interface Ports {
 
 /** The slice of Powertools' Logger a pass writes to (tests pass a recorder). */
 export interface PassLog {
-  debug(message: string, extra?: object): void;
-  info(message: string, extra?: object): void;
-  warn(message: string, extra?: object): void;
-  error(message: string, extra?: object): void;
+  debug(message: string, ...extra: Record<string, unknown>[]): void;
+  info(message: string, ...extra: Record<string, unknown>[]): void;
+  warn(message: string, ...extra: Record<string, unknown>[]): void;
+  error(message: string, ...extra: Record<string, unknown>[]): void;
 }
 
 export interface ReconcileSettings {
@@ -81,6 +81,8 @@ export interface ActionResult {
 export interface PassOptions {
   /** Plan only: read, plan and report what would be done, change nothing. */
   dryRun?: boolean;
+  /** The id logs and the report carry (one is made up when absent). */
+  passId?: string;
 }
 
 export interface PassReport {

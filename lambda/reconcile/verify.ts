@@ -4,7 +4,7 @@
  * what EC2 says is written onto the records. A failure leaves the pass unverified, never wrong.
  */
 import pLimit from 'p-limit';
-import type { InstanceId, Observations, VolumeId } from '../core/types.js';
+import type { InstanceId, InstanceState, Observations, VolumeId, VolumeObservation } from '../core/types.js';
 import type { PassContext } from './context.js';
 import { applyVolumeObservation, nodesByInstance } from './observe.js';
 
@@ -14,8 +14,8 @@ export async function verifyAgainstEc2(ctx: PassContext, volumeIds: VolumeId[], 
   let observations: Required<Observations>;
   try {
     const [volumes, instances] = await Promise.all([
-      volumeIds.length > 0 ? ctx.deps.blockStorage.describeVolumes(volumeIds) : Promise.resolve(new Map()),
-      instanceIds.length > 0 ? ctx.deps.blockStorage.describeInstances(instanceIds) : Promise.resolve(new Map()),
+      volumeIds.length > 0 ? ctx.deps.blockStorage.describeVolumes(volumeIds) : Promise.resolve(new Map<VolumeId, VolumeObservation>()),
+      instanceIds.length > 0 ? ctx.deps.blockStorage.describeInstances(instanceIds) : Promise.resolve(new Map<InstanceId, InstanceState | 'missing'>()),
     ]);
     observations = { volumes, instances };
   } catch (error) {

@@ -3,6 +3,7 @@ import { ConfigError, loadConfig } from '../../lambda/config.js';
 
 const lambdaEnv = (extra: Record<string, string> = {}) => ({
   TABLE_NAME: 'volumes',
+  AWS_REGION: 'eu-west-1',
   CLUSTER_NAME: 'prod',
   CLUSTER_ENDPOINT: 'https://ABC.gr7.eu-west-1.eks.amazonaws.com',
   CLUSTER_CA: Buffer.from('-----BEGIN CERTIFICATE-----\nxyz\n-----END CERTIFICATE-----\n').toString('base64'),
@@ -34,7 +35,8 @@ describe('loadConfig', () => {
       logLevel: 'INFO',
       plan: { maxWaitForUnmountMs: 360_000, leaseMs: 900_000, massDetachGuard: { maxFraction: 0.5, minAttached: 10 } },
     });
-    expect(config.kube.kind === 'eks' && config.kube.caPem).toContain('BEGIN CERTIFICATE');
+    expect(config.kube.kind === 'eks' && Buffer.from(config.kube.caData, 'base64').toString()).toContain('BEGIN CERTIFICATE');
+    expect(config.region).toBe('eu-west-1');
   });
 
   it.each([
@@ -59,12 +61,16 @@ describe('loadConfig', () => {
   });
 
   it('requires the cluster name and endpoint in Lambda, listing both at once', () => {
-    const problems = problemsOf({ TABLE_NAME: 'volumes' });
-    expect(problems).toEqual([expect.stringContaining('CLUSTER_NAME: required'), expect.stringContaining('CLUSTER_ENDPOINT: required')]);
+    const problems = problemsOf({ TABLE_NAME: 'volumes', AWS_REGION: 'eu-west-1' });
+    expect(problems).toEqual([
+      expect.stringContaining('CLUSTER_NAME: required'),
+      expect.stringContaining('CLUSTER_ENDPOINT: required'),
+      expect.stringContaining('CLUSTER_CA: required'),
+    ]);
   });
 
   it('lets a local run use a kubeconfig instead of the EKS endpoint', () => {
-    const config = loadConfig({ TABLE_NAME: 'volumes', KUBECONFIG: '/tmp/kubeconfig' }, 'local');
+    const config = loadConfig({ TABLE_NAME: 'volumes', AWS_REGION: 'us-east-1', KUBECONFIG: '/tmp/kubeconfig' }, 'local');
     expect(config.kube).toEqual({ kind: 'kubeconfig', path: '/tmp/kubeconfig' });
     expect(config.clusterName).toBe('local');
   });

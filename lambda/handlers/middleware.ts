@@ -1,0 +1,35 @@
+/**
+ * The middy stack every handler shares: Powertools' Lambda context in the logs, metrics flushed
+ * in embedded metric format, and middy's early timeout so a pass that overruns its own deadline
+ * is cut off cleanly before Lambda kills the invocation. The pass itself stops starting work
+ * `SAFETY_MARGIN_MS` before the end (budgetFromContext), well ahead of middy's cut-off.
+ */
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
+import middy from '@middy/core';
+import type { Context } from 'aws-lambda';
+import { sharedTelemetry } from '../composition.js';
+import { budgetFromContext } from '../reconcile/deadline.js';
+import type { Budget } from '../reconcile/types.js';
+
+/** Time a pass keeps back at the end of the invocation to write down what it started. */
+export const SAFETY_MARGIN_MS = 10_000;
+/** middy aborts the handler this long before Lambda's own timeout. */
+export const TIMEOUT_EARLY_MS = 2_000;
+
+type Handler<E, R> = (event: E, context: Context, budget: Budget) => Promise<R>;
+
+export function lambdaHandler<E, R>(handler: Handler<E, R>) {
+  const { logger, metrics } = sharedTelemetry();
+  return middy<E, R>({
+    timeoutEarlyInMillis: TIMEOUT_EARLY_MS,
+    timeoutEarlyResponse: () => {
+      throw new Error('the invocation reached its timeout; unfinished work is left to the next pass');
+    },
+  })
+    .use(injectLambdaContext(logger, { resetKeys: true }))
+    .use(logMetrics(metrics, { captureColdStartMetric: true }))
+    .handler((event, context, { signal }) =>
+      handler(event, context, budgetFromContext(context, Date.now(), { safetyMarginMs: SAFETY_MARGIN_MS, signal })),
+    );
+}

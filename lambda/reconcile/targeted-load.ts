@@ -1,0 +1,116 @@
+/**
+ * What a targeted pass reads: only around its target. The scope it builds follows the core's
+ * rule (guards.ts): `nodes` are nodes whose every pod was read — only there may a detach be
+ * decided — and `volumes` are volumes whose records were loaded. Besides the target's own
+ * node(s), the nodes its volumes are attached to are read too, so a rescheduled pod's volume can
+ * leave its old node in the same pass. Any read failure throws: the event is retried and the
+ * full pass remains the safety net; nothing is decided on a partial read.
+ */
+import { buildDesiredState } from '../core/desired-state.js';
+import type { ClusterSnapshot, KubePod } from '../core/kube.js';
+import { resolvePodVolume } from '../core/pod-volumes.js';
+import { podRefOf } from '../core/pods.js';
+import type { ActualState, DesiredState, NodeName, VolumeId } from '../core/types.js';
+import type { CorruptItem } from '../ports/volume-store.js';
+import { mergeSnapshots, volumeOfUniqueName } from './snapshot.js';
+import type { ReconcileDeps, Target } from './types.js';
+
+export interface TargetedInputs {
+  snapshot: ClusterSnapshot;
+  desired: DesiredState;
+  actual: ActualState;
+  corrupt: CorruptItem[];
+}
+
+interface Reading {
+  parts: Partial<ClusterSnapshot>[];
+  nodesRead: Set<NodeName>;
+  volumes: Set<VolumeId>;
+  actual: ActualState;
+  corrupt: CorruptItem[];
+}
+
+export async function loadTargeted(deps: ReconcileDeps, target: Target): Promise<TargetedInputs> {
+  const reading: Reading = { parts: [], nodesRead: new Set(), volumes: new Set(), actual: new Map(), corrupt: [] };
+  const seedNodes = await seedsOf(deps, target, reading);
+  await loadRecords(deps, reading);
+  // The target's nodes, then the nodes its volumes are attached to (their pods decide a detach there).
+  await readNodes(deps, reading, [...seedNodes, ...attachedNodes(reading.actual, reading.volumes)]);
+  for (const id of volumesOnNodes(mergeSnapshots(reading.parts), reading.nodesRead)) reading.volumes.add(id);
+  await loadRecords(deps, reading);
+  const snapshot = mergeSnapshots(reading.parts);
+  const scope = { volumes: [...reading.volumes].sort(), nodes: [...reading.nodesRead].sort() };
+  return { snapshot, desired: buildDesiredState(snapshot, { complete: true, scope }), actual: reading.actual, corrupt: reading.corrupt };
+}
+
+/** The target's own objects; returns the nodes it names. */
+async function seedsOf(deps: ReconcileDeps, target: Target, reading: Reading): Promise<NodeName[]> {
+  switch (target.kind) {
+    case 'pod': {
+      const closure = await deps.cluster.readPod(target.namespace, target.name);
+      if (closure.pod === undefined) return [];
+      reading.parts.push({ pods: [closure.pod], pvcs: closure.pvcs, pvs: closure.pvs });
+      for (const id of volumesOfPod(closure.pod, mergeSnapshots(reading.parts))) reading.volumes.add(id);
+      return closure.pod.spec?.nodeName ? [closure.pod.spec.nodeName] : [];
+    }
+    case 'node':
+      return [target.name];
+    case 'instance': {
+      // EC2 knows what is attached to the instance; the records name the node(s) it served.
+      for (const observation of await deps.blockStorage.describeInstanceVolumes(target.instanceId)) reading.volumes.add(observation.volumeId);
+      await loadRecords(deps, reading);
+      return [...reading.actual.values()].flatMap((r) => Object.values(r.attachments).filter((a) => a.instanceId === target.instanceId).map((a) => a.nodeName));
+    }
+    case 'volume':
+      reading.volumes.add(target.volumeId);
+      return [];
+  }
+}
+
+async function loadRecords(deps: ReconcileDeps, reading: Reading): Promise<void> {
+  const missing = [...reading.volumes].filter((id) => !reading.actual.has(id)).sort();
+  if (missing.length === 0) return;
+  const loaded = await deps.store.getMany(missing);
+  for (const [id, record] of loaded.records) reading.actual.set(id, record);
+  reading.corrupt.push(...loaded.corrupt);
+}
+
+async function readNodes(deps: ReconcileDeps, reading: Reading, names: NodeName[]): Promise<void> {
+  const fresh = [...new Set(names)].filter((name) => !reading.nodesRead.has(name));
+  await Promise.all(fresh.map(async (name) => {
+    const [node, onNode] = await Promise.all([deps.cluster.readNode(name), deps.cluster.readPodsOnNode(name)]);
+    reading.parts.push({ nodes: node === undefined ? [] : [node], pods: onNode.pods, pvcs: onNode.pvcs, pvs: onNode.pvs });
+    reading.nodesRead.add(name);
+  }));
+}
+
+function attachedNodes(actual: ActualState, volumes: Set<VolumeId>): NodeName[] {
+  return [...volumes].flatMap((id) => Object.keys(actual.get(id)?.attachments ?? {}));
+}
+
+/** Every EBS volume a pod names (terminated or not): the pass must look at it either way. */
+function volumesOfPod(pod: KubePod, snapshot: ClusterSnapshot): VolumeId[] {
+  const pvcs = new Map(snapshot.pvcs.map((pvc) => [`${pvc.metadata.namespace ?? ''}/${pvc.metadata.name ?? ''}`, pvc]));
+  const pvs = new Map(snapshot.pvs.map((pv) => [pv.metadata.name ?? '', pv]));
+  const lookup = { pvc: (ns: string, name: string) => pvcs.get(`${ns}/${name}`), pv: (name: string) => pvs.get(name) };
+  const ref = podRefOf(pod);
+  if (ref === undefined) return [];
+  return (pod.spec?.volumes ?? []).flatMap((volume) => {
+    const resolved = resolvePodVolume(ref, volume, lookup);
+    return resolved.kind === 'ebs' ? [resolved.volumeId] : [];
+  });
+}
+
+/** Volumes the read nodes use or report: their records must be loaded before the plan looks at those nodes. */
+function volumesOnNodes(snapshot: ClusterSnapshot, nodes: Set<NodeName>): VolumeId[] {
+  const ids: VolumeId[] = [];
+  for (const pod of snapshot.pods) if (nodes.has(pod.spec?.nodeName ?? '')) ids.push(...volumesOfPod(pod, snapshot));
+  for (const node of snapshot.nodes) {
+    const names = [...(node.status?.volumesAttached ?? []).map((v) => v.name), ...(node.status?.volumesInUse ?? [])];
+    for (const name of names) {
+      const id = volumeOfUniqueName(name);
+      if (id !== undefined) ids.push(id);
+    }
+  }
+  return ids;
+}
