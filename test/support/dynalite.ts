@@ -8,7 +8,7 @@ export interface LocalTable {
   tableName: string;
   client: DynamoDBClient;
   store: DynamoVolumeStore;
-  /** A store on its own client: another invocation of the controller. */
+  /** A store on its own client (a new one unless given): another invocation of the controller. */
   otherStore: (options?: Partial<DynamoVolumeStoreOptions>) => DynamoVolumeStore;
 }
 
@@ -34,7 +34,7 @@ export function useLocalDynamo() {
       await createVolumeTable(local.client, tableName);
       const store = new DynamoVolumeStore({ client: local.client, tableName, ...options });
       const otherStore = (more: Partial<DynamoVolumeStoreOptions> = {}) =>
-        new DynamoVolumeStore({ client: local.newClient(), tableName, ...options, ...more });
+        new DynamoVolumeStore({ tableName, ...options, ...more, client: more.client ?? local.newClient() });
       return { tableName, client: local.client, store, otherStore };
     },
   };
