@@ -1,0 +1,94 @@
+/**
+ * A local Kubernetes API server for tests and demos: HTTPS with a throwaway CA, bearer-token
+ * auth, the core/v1 and storage.k8s.io/v1 resources the controller uses, fault injection,
+ * kubelet helpers and a request log. See README.md for what it models and what it does not.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Faults } from './faults.js';
+import { defaultNamespaces, ensureNamespace, getObject, listKind, seedObjects } from './fixtures.js';
+import { writeKubeconfig } from './kubeconfig.js';
+import { bindClaim, createKubelet } from './kubelet.js';
+import { Registry } from './registry.js';
+import { RequestLog } from './request-log.js';
+import { createRequestHandler } from './server.js';
+import { VersionedStore } from './store.js';
+import { tlsMaterial } from './tls.js';
+import type { KubeSandbox, KubeSandboxOptions } from './types.js';
+
+export type { KubeSandbox, KubeSandboxOptions, SandboxFaults } from './types.js';
+export type { Kubelet } from './kubelet.js';
+export type { LoggedRequest } from './request-log.js';
+export type { RequestMatch, PaginationBreak } from './faults.js';
+export { outOfServiceTaint } from './kubelet.js';
+
+function hostForUrl(host: string): string {
+  if (host === '0.0.0.0') return '127.0.0.1';
+  if (host === '::') return '[::1]';
+  return host.includes(':') ? `[${host}]` : host;
+}
+
+export async function startKubeSandbox(options: KubeSandboxOptions = {}): Promise<KubeSandbox> {
+  const host = options.host ?? '127.0.0.1';
+  const token = options.token ?? randomBytes(24).toString('base64url');
+  const tls = await tlsMaterial(host);
+  const registry = new Registry(new VersionedStore());
+  for (const namespace of defaultNamespaces) ensureNamespace(registry, namespace);
+  const faults = new Faults();
+  const log = new RequestLog();
+
+  const sandbox: Omit<KubeSandbox, 'url' | 'kubeconfigPath' | 'stop'> = {
+    token,
+    caPem: tls.caPem,
+    seed: objects => void seedObjects(registry, objects),
+    get: (kind, namespace, name) => getObject(registry, kind, namespace, name),
+    list: (kind, namespace) => listKind(registry, kind, namespace),
+    bind: (namespace, claim, volume) => bindClaim(registry, namespace, claim, volume),
+    kubelet: createKubelet(registry),
+    faults: {
+      failNext: (match, count, code, reason) => faults.failNext(match, count, code, reason),
+      latency: (ms, match) => faults.latency(ms, match),
+      breakPagination: (match, pageOptions) => faults.breakPagination(match, pageOptions),
+      clear: () => faults.clear(),
+    },
+    requests: () => log.requests(),
+    counters: () => log.counters(),
+    resetRequests: () => log.reset(),
+    compact: () => registry.store.compact(),
+    resourceVersion: () => String(registry.store.currentRv()),
+  };
+
+  let address = '';
+  const server = createServer({ cert: tls.certPem, key: tls.keyPem }, createRequestHandler({
+    registry, faults, log, token, control: sandbox, serverAddress: () => address,
+  }));
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, host, () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+  address = `${hostForUrl(host)}:${port}`;
+  const url = `https://${address}`;
+
+  const tempDir = options.kubeconfigPath ? undefined : await mkdtemp(join(tmpdir(), 'kube-sandbox-'));
+  const kubeconfigPath = options.kubeconfigPath ?? join(tempDir as string, 'kubeconfig');
+  await writeKubeconfig(kubeconfigPath, { url, caPem: tls.caPem, token });
+
+  const compaction = options.compactionIntervalMs ? setInterval(() => registry.store.compact(), options.compactionIntervalMs).unref() : undefined;
+
+  return {
+    ...sandbox,
+    url,
+    kubeconfigPath,
+    async stop() {
+      clearInterval(compaction);
+      server.closeAllConnections();
+      await new Promise<void>(resolve => server.close(() => resolve()));
+      if (tempDir) await rm(tempDir, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,176 @@
+/**
+ * A versioned key-value store in the manner of etcd: one global revision counter, every
+ * write stamps the object with the new revision as `metadata.resourceVersion`, and old
+ * revisions stay readable until compaction so that a paginated list keeps serving the
+ * snapshot it started from (upstream lists with `continue` read etcd at a fixed revision).
+ */
+import { ApiError } from './status.js';
+
+export interface ObjectMetadata {
+  name?: string;
+  generateName?: string;
+  namespace?: string;
+  uid?: string;
+  resourceVersion?: string;
+  creationTimestamp?: string;
+  deletionTimestamp?: string;
+  deletionGracePeriodSeconds?: number;
+  generation?: number;
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+  finalizers?: string[];
+  [field: string]: unknown;
+}
+
+/** An API object as JSON: only metadata is typed, the rest is read per kind. */
+export interface KubeObject {
+  apiVersion?: string;
+  kind?: string;
+  metadata: ObjectMetadata;
+  [field: string]: unknown;
+}
+
+interface Version {
+  rv: number;
+  object: KubeObject | null; // null: deleted at this revision
+}
+
+export interface ListPage {
+  items: KubeObject[];
+  /** Key to resume from (exclusive), when more items match after this page. */
+  lastKey?: string;
+  /** Items left after this page, counted without filters. */
+  remaining: number;
+}
+
+export interface ListQuery {
+  resource: string;
+  namespace?: string;
+  atRv: number;
+  afterKey?: string;
+  limit?: number;
+  filter: (object: KubeObject) => boolean;
+}
+
+export function objectKey(namespace: string | undefined, name: string): string {
+  return namespace === undefined ? name : `${namespace}/${name}`;
+}
+
+export class VersionedStore {
+  private revision = 0;
+  private compacted = 0;
+  private readonly byResource = new Map<string, Map<string, Version[]>>();
+  private readonly sortedKeys = new Map<string, string[]>();
+
+  currentRv(): number {
+    return this.revision;
+  }
+
+  compactedRv(): number {
+    return this.compacted;
+  }
+
+  /** The live object, or undefined when absent or deleted. A copy: callers may mutate it. */
+  get(resource: string, key: string): KubeObject | undefined {
+    const versions = this.byResource.get(resource)?.get(key);
+    const latest = versions?.at(-1)?.object;
+    return latest ? structuredClone(latest) : undefined;
+  }
+
+  /** Stores `object` (or a deletion when null) at a new revision; returns the stored copy. */
+  put(resource: string, key: string, object: KubeObject | null): KubeObject | null {
+    const rv = ++this.revision;
+    const stored = object ? structuredClone(object) : null;
+    if (stored) stored.metadata.resourceVersion = String(rv);
+    let keys = this.byResource.get(resource);
+    if (!keys) this.byResource.set(resource, (keys = new Map<string, Version[]>()));
+    const versions = keys.get(key);
+    if (versions) versions.push({ rv, object: stored });
+    else {
+      keys.set(key, [{ rv, object: stored }]);
+      this.sortedKeys.delete(resource);
+    }
+    return stored ? structuredClone(stored) : null;
+  }
+
+  /** One page of the snapshot at `atRv`, keys in etcd order (namespace, then name). */
+  list(query: ListQuery): ListPage {
+    if (query.atRv < this.compacted) throw new ApiError(410, 'Expired', `too old resource version: ${query.atRv} (${this.compacted})`);
+    const keys = this.keysOf(query.resource);
+    const prefix = query.namespace === undefined ? '' : `${query.namespace}/`;
+    const versions = this.byResource.get(query.resource);
+    const items: KubeObject[] = [];
+    let lastKey: string | undefined;
+    let index = query.afterKey === undefined ? 0 : firstAfter(keys, query.afterKey);
+    for (; index < keys.length; index++) {
+      const key = keys[index] as string;
+      if (!key.startsWith(prefix)) continue;
+      const object = visibleAt(versions?.get(key), query.atRv);
+      if (!object || !query.filter(object)) continue;
+      if (query.limit !== undefined && items.length === query.limit) break;
+      items.push(structuredClone(object));
+      lastKey = key;
+    }
+    const more = this.countVisible(keys.slice(index), prefix, versions, query);
+    return { items, remaining: more.remaining, ...(more.anyMatch && lastKey !== undefined ? { lastKey } : {}) };
+  }
+
+  /** Forgets revisions older than the current one, as the apiserver's periodic etcd compaction does. */
+  compact(): void {
+    this.compacted = this.revision;
+    for (const [resource, keys] of this.byResource) {
+      for (const [key, versions] of keys) {
+        const latest = versions.at(-1) as Version;
+        if (latest.object === null) keys.delete(key);
+        else keys.set(key, [latest]);
+      }
+      this.sortedKeys.delete(resource);
+    }
+  }
+
+  private countVisible(keys: string[], prefix: string, versions: Map<string, Version[]> | undefined, query: ListQuery) {
+    let remaining = 0;
+    let anyMatch = false;
+    for (const key of keys) {
+      if (!key.startsWith(prefix)) continue;
+      const object = visibleAt(versions?.get(key), query.atRv);
+      if (!object) continue;
+      remaining++;
+      if (!anyMatch && query.filter(object)) anyMatch = true;
+    }
+    return { remaining, anyMatch };
+  }
+
+  private keysOf(resource: string): string[] {
+    let keys = this.sortedKeys.get(resource);
+    if (!keys) {
+      keys = [...(this.byResource.get(resource)?.keys() ?? [])].sort(compareKeys);
+      this.sortedKeys.set(resource, keys);
+    }
+    return keys;
+  }
+}
+
+function compareKeys(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+function firstAfter(keys: string[], after: string): number {
+  let low = 0;
+  let high = keys.length;
+  while (low < high) {
+    const mid = (low + high) >> 1;
+    if ((keys[mid] as string) <= after) low = mid + 1;
+    else high = mid;
+  }
+  return low;
+}
+
+function visibleAt(versions: Version[] | undefined, rv: number): KubeObject | null {
+  if (!versions) return null;
+  for (let i = versions.length - 1; i >= 0; i--) {
+    const version = versions[i] as Version;
+    if (version.rv <= rv) return version.object;
+  }
+  return null;
+}

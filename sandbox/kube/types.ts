@@ -1,0 +1,51 @@
+/** The public face of the sandbox: what `startKubeSandbox` returns. */
+import type { PaginationBreak, RequestMatch } from './faults.js';
+import type { Kubelet } from './kubelet.js';
+import type { LoggedRequest } from './request-log.js';
+
+export interface KubeSandboxOptions {
+  /** 0 or absent: a free port chosen by the OS. */
+  port?: number;
+  /** Bearer token clients must send; random when absent. */
+  token?: string;
+  /** Where to write the kubeconfig; a fresh temporary file when absent (removed on stop). */
+  kubeconfigPath?: string;
+  /** Address to listen on (default 127.0.0.1); also added to the certificate's names. */
+  host?: string;
+  /** Compact (forget old revisions, expiring older continue tokens) this often; off when absent. */
+  compactionIntervalMs?: number;
+}
+
+export interface SandboxFaults {
+  failNext(match: RequestMatch, count: number, code: number, reason?: string): void;
+  latency(ms: number, match?: RequestMatch): void;
+  breakPagination(match: { path: string | RegExp }, options: PaginationBreak): void;
+  clear(): void;
+}
+
+export interface KubeSandbox {
+  url: string;
+  token: string;
+  kubeconfigPath: string;
+  caPem: string;
+  /** Objects with apiVersion/kind/metadata, stored as given (status included); namespace defaults to 'default'. */
+  seed(objects: object[]): void;
+  /** kind as 'Node', 'Pod', 'VolumeAttachment', 'Event' (plural and short names work too). */
+  // Tests read arbitrary fields of fixtures, so these answer `any` as the brief specifies.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  get(kind: string, namespace: string | undefined, name: string): any;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  list(kind: string, namespace?: string): any[];
+  /** The PV controller's part: bind claim `namespace/claim` and PV `volume` to each other. */
+  bind(namespace: string, claim: string, volume: string): void;
+  kubelet: Kubelet;
+  faults: SandboxFaults;
+  requests(): LoggedRequest[];
+  counters(): Record<string, number>;
+  resetRequests(): void;
+  /** Forgets old revisions as etcd compaction does: continue tokens from before the last write expire (410). */
+  compact(): void;
+  /** The current global resourceVersion. */
+  resourceVersion(): string;
+  stop(): Promise<void>;
+}
