@@ -1,10 +1,9 @@
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { PutItemCommand } from '@aws-sdk/client-dynamodb';
+import { DynamoDBClient, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { CorruptItemError, InvalidWriteError } from '../../lambda/adapters/dynamodb/volume-store.js';
+import { CorruptItemError, DynamoVolumeStore, InvalidWriteError } from '../../lambda/adapters/dynamodb/volume-store.js';
 import { beginOperation, completeAttach, completeDetach, isEmpty, markReported } from '../../lambda/core/transitions.js';
 import type { VolumeRecord } from '../../lambda/core/types.js';
-import { meterCapacity } from '../../sandbox/dynamodb.js';
+import { LOCAL_REGION, meterCapacity } from '../../sandbox/dynamodb.js';
 import { useLocalDynamo } from '../support/dynalite.js';
 import { accepted, attachedRecord, attachInput, LEASE, stored, T0, volumeId } from './builders.js';
 
@@ -66,6 +65,27 @@ describe('put', () => {
     const written = stored(await store.put(record));
     expect(await store.get(vol)).toEqual(written);
     expect(written).toEqual({ ...record, version: 1 });
+  });
+});
+
+describe('configuration', () => {
+  it('reaches a local table through the standard AWS_ENDPOINT_URL_DYNAMODB, read by the SDK itself', async () => {
+    const { tableName } = await local.freshTable();
+    const saved = process.env.AWS_ENDPOINT_URL_DYNAMODB;
+    process.env.AWS_ENDPOINT_URL_DYNAMODB = local.running().endpoint;
+    const client = new DynamoDBClient({ region: LOCAL_REGION, credentials: { accessKeyId: 'AKIDLOCAL', secretAccessKey: 'local' } });
+    try {
+      const store = new DynamoVolumeStore({ client, tableName });
+      expect((await store.put(attachedRecord(volumeId(9), 'a', 0))).ok).toBe(true);
+    } finally {
+      client.destroy();
+      if (saved === undefined) delete process.env.AWS_ENDPOINT_URL_DYNAMODB;
+      else process.env.AWS_ENDPOINT_URL_DYNAMODB = saved;
+    }
+  });
+
+  it('needs a table name', () => {
+    expect(() => new DynamoVolumeStore({ client: local.running().client, tableName: '' })).toThrow(/table name/);
   });
 });
 
