@@ -1,6 +1,6 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
-import { Match, type Template } from 'aws-cdk-lib/assertions';
+import type { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../infra/contracts.js';
 import { resourceId, synthesize } from './synth.js';
@@ -78,17 +78,6 @@ describe('controller role', () => {
     expect(granted.sort()).toEqual([...sent('dynamodb'), ...sent('ec2')].sort());
   });
 
-  it('conditions attach and detach on the tag key given in context', () => {
-    const custom = synthesize({ clusterTagKey: 'ebs.csi.aws.com/cluster' }).template;
-    custom.hasResourceProperties('AWS::IAM::Policy', {
-      PolicyDocument: {
-        Statement: Match.arrayWith([Match.objectLike({
-          Sid: 'AttachDetachClusterVolumes',
-          Condition: { Null: { 'aws:ResourceTag/ebs.csi.aws.com/cluster': 'false' } },
-        })]),
-      },
-    });
-  });
 });
 
 describe('scheduler role', () => {

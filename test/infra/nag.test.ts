@@ -1,4 +1,5 @@
 import { App, Validations } from 'aws-cdk-lib';
+import { Annotations, Match } from 'aws-cdk-lib/assertions';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -28,6 +29,12 @@ describe('cdk-nag AwsSolutions', () => {
     expect(report.violations.map((v) => `${v.severity} ${v.ruleName} at ${v.violatingResources.map((r) => r.constructPath).join(', ')}`))
       .toEqual([]);
     expect(report.success).toBe(true);
+  });
+
+  it('leaves no CDK warning or error annotation on the stack either', () => {
+    const annotations = Annotations.fromStack(synthesized.stack);
+    expect(annotations.findError('*', Match.anyValue())).toEqual([]);
+    expect(annotations.findWarning('*', Match.anyValue())).toEqual([]);
   });
 
   it('acknowledges only the wildcards IAM cannot narrow, each with its reason in the template', () => {

@@ -108,11 +108,6 @@ describe('triggers', () => {
     });
   });
 
-  it('takes the schedule from context', () => {
-    const custom = synthesize({ schedule: 'rate(2 minutes)', clusterName: 'other' }).template;
-    custom.hasResourceProperties('AWS::Scheduler::Schedule', { ScheduleExpression: 'rate(2 minutes)' });
-  });
-
   it('creates the exporter\'s bus, named from context, and routes Pod and Node events of the reasons that move volumes', () => {
     template.hasResourceProperties('AWS::Events::EventBus', { Name: 'prod-kubernetes-events' });
     template.hasResourceProperties('AWS::Events::Rule', {

@@ -1,0 +1,82 @@
+/**
+ * Every context key reaches the resource it configures: one synthesis with all of them changed
+ * from their defaults (the other stack tests use the defaults).
+ */
+import { Match, type Template } from 'aws-cdk-lib/assertions';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { Metric } from '../../lambda/observability/metric-names.js';
+import type { AttachDetachStack } from '../../infra/stack.js';
+import { synthesize } from './synth.js';
+
+let template: Template;
+let stack: AttachDetachStack;
+beforeAll(() => {
+  ({ template, stack } = synthesize({
+    clusterName: 'other',
+    certificateAuthority: '',
+    schedule: 'cron(0/2 * * * ? *)',
+    reservedConcurrency: '3',
+    syncPeriodSeconds: '120',
+    maxWaitForUnmountSeconds: 'disabled',
+    eventBusName: 'k8s-events',
+    clusterTagKey: 'ebs.csi.aws.com/cluster',
+    alarmTopicArn: '',
+    fullPassStaleMinutes: '20',
+  }));
+});
+
+const variables = () => Object.values(template.findResources('AWS::Lambda::Function'))
+  .map((fn) => (fn as { Properties: { Environment: { Variables: Record<string, unknown> } } }).Properties.Environment.Variables);
+
+describe('context', () => {
+  it('names the stack after the cluster', () => {
+    expect(stack.stackName).toBe('ebs-attach-detach-other');
+  });
+
+  it('passes cluster name, sync period and the disabled unmount wait to every function, and no CA when none is given', () => {
+    for (const env of variables()) {
+      expect(env).toMatchObject({ CLUSTER_NAME: 'other', SYNC_PERIOD_SECONDS: '120', MAX_WAIT_FOR_UNMOUNT_SECONDS: 'disabled' });
+      expect(env).not.toHaveProperty('CLUSTER_CA');
+    }
+  });
+
+  it('sets the schedule expression', () => {
+    template.hasResourceProperties('AWS::Scheduler::Schedule', { ScheduleExpression: 'cron(0/2 * * * ? *)' });
+  });
+
+  it('reserves the concurrency for each function and caps the SQS pollers at it', () => {
+    template.resourcePropertiesCountIs('AWS::Lambda::Function', { ReservedConcurrentExecutions: 3 }, 3);
+    template.resourcePropertiesCountIs('AWS::Lambda::EventSourceMapping', { ScalingConfig: { MaximumConcurrency: 3 } }, 2);
+  });
+
+  it('names the exporter\'s bus', () => {
+    template.hasResourceProperties('AWS::Events::EventBus', { Name: 'k8s-events' });
+  });
+
+  it('conditions attach and detach on the tag key, and DescribeCluster on the cluster', () => {
+    template.hasResourceProperties('AWS::IAM::Policy', {
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({
+            Sid: 'AttachDetachClusterVolumes',
+            Condition: { Null: { 'aws:ResourceTag/ebs.csi.aws.com/cluster': 'false' } },
+          }),
+          Match.objectLike({ Sid: 'DescribeCluster', Resource: { 'Fn::Join': ['', Match.arrayWith([':cluster/other'])] } }),
+        ]),
+      },
+    });
+  });
+
+  it('waits the configured minutes before the no-full-pass alarm', () => {
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      Metrics: Match.arrayWith([Match.objectLike({
+        Id: 'fullPasses', MetricStat: Match.objectLike({ Metric: Match.objectLike({ MetricName: Metric.PassDuration }), Period: 1200 }),
+      })]),
+    });
+  });
+
+  it('only changes alarm states when no topic is configured', () => {
+    template.resourcePropertiesCountIs('AWS::CloudWatch::Alarm', { AlarmActions: Match.anyValue() }, 0);
+    template.resourcePropertiesCountIs('AWS::CloudWatch::Alarm', { OKActions: Match.anyValue() }, 0);
+  });
+});
