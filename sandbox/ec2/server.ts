@@ -83,6 +83,11 @@ export async function startLocalEc2(options: LocalEc2Options = {}): Promise<Loca
       const reply = await dispatch({ world, faults, throttle, counters }, { body, query: url.search.slice(1), authorization: request.headers.authorization });
       response.writeHead(reply.status, { 'content-type': 'text/xml;charset=UTF-8', 'x-amzn-requestid': reply.requestId });
       response.end(reply.body);
+    }).catch((error: unknown) => {
+      // A broken request stream: answer if still possible, never crash the server.
+      console.error('local EC2: request failed', error);
+      if (!response.headersSent) response.writeHead(500);
+      response.end();
     });
   });
   await new Promise<void>((resolve) => server.listen(options.port ?? 0, options.host ?? '127.0.0.1', resolve));
