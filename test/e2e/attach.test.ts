@@ -1,0 +1,37 @@
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { Controller } from '../../lambda/composition.js';
+import { handler as scheduled } from '../../lambda/handlers/scheduled.js';
+import { startWorld, type World } from '../../sandbox/world.js';
+import { lambdaContext, wireHandlers } from '../support/lambda.js';
+
+vi.hoisted(() => Object.assign(process.env, { POWERTOOLS_METRICS_DISABLED: 'true', POWERTOOLS_LOG_LEVEL: 'ERROR' }));
+
+let world: World;
+let controller: Controller;
+
+beforeAll(async () => {
+  world = await startWorld({ nodes: 2 });
+  controller = wireHandlers(world);
+});
+afterAll(async () => {
+  await controller?.close();
+  await world?.stop();
+});
+
+describe('a full pass through the scheduled handler', () => {
+  it('attaches the volume of a scheduled pod and reports it on the node and its VolumeAttachment', async () => {
+    const volume = await world.createVolume({ name: 'data-db-0' });
+    world.addPod('db-0', volume, 'node-1');
+
+    const result = await scheduled({ pass: 'full' }, lambdaContext());
+
+    expect(result).toMatchObject({ converged: true, actions: 1 });
+    expect(world.ec2.counters().calls).toMatchObject({ AttachVolume: 1 });
+    const node = world.kube.get('Node', undefined, 'node-1');
+    expect(node.status.volumesAttached).toEqual([{ name: volume.uniqueName, devicePath: '/dev/xvdaa' }]);
+    const [va] = world.kube.list('VolumeAttachment');
+    expect(va).toMatchObject({ spec: { nodeName: 'node-1', source: { persistentVolumeName: volume.pvName } }, status: { attached: true, attachmentMetadata: { devicePath: '/dev/xvdaa' } } });
+    const events = world.kube.list('Event', 'default').filter((e: { reason: string }) => e.reason === 'SuccessfulAttachVolume');
+    expect(events).toHaveLength(1);
+  });
+});
