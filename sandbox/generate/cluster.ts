@@ -71,7 +71,8 @@ function statefulIdentity(builder: Builder, k: number) {
   const set = Math.floor(k / STATEFUL_SET_SIZE);
   const namespace = NAMESPACES[set % NAMESPACES.length] as string;
   if (set % 5 === 4) {
-    const app = `${SINGLE_REPLICA_APPS[set % SINGLE_REPLICA_APPS.length]}-${set}`;
+    // A Deployment of one replica per claim: each such pod is its own app.
+    const app = `${SINGLE_REPLICA_APPS[k % SINGLE_REPLICA_APPS.length]}-${k}`;
     const replicaSet = `${app}-${builder.random.hex(10)}`;
     return { namespace, app, owner: builder.owner('ReplicaSet', replicaSet), name: `${replicaSet}-${podSuffix(builder.random)}`, claim: `${app}-data` };
   }
