@@ -1,0 +1,109 @@
+import { readFileSync } from 'node:fs';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { useController } from '../../lambda/composition.js';
+import { handler as clusterEvent } from '../../lambda/handlers/cluster-event.js';
+import { handler as ec2Event } from '../../lambda/handlers/ec2-event.js';
+import { handler as scheduled } from '../../lambda/handlers/scheduled.js';
+import { lambdaContext, sqsBatch } from '../support/lambda.js';
+import { recordingController, type RecordingController } from '../support/recording-controller.js';
+
+vi.hoisted(() => Object.assign(process.env, { POWERTOOLS_LOG_LEVEL: 'SILENT', CLUSTER_NAME: 'test' }));
+
+const fixture = (name: string): Record<string, unknown> => JSON.parse(readFileSync(new URL(`fixtures/${name}.json`, import.meta.url), 'utf8')) as Record<string, unknown>;
+const withPod = (name: string) => {
+  const event = fixture('kubernetes-event-pod-scheduled');
+  const detail = event.detail as { involvedObject: { name: string } };
+  return { ...event, detail: { ...detail, involvedObject: { ...detail.involvedObject, name } } };
+};
+
+let controller: RecordingController;
+let emitted: string[];
+
+beforeEach(() => {
+  controller = recordingController({ failTargets: ['pod/default/broken'] });
+  useController(controller);
+  emitted = [];
+  vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
+    emitted.push(String(chunk));
+    return true;
+  });
+});
+afterEach(() => {
+  vi.restoreAllMocks();
+  useController(undefined);
+});
+
+/** Embedded-metric-format lines carrying `name`, as CloudWatch would read them from the log. */
+const metricLines = (name: string) => emitted.flatMap((line) => line.split('\n')).filter((l) => l.includes('"_aws"') && l.includes(`"${name}"`)).map((l) => JSON.parse(l) as Record<string, unknown>);
+
+describe('cluster-event handler', () => {
+  it('runs one targeted pass per pod or node, however many events name it', async () => {
+    const batch = sqsBatch([fixture('kubernetes-event-pod-scheduled'), fixture('kubernetes-event-pod-scheduled'), fixture('kubernetes-event-node-not-ready')]);
+
+    const response = await clusterEvent(batch, lambdaContext());
+
+    expect(controller.targets.sort()).toEqual(['node/node-1', 'pod/default/db-0']);
+    expect(response).toEqual({ batchItemFailures: [] });
+  });
+
+  it.each([
+    ['a Pod event without a namespace', fixture('kubernetes-event-pod-without-namespace')],
+    ['an event about a Deployment', fixture('kubernetes-event-deployment')],
+    ['a body that is not JSON', '{"detail-type": '],
+    ['an EC2 event on the cluster queue', fixture('ec2-instance-stopped')],
+  ])('rejects %s: logged, counted as Rejected (Source=event), acknowledged, no pass', async (_name, body) => {
+    const response = await clusterEvent(sqsBatch([body, fixture('kubernetes-event-node-not-ready')]), lambdaContext());
+
+    expect(controller.targets).toEqual(['node/node-1']);
+    expect(response).toEqual({ batchItemFailures: [] });
+    expect(metricLines('Rejected')).toEqual([expect.objectContaining({ Rejected: 1, Source: 'event', ClusterName: 'test' })]);
+  });
+
+  it('reports for retry exactly the records whose pass failed', async () => {
+    const batch = sqsBatch([withPod('db-0'), withPod('broken'), withPod('broken'), fixture('kubernetes-event-deployment')]);
+
+    const response = await clusterEvent(batch, lambdaContext());
+
+    expect(response).toEqual({ batchItemFailures: [{ itemIdentifier: 'm-2' }, { itemIdentifier: 'm-3' }] });
+  });
+});
+
+describe('ec2-event handler', () => {
+  it('runs a targeted pass for the instance of a stop', async () => {
+    const response = await ec2Event(sqsBatch([fixture('ec2-instance-stopped'), fixture('ec2-instance-stopped')]), lambdaContext());
+
+    expect(controller.targets).toEqual(['instance/i-1234567890abcdef0']);
+    expect(response).toEqual({ batchItemFailures: [] });
+  });
+
+  it('acknowledges states that need nothing (running) without a pass or a rejection', async () => {
+    await ec2Event(sqsBatch([fixture('ec2-instance-running')]), lambdaContext());
+
+    expect(controller.targets).toEqual([]);
+    expect(metricLines('Rejected')).toEqual([]);
+  });
+
+  it('rejects an event whose instance id is malformed', async () => {
+    const response = await ec2Event(sqsBatch([fixture('ec2-bad-instance-id')]), lambdaContext());
+
+    expect(controller.targets).toEqual([]);
+    expect(response).toEqual({ batchItemFailures: [] });
+    expect(metricLines('Rejected')).toHaveLength(1);
+  });
+});
+
+describe('scheduled handler', () => {
+  it('runs one full pass for the scheduler\'s payload', async () => {
+    const result = await scheduled(fixture('scheduler-full-pass'), lambdaContext());
+
+    expect(result).toMatchObject({ converged: true, actions: 0 });
+    expect(controller.fullPasses).toBe(1);
+  });
+
+  it('rejects a payload asking for something else, without a pass', async () => {
+    const result = await scheduled({ pass: 'everything' }, lambdaContext());
+
+    expect(result).toMatchObject({ converged: false, rejected: expect.stringContaining('pass') });
+    expect(controller.fullPasses).toBe(0);
+  });
+});

@@ -1,0 +1,37 @@
+/** A controller that records the passes it is asked for (handler tests: parsing, dedupe, failure mapping). */
+import { sharedTelemetry, type Controller } from '../../lambda/composition.js';
+import { loadConfig } from '../../lambda/config.js';
+import { targetKey } from '../../lambda/reconcile/targets.js';
+import type { PassReport, Ports, Target } from '../../lambda/reconcile/types.js';
+
+export interface RecordingController extends Controller {
+  targets: string[];
+  fullPasses: number;
+}
+
+export function recordingController(options: { failTargets?: string[] } = {}): RecordingController {
+  const report = (kind: PassReport['kind'], target?: Target): PassReport => ({
+    passId: `pass-${kind}`, kind, ...(target ? { target } : {}), startedAt: 0, durationMs: 1, dryRun: false, clusterComplete: true,
+    verified: false, seeded: false, desiredAttachments: 0, actualAttachments: 0, actions: [], heldBack: [], deferred: [], results: [],
+    expiredOperations: 0, problems: [], reportErrors: [], converged: true,
+  });
+  const controller: RecordingController = {
+    ...sharedTelemetry(),
+    config: loadConfig({ TABLE_NAME: 'volumes', AWS_REGION: 'us-east-1' }, 'local'),
+    ports: {} as Ports,
+    targets: [],
+    fullPasses: 0,
+    fullPass: () => {
+      controller.fullPasses++;
+      return Promise.resolve(report('full'));
+    },
+    targetedPass: (target) => {
+      const key = targetKey(target);
+      controller.targets.push(key);
+      if (options.failTargets?.includes(key)) return Promise.reject(new Error(`store unavailable during ${key}`));
+      return Promise.resolve(report('targeted', target));
+    },
+    close: () => Promise.resolve(),
+  };
+  return controller;
+}
