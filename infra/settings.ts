@@ -10,8 +10,8 @@ export interface StackSettings {
   clusterName: string;
   /** https URL of the cluster's API server (`CLUSTER_ENDPOINT`). */
   apiEndpoint: string;
-  /** Base64 of the cluster CA's PEM (`CLUSTER_CA`); absent means the system trust store. */
-  certificateAuthority?: string;
+  /** Base64 of the cluster CA's PEM (`CLUSTER_CA`), as `aws eks describe-cluster` returns it. */
+  certificateAuthority: string;
   /** EventBridge Scheduler expression of the full pass, e.g. `rate(1 minute)`. */
   schedule: string;
   /** Reserved concurrency of each function (also the SQS pollers' maximum concurrency). */
@@ -54,7 +54,8 @@ const schema = z.object({
   // EKS cluster names: 1-100 characters, alphanumerics, hyphens and underscores, starting alphanumeric.
   clusterName: z.string().regex(/^[0-9A-Za-z][A-Za-z0-9_-]{0,99}$/, 'must be an EKS cluster name'),
   apiEndpoint: z.url({ protocol: /^https$/, error: 'must be an https URL' }),
-  certificateAuthority: optional(pemCertificate),
+  // The functions refuse to start without it: the EKS API server's certificate is signed by it.
+  certificateAuthority: pemCertificate,
   schedule: z.string().regex(/^(rate|cron)\(.+\)$/, 'must be an EventBridge Scheduler rate(…) or cron(…) expression').default('rate(1 minute)'),
   // The SQS event source's maximum concurrency cannot be below 2.
   reservedConcurrency: positiveInt(1000).min(2, 'must be at least 2 (the SQS pollers\' floor)').default(5),

@@ -96,7 +96,7 @@ export function controllerEnvironment(settings: StackSettings, tableName: string
     TABLE_NAME: tableName,
     CLUSTER_NAME: settings.clusterName,
     CLUSTER_ENDPOINT: settings.apiEndpoint,
-    ...(settings.certificateAuthority ? { CLUSTER_CA: settings.certificateAuthority } : {}),
+    CLUSTER_CA: settings.certificateAuthority,
     SYNC_PERIOD_SECONDS: String(settings.syncPeriodSeconds),
     MAX_WAIT_FOR_UNMOUNT_SECONDS: String(settings.maxWaitForUnmountSeconds),
     // A lease outlives its holder's deadline: only a dead holder's lease expires.

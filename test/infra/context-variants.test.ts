@@ -13,7 +13,6 @@ let stack: AttachDetachStack;
 beforeAll(() => {
   ({ template, stack } = synthesize({
     clusterName: 'other',
-    certificateAuthority: '',
     schedule: 'cron(0/2 * * * ? *)',
     reservedConcurrency: '3',
     syncPeriodSeconds: '120',
@@ -33,10 +32,9 @@ describe('context', () => {
     expect(stack.stackName).toBe('ebs-attach-detach-other');
   });
 
-  it('passes cluster name, sync period and the disabled unmount wait to every function, and no CA when none is given', () => {
+  it('passes cluster name, sync period and the disabled unmount wait to every function', () => {
     for (const env of variables()) {
       expect(env).toMatchObject({ CLUSTER_NAME: 'other', SYNC_PERIOD_SECONDS: '120', MAX_WAIT_FOR_UNMOUNT_SECONDS: 'disabled' });
-      expect(env).not.toHaveProperty('CLUSTER_CA');
     }
   });
 

@@ -4,14 +4,14 @@ import { TEST_CA } from './synth.js';
 
 /** A context lookup over a plain object, like `app.node.tryGetContext`. */
 const lookup = (context: Record<string, unknown>) => (key: ContextKey) => context[key];
-const minimal = { clusterName: 'prod', apiEndpoint: 'https://ABC123.gr7.eu-west-1.eks.amazonaws.com' };
+const minimal = { clusterName: 'prod', apiEndpoint: 'https://ABC123.gr7.eu-west-1.eks.amazonaws.com', certificateAuthority: TEST_CA };
 
 describe('readSettings', () => {
-  it('fills the documented defaults from cluster name and endpoint alone', () => {
+  it('fills the documented defaults from cluster name, endpoint and CA alone', () => {
     expect(readSettings(lookup(minimal))).toEqual({
       clusterName: 'prod',
       apiEndpoint: 'https://ABC123.gr7.eu-west-1.eks.amazonaws.com',
-      certificateAuthority: undefined,
+      certificateAuthority: TEST_CA,
       schedule: 'rate(1 minute)',
       reservedConcurrency: 5,
       syncPeriodSeconds: 60,
@@ -33,27 +33,28 @@ describe('readSettings', () => {
     });
   });
 
-  it('keeps explicit bus name, tag key, CA and alarm topic', () => {
+  it('keeps explicit bus name, tag key and alarm topic', () => {
     const settings = readSettings(lookup({
-      ...minimal, eventBusName: 'k8s-events', clusterTagKey: 'ebs.csi.aws.com/cluster', certificateAuthority: TEST_CA,
+      ...minimal, eventBusName: 'k8s-events', clusterTagKey: 'ebs.csi.aws.com/cluster',
       alarmTopicArn: 'arn:aws:sns:eu-west-1:123456789012:ops',
     }));
     expect(settings).toMatchObject({
-      eventBusName: 'k8s-events', clusterTagKey: 'ebs.csi.aws.com/cluster', certificateAuthority: TEST_CA,
-      alarmTopicArn: 'arn:aws:sns:eu-west-1:123456789012:ops',
+      eventBusName: 'k8s-events', clusterTagKey: 'ebs.csi.aws.com/cluster', alarmTopicArn: 'arn:aws:sns:eu-west-1:123456789012:ops',
     });
   });
 
   it('treats empty placeholders (cdk.json "", `-c key=`) as unset', () => {
-    const settings = readSettings(lookup({ ...minimal, certificateAuthority: '', eventBusName: '', alarmTopicArn: '' }));
-    expect(settings.certificateAuthority).toBeUndefined();
-    expect(settings.eventBusName).toBe('prod-kubernetes-events');
+    const settings = readSettings(lookup({ ...minimal, clusterTagKey: '', eventBusName: '', alarmTopicArn: '' }));
+    expect(settings).toMatchObject({
+      eventBusName: 'prod-kubernetes-events', clusterTagKey: 'kubernetes.io/cluster/prod', alarmTopicArn: undefined,
+    });
   });
 
   it.each([
     ['a missing cluster name', { clusterName: undefined }, 'clusterName'],
     ['a cluster name EKS would refuse', { clusterName: '-bad name' }, 'clusterName'],
     ['a plain-http endpoint', { apiEndpoint: 'http://10.0.0.1' }, 'apiEndpoint'],
+    ['a missing CA (the functions cannot trust the API server without it)', { certificateAuthority: '' }, 'certificateAuthority'],
     ['a CA that is not a base64 PEM', { certificateAuthority: 'bm90IGEgY2VydA==' }, 'certificateAuthority'],
     ['a schedule that is not rate() or cron()', { schedule: 'every minute' }, 'schedule'],
     ['reserved concurrency below the SQS pollers\' floor', { reservedConcurrency: 1 }, 'reservedConcurrency'],

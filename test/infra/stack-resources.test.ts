@@ -1,6 +1,7 @@
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { CLUSTER_EVENT_REASONS } from '../../infra/contracts.js';
+import { loadConfig } from '../../lambda/config.js';
 import { TEST_CA, resourceId, synthesize } from './synth.js';
 
 let template: Template;
@@ -75,6 +76,21 @@ describe('functions', () => {
       });
     }
   });
+
+  it.each(['ScheduledPassFunction', 'ClusterEventPassFunction', 'Ec2EventPassFunction'])(
+    '%s: the handlers\' own configuration loader accepts its environment as a Lambda one', (name) => {
+      const variables = (functionProperties(name)?.Environment as { Variables: Record<string, unknown> }).Variables;
+      const env = { ...variables, TABLE_NAME: 'state-table', AWS_REGION: 'eu-west-1' } as Record<string, string>;
+      const config = loadConfig(env, 'lambda');
+      expect(config).toMatchObject({
+        tableName: 'state-table',
+        clusterName: 'prod',
+        kube: { kind: 'eks', endpoint: 'https://ABC123.gr7.eu-west-1.eks.amazonaws.com', caData: TEST_CA },
+        serviceName: 'ebs-attach-detach',
+        metricsNamespace: 'EbsAttachDetach',
+      });
+      expect(config.plan.leaseMs).toBe(Number(env.LEASE_SECONDS) * 1000);
+    });
 
   it('keeps each function\'s logs for a month in its own log group', () => {
     template.resourcePropertiesCountIs('AWS::Logs::LogGroup', { RetentionInDays: 30 }, 3);
