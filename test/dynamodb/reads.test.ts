@@ -53,7 +53,7 @@ describe('scan', () => {
     const { otherStore } = await seededTable();
     const scanner = local.running().newClient();
     const scanned = countScannedItems(scanner);
-    const faults = injectDynamoFaults(scanner, {});
+    const faults = injectDynamoFaults(scanner, {}); // no faults: it only counts the pages asked for
     const { records, corrupt } = await otherStore({ client: scanner, scanPageSize: 250 }).scan({ segments });
     expect(corrupt).toEqual([]);
     expect([...records.keys()].sort()).toEqual(ids(VOLUMES).sort());
