@@ -6,6 +6,7 @@ import { applyObservation, seedUncertain } from '../core/transitions.js';
 import type { DesiredState, InstanceId, NodeName, VolumeId, VolumeObservation } from '../core/types.js';
 import type { PassContext } from './context.js';
 import { writeRecord } from './records.js';
+import { volumeOfUniqueName } from './snapshot.js';
 
 /** Instance → node for every node the desired state knows, so EC2 attachments can be named. */
 export function nodesByInstance(desired: Pick<DesiredState, 'nodes'>): Map<InstanceId, NodeName> {
@@ -16,13 +17,16 @@ export function nodesByInstance(desired: Pick<DesiredState, 'nodes'>): Map<Insta
 
 /**
  * Corrects one volume's record with EC2's view. A volume with no record that EC2 shows attached
- * to a known node is recorded (`uncertain`, then corrected) so it can be reported or detached.
+ * to a known node is recorded (`uncertain`, then corrected) so it can be reported or detached —
+ * but only a volume the cluster uses or reports: an instance's root volume, or any volume the
+ * cluster knows nothing of, is never taken over (it would look unneeded and be detached).
  */
 export async function applyVolumeObservation(ctx: PassContext, observation: VolumeObservation, byInstance: Map<InstanceId, NodeName>): Promise<void> {
   const now = ctx.deps.clock();
   const volumeId = observation.volumeId;
   let record = ctx.actual.get(volumeId);
   if (record === undefined) {
+    if (!clusterKnows(ctx, volumeId)) return;
     const first = observation.attachments.find((a) => a.state !== 'detached' && byInstance.has(a.instanceId));
     if (first === undefined) return;
     const seeded = seedUncertain(undefined, { volumeId, nodeName: byInstance.get(first.instanceId) as string, instanceId: first.instanceId, device: first.device }, now);
@@ -35,6 +39,15 @@ export async function applyVolumeObservation(ctx: PassContext, observation: Volu
   for (const attachment of [...Object.keys(record.attachments), ...Object.keys(ctx.actual.get(volumeId)?.attachments ?? {})]) {
     ctx.touched.add(`${volumeId}|${attachment}`);
   }
+}
+
+function clusterKnows(ctx: PassContext, volumeId: VolumeId): boolean {
+  if (ctx.desired.attachments.some((a) => a.volumeId === volumeId)) return true;
+  for (const view of ctx.desired.nodes.values()) {
+    const names = [...view.volumesAttached.map((v) => v.name), ...view.volumesInUse];
+    if (names.some((name) => volumeOfUniqueName(name) === volumeId)) return true;
+  }
+  return false;
 }
 
 /** DescribeVolumes for one volume (e.g. after `attached-elsewhere`), applied to its record. */

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Controller } from '../../lambda/composition.js';
 import { handler as scheduled } from '../../lambda/handlers/scheduled.js';
 import { startWorld, type World } from '../../sandbox/world.js';
+import { eventReasons, reportedOn, volumeAttachments } from '../support/kube-reads.js';
 import { lambdaContext, wireHandlers } from '../support/lambda.js';
 
 vi.hoisted(() => Object.assign(process.env, { POWERTOOLS_METRICS_DISABLED: 'true', POWERTOOLS_LOG_LEVEL: 'ERROR' }));
@@ -27,11 +28,9 @@ describe('a full pass through the scheduled handler', () => {
 
     expect(result).toMatchObject({ converged: true, actions: 1 });
     expect(world.ec2.counters().calls).toMatchObject({ AttachVolume: 1 });
-    const node = world.kube.get('Node', undefined, 'node-1');
-    expect(node.status.volumesAttached).toEqual([{ name: volume.uniqueName, devicePath: '/dev/xvdaa' }]);
-    const [va] = world.kube.list('VolumeAttachment');
+    expect(reportedOn(world, 'node-1')).toEqual([{ name: volume.uniqueName, devicePath: '/dev/xvdaa' }]);
+    const [va] = volumeAttachments(world);
     expect(va).toMatchObject({ spec: { nodeName: 'node-1', source: { persistentVolumeName: volume.pvName } }, status: { attached: true, attachmentMetadata: { devicePath: '/dev/xvdaa' } } });
-    const events = world.kube.list('Event', 'default').filter((e: { reason: string }) => e.reason === 'SuccessfulAttachVolume');
-    expect(events).toHaveLength(1);
+    expect(eventReasons(world)).toEqual(['SuccessfulAttachVolume']);
   });
 });

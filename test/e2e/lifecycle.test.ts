@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Controller } from '../../lambda/composition.js';
 import { handler as scheduled } from '../../lambda/handlers/scheduled.js';
 import { startWorld, type World, type WorldVolume } from '../../sandbox/world.js';
+import { reportedOn, volumeAttachments } from '../support/kube-reads.js';
 import { lambdaContext, wireHandlers } from '../support/lambda.js';
 
 vi.hoisted(() => Object.assign(process.env, { POWERTOOLS_METRICS_DISABLED: 'true', POWERTOOLS_LOG_LEVEL: 'ERROR' }));
@@ -20,7 +21,7 @@ afterEach(async () => {
 
 const fullPass = () => scheduled({ pass: 'full' }, lambdaContext());
 const ec2Calls = () => world.ec2.counters().calls;
-const reported = (node: string) => (world.kube.get('Node', undefined, node).status.volumesAttached ?? []) as { name: string }[];
+const reported = (node: string) => reportedOn(world, node);
 
 async function attachedDb(node: string): Promise<WorldVolume> {
   const volume = await world.createVolume({ name: 'data-db-0' });
@@ -41,7 +42,7 @@ describe('volumes follow their pods', () => {
     expect(result).toMatchObject({ converged: true });
     expect(ec2Calls()).toMatchObject({ AttachVolume: 1, DetachVolume: 1 });
     expect(reported('node-1')).toEqual([]);
-    expect(world.kube.list('VolumeAttachment')).toEqual([]);
+    expect(volumeAttachments(world)).toEqual([]);
     expect(await controller.ports.store.get(volume.volumeId)).toBeUndefined();
   });
 
@@ -70,7 +71,7 @@ describe('volumes follow their pods', () => {
     expect(calls).toEqual(['DetachVolume', 'AttachVolume']);
     expect(reported('node-1')).toEqual([]);
     expect(reported('node-2')).toEqual([{ name: volume.uniqueName, devicePath: '/dev/xvdaa' }]);
-    expect(world.kube.list('VolumeAttachment').map((va: { spec: { nodeName: string } }) => va.spec.nodeName)).toEqual(['node-2']);
+    expect(volumeAttachments(world).map((va) => va.spec.nodeName)).toEqual(['node-2']);
   });
 
   it('two overlapping passes start one attach between them', async () => {

@@ -3,6 +3,7 @@ import type { Controller } from '../../lambda/composition.js';
 import { beginOperation } from '../../lambda/core/transitions.js';
 import { handler as scheduled } from '../../lambda/handlers/scheduled.js';
 import { startWorld, type World } from '../../sandbox/world.js';
+import { reportedOn } from '../support/kube-reads.js';
 import { lambdaContext, wireHandlers } from '../support/lambda.js';
 
 vi.hoisted(() => Object.assign(process.env, { POWERTOOLS_METRICS_DISABLED: 'true', POWERTOOLS_LOG_LEVEL: 'ERROR' }));
@@ -22,7 +23,7 @@ afterEach(async () => {
 
 const fullPass = () => scheduled({ pass: 'full' }, lambdaContext());
 const ec2Calls = () => world.ec2.counters().calls;
-const reported = (node: string) => (world.kube.get('Node', undefined, node).status.volumesAttached ?? []) as { name: string }[];
+const reported = (node: string) => reportedOn(world, node);
 
 describe('safety (DESIGN §11)', () => {
   it('detaches nothing when the cluster cannot be listed, even though the pod looks gone', async () => {

@@ -1,0 +1,81 @@
+import { StopInstancesCommand } from '@aws-sdk/client-ec2';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { Controller } from '../../lambda/composition.js';
+import { handler as clusterEvent } from '../../lambda/handlers/cluster-event.js';
+import { handler as ec2Event } from '../../lambda/handlers/ec2-event.js';
+import { handler as scheduled } from '../../lambda/handlers/scheduled.js';
+import { startWorld, type World } from '../../sandbox/world.js';
+import { reportedOn, volumeAttachments } from '../support/kube-reads.js';
+import { lambdaContext, sqsBatch, wireHandlers } from '../support/lambda.js';
+
+vi.hoisted(() => Object.assign(process.env, { POWERTOOLS_METRICS_DISABLED: 'true', POWERTOOLS_LOG_LEVEL: 'ERROR' }));
+
+let world: World;
+let controller: Controller;
+
+beforeEach(async () => {
+  world = await startWorld({ nodes: 2 });
+  controller = wireHandlers(world);
+});
+afterEach(async () => {
+  await controller.close();
+  await world.stop();
+});
+
+const envelope = (detailType: string, source: string, detail: object) => ({
+  version: '0', id: crypto.randomUUID(), 'detail-type': detailType, source, account: '123456789012',
+  time: '2026-11-22T08:00:00Z', region: 'us-east-1', resources: [], detail,
+});
+const podEvent = (name: string, reason: string) =>
+  envelope('Kubernetes Event', 'kubernetes-event-exporter', { reason, involvedObject: { kind: 'Pod', namespace: 'default', name } });
+
+describe('targeted passes from events, through the real handlers', () => {
+  it('a Scheduled event attaches the pod\'s volume without a full read of the cluster', async () => {
+    const volume = await world.createVolume({ name: 'data-db-0' });
+    world.addPod('db-0', volume, 'node-1');
+    world.kube.resetRequests();
+
+    const response = await clusterEvent(sqsBatch([podEvent('db-0', 'Scheduled'), podEvent('db-0', 'Pulled')]), lambdaContext());
+
+    expect(response).toEqual({ batchItemFailures: [] });
+    expect(world.ec2.counters().calls.AttachVolume).toBe(1);
+    expect(reportedOn(world, 'node-1')).toEqual([{ name: volume.uniqueName, devicePath: '/dev/xvdaa' }]);
+    expect(volumeAttachments(world)).toHaveLength(1);
+    const lists = world.kube.requests().filter((r) => r.verb === 'list').map((r) => r.path);
+    expect(lists.every((path) => path.includes('/pods'))).toBe(true);
+  });
+
+  it('a stopped instance\'s volumes are detached at once (forced), its root volume left alone', async () => {
+    const volume = await world.createVolume({ name: 'data-db-0' });
+    world.addPod('db-0', volume, 'node-1');
+    await scheduled({ pass: 'full' }, lambdaContext());
+    world.kube.kubelet.setVolumesInUse('node-1', [volume.uniqueName]);
+    world.kube.kubelet.deletePod('default', 'db-0');
+    // The stopped node's kubelet no longer posts status: NotReady, its last volumesInUse still claiming the volume.
+    world.kube.kubelet.setReady('node-1', false);
+    const instanceId = world.nodes[0]!.instanceId;
+    await world.ec2Client.send(new StopInstancesCommand({ InstanceIds: [instanceId] }));
+    await new Promise((resolve) => setTimeout(resolve, 250));
+
+    const event = envelope('EC2 Instance State-change Notification', 'aws.ec2', { 'instance-id': instanceId, state: 'stopped' });
+    const response = await ec2Event(sqsBatch([event]), lambdaContext());
+
+    expect(response).toEqual({ batchItemFailures: [] });
+    expect(world.ec2.requests('DetachVolume').map((r) => r.params)).toEqual([expect.objectContaining({ VolumeId: volume.volumeId, Force: 'true' })]);
+    expect(await controller.ports.store.get(volume.volumeId)).toBeUndefined();
+    expect(volumeAttachments(world)).toEqual([]);
+  });
+
+  it('does not detach when the node status cannot be updated first (the unreport must succeed)', async () => {
+    const volume = await world.createVolume({ name: 'data-db-0' });
+    world.addPod('db-0', volume, 'node-1');
+    await scheduled({ pass: 'full' }, lambdaContext());
+    world.kube.kubelet.deletePod('default', 'db-0');
+    world.kube.faults.failNext({ method: 'PATCH', path: '/api/v1/nodes/node-1/status' }, 20, 403, 'Forbidden');
+
+    const result = await scheduled({ pass: 'full' }, lambdaContext());
+
+    expect(result).toMatchObject({ converged: false });
+    expect(world.ec2.counters().calls.DetachVolume).toBeUndefined();
+  });
+});
