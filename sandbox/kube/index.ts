@@ -78,7 +78,15 @@ export async function startKubeSandbox(options: KubeSandboxOptions = {}): Promis
   const kubeconfigPath = options.kubeconfigPath ?? join(tempDir as string, 'kubeconfig');
   await writeKubeconfig(kubeconfigPath, { url, caPem: tls.caPem, token });
 
-  const compaction = options.compactionIntervalMs ? setInterval(() => registry.store.compact(), options.compactionIntervalMs).unref() : undefined;
+  // Like the apiserver's compactor: each tick compacts to the revision seen at the previous
+  // tick, so a continue token stays usable for at least one interval.
+  let previousTick = registry.store.currentRv();
+  const compaction = options.compactionIntervalMs
+    ? setInterval(() => {
+      registry.store.compact(previousTick);
+      previousTick = registry.store.currentRv();
+    }, options.compactionIntervalMs).unref()
+    : undefined;
 
   return {
     ...sandbox,

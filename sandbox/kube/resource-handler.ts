@@ -51,6 +51,8 @@ export function handleResource(registry: Registry, request: ResourceRequest): Re
   const type = findByResource(info.group, info.version, info.resource);
   if (!type) throw notFoundPath();
   if (info.subresource !== undefined && !(info.subresource === 'status' && type.hasStatus)) throw notFoundPath();
+  // A cluster-scoped type under /namespaces/<ns>/ does not exist (namespaces themselves aside).
+  if (!type.namespaced && info.namespace !== undefined && type.resource !== 'namespaces') throw notFoundPath();
   const namespace = type.namespaced ? info.namespace : undefined;
   if (type.namespaced && info.name !== undefined && namespace === undefined) throw notFoundPath();
   const dryRun = query.getAll('dryRun').includes('All');

@@ -100,7 +100,13 @@ export function createRequestHandler(deps: PipelineDeps): (request: IncomingMess
       deps.log.record(method, info, answer.status, answer.injected === true);
       send(response, answer);
     })().catch((error: unknown) => {
-      if (!response.headersSent) send(response, failure(error));
+      // A request that broke mid-way (client gone, body unreadable) must not take the server down.
+      try {
+        if (!response.headersSent) send(response, failure(error));
+        else response.destroy();
+      } catch {
+        response.destroy();
+      }
     });
   };
 }

@@ -115,14 +115,17 @@ export class VersionedStore {
     return { items, remaining: more.remaining, ...(more.anyMatch && lastKey !== undefined ? { lastKey } : {}) };
   }
 
-  /** Forgets revisions older than the current one, as the apiserver's periodic etcd compaction does. */
-  compact(): void {
-    this.compacted = this.revision;
+  /**
+   * Forgets revisions older than `toRv` (default: the current one), as the apiserver's periodic
+   * etcd compaction does; lists and continue tokens at an older revision then answer 410.
+   */
+  compact(toRv = this.revision): void {
+    this.compacted = Math.max(this.compacted, Math.min(toRv, this.revision));
     for (const [resource, keys] of this.byResource) {
       for (const [key, versions] of keys) {
-        const latest = versions.at(-1) as Version;
-        if (latest.object === null) keys.delete(key);
-        else keys.set(key, [latest]);
+        const kept = prune(versions, this.compacted);
+        if (kept.length === 0) keys.delete(key);
+        else keys.set(key, kept);
       }
       this.sortedKeys.delete(resource);
     }
@@ -164,6 +167,14 @@ function firstAfter(keys: string[], after: string): number {
     else high = mid;
   }
   return low;
+}
+
+/** Keeps the version visible at `rv` (unless it is a deletion) and every later one. */
+function prune(versions: Version[], rv: number): Version[] {
+  let first = versions.length - 1;
+  while (first > 0 && (versions[first] as Version).rv > rv) first--;
+  const kept = versions.slice(first);
+  return kept.length === 1 && (kept[0] as Version).object === null && (kept[0] as Version).rv <= rv ? [] : kept;
 }
 
 function visibleAt(versions: Version[] | undefined, rv: number): KubeObject | null {

@@ -45,6 +45,7 @@ function claim(o: KubeObject): string {
 }
 
 const columns: Record<string, Column[]> = {
+  Namespace: [['Status', o => text(status(o).phase)]],
   Node: [['Status', nodeStatus], ['Volumes Attached', o => asMaps(status(o).volumesAttached).length]],
   Pod: [['Status', o => (o.metadata.deletionTimestamp ? 'Terminating' : text(status(o).phase))], ['Node', o => text(spec(o).nodeName) || '<none>']],
   PersistentVolumeClaim: [['Status', o => text(status(o).phase)], ['Volume', o => text(spec(o).volumeName)]],

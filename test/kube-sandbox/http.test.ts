@@ -48,6 +48,7 @@ describe('errors as Status objects', () => {
   it.each([
     ['a missing object', 'GET', '/api/v1/nodes/ghost', undefined, 404, 'NotFound'],
     ['an unknown resource', 'GET', '/api/v1/widgets', undefined, 404, 'NotFound'],
+    ['a cluster-scoped type under a namespace', 'GET', '/api/v1/namespaces/default/nodes', undefined, 404, 'NotFound'],
     ['a watch', 'GET', '/api/v1/pods?watch=true', undefined, 405, 'MethodNotAllowed'],
     ['an unsupported field selector', 'GET', '/api/v1/pods?fieldSelector=spec.priority%3D1', undefined, 400, 'BadRequest'],
     ['a create in a missing namespace', 'POST', '/api/v1/namespaces/nowhere/pods', pod('nowhere', 'p'), 404, 'NotFound'],

@@ -90,3 +90,22 @@ describe('selectors', () => {
     expect(() => parseFieldSelector('spec.priority=1', pods)).toThrow(/field label not supported: spec.priority/);
   });
 });
+
+describe('compaction', () => {
+  it('to an older revision keeps lists at or after it and expires those before', () => {
+    const store = storeWith(3); // revisions 1..3
+    store.put('pods', 'default/p0', null); // 4: p0 deleted
+    store.put('pods', 'default/p1', pod('p1', { v: '2' })); // 5
+    store.compact(4);
+    expect(codeOf(() => list(store, { resourceVersion: '3', resourceVersionMatch: 'Exact' }))).toBe(410);
+    expect(list(store, { resourceVersion: '4', resourceVersionMatch: 'Exact' }).items.map(p => [p.metadata.name, p.metadata.labels])).toEqual([['p1', {}], ['p2', {}]]);
+    expect(list(store, {}).items.map(p => p.metadata.labels)).toEqual([{ v: '2' }, {}]);
+  });
+
+  it('never moves backwards', () => {
+    const store = storeWith(3);
+    store.compact();
+    store.compact(1);
+    expect(store.compactedRv()).toBe(3);
+  });
+});
