@@ -47,7 +47,7 @@ describe('attach outcomes', () => {
   it('already-attached: EC2 answers VolumeInUse for this very instance (a racing attach); DescribeVolumes tells', async () => {
     const instanceId = await runInstance(client);
     const volumeId = await createVolume(client);
-    ec2.setLatency('DescribeInstances', 50); // both attaches read the instance before either attaches
+    ec2.setLatency('DescribeInstances', 200); // both attaches read the instance before either attaches
     const outcomes = await Promise.all([storage.attach({ volumeId, instanceId }), storage.attach({ volumeId, instanceId })]);
     ec2.setLatency('DescribeInstances', 0);
     const kinds = outcomes.map((outcome) => outcome.kind).sort();
