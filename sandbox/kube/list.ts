@@ -54,7 +54,7 @@ export function listObjects(store: VersionedStore, type: ResourceType, namespace
       throw errors.badRequest('specifying resource version is not allowed when using continue');
     }
     const token = decodeContinue(continueValue);
-    if (token.rv < store.compactedRv()) throw errors.expired();
+    if (token.rv < store.compactedRv()) throw errors.expired(encodeContinue({ ...token, rv: store.currentRv() }));
     ({ rv: atRv, start: afterKey, page } = token);
   } else {
     atRv = snapshotRevision(store, query, limit);

@@ -78,9 +78,12 @@ export const errors = {
   methodNotAllowed: (message: string) => new ApiError(405, 'MethodNotAllowed', message),
   unsupportedMediaType: (contentType: string) =>
     new ApiError(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json (got ${contentType})`),
-  // The real server also returns a fresh "inconsistent" continue token; clients must relist.
-  expired: (message = 'The provided continue parameter is too old to display a consistent list result. Start a new list without the continue parameter.') =>
-    new ApiError(410, 'Expired', message),
+  /** An expired continue token; like upstream, the Status carries a token to go on inconsistently. */
+  expired: (inconsistentContinue?: string) => {
+    const error = new ApiError(410, 'Expired', 'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results, which may be inconsistent.');
+    if (inconsistentContinue) error.status.metadata.continue = inconsistentContinue;
+    return error;
+  },
   gone: (message: string) => new ApiError(410, 'Expired', message),
   tooLargeResourceVersion: (asked: number, current: number) =>
     new ApiError(504, 'Timeout', `Too large resource version: ${asked}, current: ${current}`,

@@ -7,7 +7,7 @@
    tests read stored objects and response bodies as loosely typed JSON, the way the wire sends them */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startKubeSandbox, type KubeSandbox } from '../../sandbox/kube/index.js';
-import { clientsFor, codeOf, merge, node, pod, strategic, volumeAttachment } from './support.js';
+import { clientsFor, codeOf, merge, node, pod, raw, strategic, volumeAttachment } from './support.js';
 
 let sandbox: KubeSandbox;
 let core: ReturnType<typeof clientsFor>['core'];
@@ -70,6 +70,16 @@ describe('pagination', () => {
     sandbox.seed([node('n-compaction')]);
     sandbox.compact();
     expect(await codeOf(core.listPodForAllNamespaces({ limit: 5, _continue: first.metadata?._continue }))).toBe(410);
+  });
+
+  it('hands out, with the 410, a token that goes on with the rest at the current revision', async () => {
+    const first = await core.listPodForAllNamespaces({ limit: 50 });
+    sandbox.seed([node('n-compaction-2')]);
+    sandbox.compact();
+    const expired = await raw(sandbox, 'GET', `/api/v1/pods?limit=50&continue=${first.metadata?._continue}`);
+    expect(expired.body).toMatchObject({ code: 410, reason: 'Expired', metadata: { continue: expect.any(String) } });
+    const rest = await core.listPodForAllNamespaces({ limit: 50, _continue: expired.body.metadata.continue });
+    expect([first.items.length + rest.items.length, rest.metadata?._continue]).toEqual([57, undefined]);
   });
 
   it('selects pods by spec.nodeName across pages', async () => {
