@@ -18,7 +18,7 @@ import { createTelemetry, type Telemetry } from './observability/telemetry.js';
 import { runFullPass } from './reconcile/full-pass.js';
 import { runTargetedPass } from './reconcile/targeted-pass.js';
 import { targetKey } from './reconcile/targets.js';
-import { DEFAULT_WAITS, type Budget, type PassOptions, type PassReport, type Ports, type ReconcileDeps, type Target } from './reconcile/types.js';
+import { DEFAULT_WAITS, type Budget, type PassOptions, type PassReport, type Ports, type ReconcileDeps, type Target, type Waits } from './reconcile/types.js';
 
 export interface Controller extends Telemetry {
   config: Config;
@@ -35,7 +35,7 @@ export interface ControllerOverrides {
   telemetry?: Telemetry;
   clock?: () => number;
   ec2Wait?: Ec2BlockStorageOptions['wait'];
-  waits?: Partial<typeof DEFAULT_WAITS>;
+  waits?: Partial<Waits>;
 }
 
 export function createController(config: Config, overrides: ControllerOverrides = {}): Controller {

@@ -38,7 +38,9 @@ export interface ReconcileSettings {
   reserveMs: number;
 }
 
-export const DEFAULT_WAITS = { maxAttachWaitMs: 60_000, maxDetachWaitMs: 60_000, reserveMs: 3_000 } as const;
+export type Waits = Pick<ReconcileSettings, 'maxAttachWaitMs' | 'maxDetachWaitMs' | 'reserveMs'>;
+
+export const DEFAULT_WAITS: Waits = { maxAttachWaitMs: 60_000, maxDetachWaitMs: 60_000, reserveMs: 3_000 };
 
 export interface ReconcileDeps extends Ports {
   settings: ReconcileSettings;

@@ -1,11 +1,11 @@
 /**
  * VolumeAttachment objects follow the actual state: attached → `status.attached` with the
- * devicePath the EBS node plugin needs; no attachment → deleted; anything in between is left
- * as it is until EC2 settles.
+ * devicePath the EBS node plugin needs; no attachment and not wanted → deleted; anything in
+ * between is left as it is until EC2 settles.
  */
 import type { NodeName, VolumeId } from '../core/types.js';
 import type { VolumeAttachmentRef } from '../ports/cluster.js';
-import { bestEffort, type PassContext } from './context.js';
+import { bestEffort, desiredAttachment, type PassContext } from './context.js';
 
 export function volumeAttachmentRef(ctx: PassContext, volumeId: VolumeId, nodeName: NodeName): VolumeAttachmentRef {
   const pvName = ctx.pvNames.get(volumeId);
@@ -18,6 +18,8 @@ export async function syncVolumeAttachment(ctx: PassContext, volumeId: VolumeId,
   const attachment = ctx.actual.get(volumeId)?.attachments[nodeName];
   const ref = volumeAttachmentRef(ctx, volumeId, nodeName);
   if (attachment === undefined) {
+    // Still wanted (an attach failed or waits): the VolumeAttachment keeps its attachError for the user.
+    if (desiredAttachment(ctx, volumeId, nodeName) !== undefined) return;
     await bestEffort(ctx, `delete VolumeAttachment of ${volumeId} on ${nodeName}`, () => ctx.deps.cluster.deleteVolumeAttachment(ref));
   } else if (attachment.state === 'attached' && attachment.device !== undefined) {
     const status = { attached: true as const, devicePath: attachment.device };

@@ -1,0 +1,136 @@
+import { describe, expect, it } from 'vitest';
+import { runFullPass } from '../../lambda/reconcile/full-pass.js';
+import { runTargetedPass } from '../../lambda/reconcile/targeted-pass.js';
+import type { ReconcileDeps } from '../../lambda/reconcile/types.js';
+import type { ClusterSnapshot, VolumeRecord } from '../../lambda/core/index.js';
+import { attachment, config, instanceOf, node, pod, pv, pvc, record, snapshot, T0, uname, vol } from '../core/builders.js';
+import { FakeBlockStorage, FakeCluster, FakeStore } from '../support/fake-ports.js';
+
+const V = vol(1);
+const quiet = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
+
+/** A pass over fakes at T0; verification is not due (the store says it just ran). */
+function harness(cluster: ClusterSnapshot, records: VolumeRecord[] = []) {
+  const store = new FakeStore();
+  for (const r of records) store.items.set(r.volumeId, structuredClone(r));
+  store.state = { version: 1, lastVerifiedAt: T0, seededAt: T0 };
+  const kube = new FakeCluster(cluster);
+  const ec2 = new FakeBlockStorage();
+  let ids = 0;
+  const deps: ReconcileDeps = {
+    cluster: kube, store, blockStorage: ec2, clock: () => T0, newId: () => `id-${++ids}`, log: quiet,
+    settings: { plan: config(), syncPeriodMs: 60_000, maxConcurrentOperations: 4, maxAttachWaitMs: 5_000, maxDetachWaitMs: 5_000, reserveMs: 1_000 },
+  };
+  return { deps, store, kube, ec2, pass: (deadline = T0 + 60_000) => runFullPass(deps, { deadline }) };
+}
+
+const podOnA = () => snapshot({ nodes: [node('node-a'), node('node-b')], pods: [pod('db-0', { node: 'node-a', claims: ['data'] })], pvcs: [pvc('data')], pvs: [pv('pv-data', { volumeId: V })] });
+const noPods = (inUse: string[] = []) => snapshot({ nodes: [node('node-a', { inUse, attached: [{ name: uname(V), devicePath: '/dev/xvdaa' }] })], pvs: [pv('pv-data', { volumeId: V })] });
+
+describe('executing a plan', () => {
+  it('attaches, records the device, reports the node and the VolumeAttachment, and tells the pod', async () => {
+    const { pass, store, kube, ec2 } = harness(podOnA());
+
+    const report = await pass();
+
+    expect(report.results).toEqual([expect.objectContaining({ kind: 'attach', outcome: 'ok' })]);
+    expect(ec2.calls).toEqual([`attach ${V}`, 'wait attached']);
+    expect(store.items.get(V)?.attachments['node-a']).toMatchObject({ state: 'attached', device: '/dev/xvdaa', reported: true });
+    expect(kube.statusWrites).toEqual([{ node: 'node-a', volumes: [{ name: uname(V), devicePath: '/dev/xvdaa' }] }]);
+    expect(kube.volumeAttachments.get(`${V}|node-a`)).toEqual({ attached: true, devicePath: '/dev/xvdaa' });
+    expect(kube.events.map((e) => e.event)).toEqual([{ type: 'Normal', reason: 'SuccessfulAttachVolume', message: 'AttachVolume.Attach succeeded for volume "pv-data"' }]);
+  });
+
+  it('leaves an attach still attaching at the wait deadline recorded, its lease ended for the next pass to resolve', async () => {
+    const { pass, store, ec2, kube } = harness(podOnA());
+    ec2.waitResult = { state: 'attaching', reachedTarget: false };
+
+    const report = await pass();
+
+    expect(report.results).toEqual([expect.objectContaining({ kind: 'attach', outcome: 'deferred' })]);
+    expect(Object.values(store.items.get(V)?.operations ?? {})).toEqual([expect.objectContaining({ kind: 'attach', leaseExpiresAt: T0 })]);
+    expect(kube.statusWrites).toEqual([]);
+    expect(report.converged).toBe(false);
+  });
+
+  it('records a failed attach with backoff and tells the pod in upstream\'s words', async () => {
+    const { pass, store, ec2, kube } = harness(podOnA());
+    ec2.attachOutcome = { kind: 'failed', code: 'UnauthorizedOperation', message: 'not allowed' };
+
+    await pass();
+
+    const stored = store.items.get(V);
+    expect(stored?.attachments).toEqual({});
+    expect(stored?.backoff['attach:node-a']).toMatchObject({ failures: 1, notBefore: T0 + 500, lastError: 'not allowed' });
+    expect(kube.events.map((e) => e.event.message)).toEqual(['AttachVolume.Attach failed for volume "pv-data" : not allowed']);
+    expect(kube.volumeAttachments.get(`${V}|node-a`)).toEqual({ attached: false, attachError: 'not allowed' });
+  });
+
+  it('writes down where EC2 says the volume is when it answers attached-elsewhere', async () => {
+    const { pass, store, ec2 } = harness(podOnA());
+    ec2.attachOutcome = { kind: 'attached-elsewhere', instanceIds: [instanceOf('node-b')], message: 'vol in use' };
+    ec2.volumes.set(V, { volumeId: V, exists: true, attachments: [{ instanceId: instanceOf('node-b'), state: 'attached', device: '/dev/xvdab' }] });
+
+    await pass();
+
+    expect(Object.keys(store.items.get(V)?.attachments ?? {})).toEqual(['node-b']);
+  });
+
+  it('abandons a detach when the kubelet mounted the volume again since the pass read the node', async () => {
+    const { pass, kube, ec2 } = harness(noPods(), [record(V, [attachment('node-a')])]);
+    kube.liveInUse.set('node-a', [uname(V)]);
+
+    const report = await pass();
+
+    expect(ec2.calls).toEqual([]);
+    expect(report.results).toContainEqual(expect.objectContaining({ kind: 'detach', outcome: 'deferred', detail: 'mounted again since the pass read the node' }));
+  });
+
+  it('never detaches a volume whose removal from the node status failed', async () => {
+    const { pass, kube, ec2 } = harness(noPods(), [record(V, [attachment('node-a')])]);
+    kube.failStatusWrites = true;
+
+    const report = await pass();
+
+    expect(ec2.calls).toEqual([]);
+    expect(report.results.map((r) => [r.kind, r.outcome])).toEqual([['unreport', 'failed'], ['detach', 'deferred']]);
+  });
+
+  it('starts nothing once the pass is past its deadline', async () => {
+    const { pass, ec2, store } = harness(podOnA());
+
+    const report = await pass(T0);
+
+    expect(ec2.calls).toEqual([]);
+    expect(store.items.size).toBe(0);
+    expect(report.results).toEqual([expect.objectContaining({ outcome: 'deferred', detail: 'no time left in this pass' })]);
+  });
+
+  it('re-plans after a conflicting write: another pass attached the volume first, so nothing is called', async () => {
+    const { pass, store, ec2 } = harness(podOnA());
+    store.beforePut = (next) => {
+      store.beforePut = undefined;
+      store.items.set(next.volumeId, { ...record(V, [attachment('node-a')]), version: 1 });
+    };
+
+    const report = await pass();
+
+    expect(ec2.calls).toEqual([]);
+    expect(report.results).toEqual([expect.objectContaining({ kind: 'attach', outcome: 'deferred' })]);
+  });
+
+  it('a targeted pass for a pod reads only that pod, its node and the nodes its volume is on', async () => {
+    const { deps, kube, ec2 } = harness(podOnA());
+    let fullReads = 0;
+    kube.readAll = () => {
+      fullReads++;
+      return Promise.reject(new Error('a targeted pass must not list the cluster'));
+    };
+
+    const report = await runTargetedPass(deps, { kind: 'pod', namespace: 'default', name: 'db-0' }, { deadline: T0 + 60_000 });
+
+    expect(fullReads).toBe(0);
+    expect(ec2.calls).toEqual([`attach ${V}`, 'wait attached']);
+    expect(report).toMatchObject({ kind: 'targeted', converged: true });
+  });
+});

@@ -1,0 +1,127 @@
+/**
+ * In-memory stand-ins for the three ports, for executor unit tests of edge cases that the
+ * sandboxes cannot easily stage. The store keeps the port's contract (CAS on version, fencing).
+ */
+import type { AttachedVolume, ClusterSnapshot } from '../../lambda/core/kube.js';
+import type { InstanceId, InstanceState, VolumeId, VolumeObservation, VolumeRecord } from '../../lambda/core/types.js';
+import type { AttachOutcome, BlockStorage, DetachOutcome, WaitRequest, WaitResult } from '../../lambda/ports/block-storage.js';
+import type { Cluster, ClusterEvent, VolumeAttachmentRef, VolumeAttachmentStatus } from '../../lambda/ports/cluster.js';
+import type { ControllerState, VolumeStore, WriteResult } from '../../lambda/ports/volume-store.js';
+import type { PodRef } from '../../lambda/core/types.js';
+
+export class FakeStore implements VolumeStore {
+  readonly items = new Map<VolumeId, VolumeRecord>();
+  state: ControllerState = { version: 0 };
+  /** Called before each put: lets a test change the item "underneath" the pass. */
+  beforePut?: (next: VolumeRecord) => void;
+
+  get(volumeId: VolumeId) {
+    return Promise.resolve(structuredClone(this.items.get(volumeId)));
+  }
+  getMany(volumeIds: VolumeId[]) {
+    const records = new Map(volumeIds.flatMap((id) => (this.items.has(id) ? [[id, structuredClone(this.items.get(id)!)] as const] : [])));
+    return Promise.resolve({ records, corrupt: [] });
+  }
+  scan() {
+    return Promise.resolve({ records: new Map([...this.items].map(([id, r]) => [id, structuredClone(r)])), corrupt: [] });
+  }
+  put(next: VolumeRecord, fence?: { lockKey: string; operationId: string }): Promise<WriteResult> {
+    this.beforePut?.(next);
+    const stored = this.items.get(next.volumeId);
+    const fenced = fence === undefined || stored?.operations[fence.lockKey]?.id === fence.operationId;
+    if ((stored?.version ?? 0) !== next.version || !fenced) return Promise.resolve({ ok: false, reason: 'conflict' });
+    const record = { ...structuredClone(next), version: next.version + 1 };
+    this.items.set(next.volumeId, record);
+    return Promise.resolve({ ok: true, record: structuredClone(record) });
+  }
+  remove(record: VolumeRecord) {
+    if (this.items.get(record.volumeId)?.version !== record.version) return Promise.resolve({ ok: false as const, reason: 'conflict' as const });
+    this.items.delete(record.volumeId);
+    return Promise.resolve({ ok: true as const });
+  }
+  getControllerState() {
+    return Promise.resolve({ ...this.state });
+  }
+  putControllerState(next: ControllerState) {
+    if (next.version !== this.state.version) return Promise.resolve({ ok: false });
+    this.state = { ...next, version: next.version + 1 };
+    return Promise.resolve({ ok: true });
+  }
+}
+
+export class FakeCluster implements Cluster {
+  readonly events: { pod: PodRef; event: ClusterEvent }[] = [];
+  readonly statusWrites: { node: string; volumes: AttachedVolume[] }[] = [];
+  readonly volumeAttachments = new Map<string, VolumeAttachmentStatus>();
+  /** volumesInUse as a live GET answers it (defaults to the snapshot's). */
+  liveInUse = new Map<string, string[]>();
+  failStatusWrites = false;
+
+  constructor(public snapshot: ClusterSnapshot) {}
+
+  readAll() {
+    return Promise.resolve(structuredClone(this.snapshot));
+  }
+  readPod(namespace: string, name: string) {
+    const pod = this.snapshot.pods.find((p) => p.metadata.namespace === namespace && p.metadata.name === name);
+    return Promise.resolve({ ...(pod ? { pod } : {}), pvcs: this.snapshot.pvcs, pvs: this.snapshot.pvs });
+  }
+  readPodsOnNode(nodeName: string) {
+    return Promise.resolve({ pods: this.snapshot.pods.filter((p) => p.spec?.nodeName === nodeName), pvcs: this.snapshot.pvcs, pvs: this.snapshot.pvs });
+  }
+  readNode(name: string) {
+    return Promise.resolve(this.snapshot.nodes.find((n) => n.metadata.name === name));
+  }
+  volumesInUse(nodeName: string) {
+    const node = this.snapshot.nodes.find((n) => n.metadata.name === nodeName);
+    return Promise.resolve(this.liveInUse.get(nodeName) ?? node?.status?.volumesInUse ?? undefined);
+  }
+  setVolumesAttached(nodeName: string, volumes: AttachedVolume[]) {
+    if (this.failStatusWrites) return Promise.reject(new Error('nodes/status is forbidden'));
+    this.statusWrites.push({ node: nodeName, volumes });
+    return Promise.resolve('updated' as const);
+  }
+  upsertVolumeAttachment(ref: VolumeAttachmentRef, status: VolumeAttachmentStatus) {
+    this.volumeAttachments.set(`${ref.volumeId}|${ref.nodeName}`, status);
+    return Promise.resolve();
+  }
+  deleteVolumeAttachment(ref: VolumeAttachmentRef) {
+    this.volumeAttachments.delete(`${ref.volumeId}|${ref.nodeName}`);
+    return Promise.resolve();
+  }
+  recordEvent(pod: PodRef, event: ClusterEvent) {
+    this.events.push({ pod, event });
+    return Promise.resolve();
+  }
+}
+
+/** EC2 whose answers the test scripts; unscripted calls succeed at once. */
+export class FakeBlockStorage implements BlockStorage {
+  readonly calls: string[] = [];
+  attachOutcome: AttachOutcome = { kind: 'started', device: '/dev/xvdaa' };
+  detachOutcome: DetachOutcome = { kind: 'started' };
+  waitResult?: WaitResult;
+  volumes = new Map<VolumeId, VolumeObservation>();
+
+  attach(request: { volumeId: VolumeId }) {
+    this.calls.push(`attach ${request.volumeId}`);
+    return Promise.resolve(this.attachOutcome);
+  }
+  detach(request: { volumeId: VolumeId }) {
+    this.calls.push(`detach ${request.volumeId}`);
+    return Promise.resolve(this.detachOutcome);
+  }
+  describeVolumes(ids: VolumeId[]) {
+    return Promise.resolve(new Map(ids.map((id) => [id, this.volumes.get(id) ?? { volumeId: id, exists: true, attachments: [] }])));
+  }
+  describeInstanceVolumes(instanceId: InstanceId) {
+    return Promise.resolve([...this.volumes.values()].filter((v) => v.attachments.some((a) => a.instanceId === instanceId)));
+  }
+  describeInstances(ids: InstanceId[]) {
+    return Promise.resolve(new Map<InstanceId, InstanceState | 'missing'>(ids.map((id) => [id, 'running'])));
+  }
+  waitFor(request: WaitRequest) {
+    this.calls.push(`wait ${request.target}`);
+    return Promise.resolve(this.waitResult ?? { state: request.target, device: '/dev/xvdaa', reachedTarget: true });
+  }
+}
