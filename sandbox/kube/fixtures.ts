@@ -43,9 +43,15 @@ export function seedObjects(registry: Registry, objects: object[]): KubeObject[]
   });
 }
 
+/** Stored objects are frozen; tests get copies they may change. */
+function copy<T>(value: T): T {
+  return JSON.parse(JSON.stringify(value)) as T;
+}
+
 export function getObject(registry: Registry, kind: string, namespace: string | undefined, name: string): KubeObject | undefined {
   const type = typeOf(kind);
-  return registry.find(type, type.namespaced ? namespace ?? 'default' : undefined, name);
+  const object = registry.find(type, type.namespaced ? namespace ?? 'default' : undefined, name);
+  return object ? copy(object) : undefined;
 }
 
 export function listKind(registry: Registry, kind: string, namespace?: string): KubeObject[] {
@@ -54,6 +60,6 @@ export function listKind(registry: Registry, kind: string, namespace?: string): 
     resource: type.resource, atRv: registry.store.currentRv(), filter: () => true,
     ...(type.namespaced && namespace !== undefined ? { namespace } : {}),
   });
-  return page.items;
+  return copy(page.items);
 }
 

@@ -66,11 +66,12 @@ export function listObjects(store: VersionedStore, type: ResourceType, namespace
     ...(afterKey !== undefined ? { afterKey } : {}),
     ...(limit !== undefined ? { limit } : {}),
     filter: object => label(object) && field(object),
+    countRemaining: !selective,
   });
   const metadata: ListResponse['metadata'] = { resourceVersion: String(atRv) };
   if (result.lastKey !== undefined) {
     metadata.continue = encodeContinue({ rv: atRv, start: result.lastKey, page: page + 1 });
-    if (!selective) metadata.remainingItemCount = result.remaining;
+    if (result.remaining !== undefined) metadata.remainingItemCount = result.remaining;
   }
   // Items of a list carry no kind/apiVersion on the wire; the list does.
   const items = result.items.map(({ kind: _k, apiVersion: _a, ...rest }) => rest as KubeObject);

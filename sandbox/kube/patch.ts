@@ -101,7 +101,7 @@ function orderBy(list: Json[], order: Json[]): Json[] {
 export function jsonPatchApply(target: Json, operations: Json): Json {
   if (!Array.isArray(operations)) throw errors.badRequest('json: cannot unmarshal object into Go value of type jsonpatch.Patch');
   try {
-    return jsonPatch.applyPatch(structuredClone(target), operations as unknown as jsonPatch.Operation[], true, false).newDocument;
+    return jsonPatch.applyPatch(target, operations as unknown as jsonPatch.Operation[], true, false).newDocument;
   } catch (error) {
     if (error instanceof jsonPatch.JsonPatchError) {
       const message = error.name === 'TEST_OPERATION_FAILED' ? 'testing value failed' : error.message.split('\n')[0] ?? error.name;

@@ -39,8 +39,8 @@ export interface ListPage {
   items: KubeObject[];
   /** Key to resume from (exclusive), when more items match after this page. */
   lastKey?: string;
-  /** Items left after this page, counted without filters. */
-  remaining: number;
+  /** Items left after this page, counted without filters (only when asked: it costs a scan). */
+  remaining?: number;
 }
 
 export interface ListQuery {
@@ -50,6 +50,7 @@ export interface ListQuery {
   afterKey?: string;
   limit?: number;
   filter: (object: KubeObject) => boolean;
+  countRemaining?: boolean;
 }
 
 export function objectKey(namespace: string | undefined, name: string): string {
@@ -70,18 +71,18 @@ export class VersionedStore {
     return this.compacted;
   }
 
-  /** The live object, or undefined when absent or deleted. A copy: callers may mutate it. */
+  /** The live object, or undefined when absent or deleted. Frozen: build a new object to change it. */
   get(resource: string, key: string): KubeObject | undefined {
-    const versions = this.byResource.get(resource)?.get(key);
-    const latest = versions?.at(-1)?.object;
-    return latest ? structuredClone(latest) : undefined;
+    return this.byResource.get(resource)?.get(key)?.at(-1)?.object ?? undefined;
   }
 
-  /** Stores `object` (or a deletion when null) at a new revision; returns the stored copy. */
+  /**
+   * Stores `object` (or a deletion when null) at a new revision. The stored version is a deep,
+   * frozen JSON copy, so that reads can share it without copying and no caller can change history.
+   */
   put(resource: string, key: string, object: KubeObject | null): KubeObject | null {
     const rv = ++this.revision;
-    const stored = object ? structuredClone(object) : null;
-    if (stored) stored.metadata.resourceVersion = String(rv);
+    const stored = object ? frozenCopy({ ...object, metadata: { ...object.metadata, resourceVersion: String(rv) } }) : null;
     let keys = this.byResource.get(resource);
     if (!keys) this.byResource.set(resource, (keys = new Map<string, Version[]>()));
     const versions = keys.get(key);
@@ -90,7 +91,7 @@ export class VersionedStore {
       keys.set(key, [{ rv, object: stored }]);
       this.sortedKeys.delete(resource);
     }
-    return stored ? structuredClone(stored) : null;
+    return stored;
   }
 
   /** One page of the snapshot at `atRv`, keys in etcd order (namespace, then name). */
@@ -108,11 +109,15 @@ export class VersionedStore {
       const object = visibleAt(versions?.get(key), query.atRv);
       if (!object || !query.filter(object)) continue;
       if (query.limit !== undefined && items.length === query.limit) break;
-      items.push(structuredClone(object));
+      items.push(object);
       lastKey = key;
     }
     const more = this.countVisible(keys.slice(index), prefix, versions, query);
-    return { items, remaining: more.remaining, ...(more.anyMatch && lastKey !== undefined ? { lastKey } : {}) };
+    return {
+      items,
+      ...(query.countRemaining ? { remaining: more.remaining } : {}),
+      ...(more.anyMatch && lastKey !== undefined ? { lastKey } : {}),
+    };
   }
 
   /**
@@ -140,6 +145,7 @@ export class VersionedStore {
       if (!object) continue;
       remaining++;
       if (!anyMatch && query.filter(object)) anyMatch = true;
+      if (anyMatch && !query.countRemaining) break;
     }
     return { remaining, anyMatch };
   }
@@ -152,6 +158,18 @@ export class VersionedStore {
     }
     return keys;
   }
+}
+
+function frozenCopy(object: KubeObject): KubeObject {
+  return deepFreeze(JSON.parse(JSON.stringify(object)) as KubeObject);
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object') {
+    for (const child of Object.values(value)) deepFreeze(child);
+    Object.freeze(value);
+  }
+  return value;
 }
 
 function compareKeys(a: string, b: string): number {
