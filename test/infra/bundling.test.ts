@@ -12,6 +12,7 @@ import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { HANDLER_ENTRIES } from '../../infra/contracts.js';
 import { ControllerFunction } from '../../infra/constructs/controller-function.js';
+import { SYNTH_TIMEOUT_MS } from './synth.js';
 
 let assetDir: string;
 let bundle: string;
@@ -33,7 +34,7 @@ beforeAll(() => {
   const assetPath = (fn.function.node.defaultChild as lambda.CfnFunction).getMetadata('aws:asset:path') as string;
   assetDir = path.join(assembly.directory, assetPath);
   bundle = readFileSync(path.join(assetDir, 'index.mjs'), 'utf8');
-}, 90_000);
+}, 2 * SYNTH_TIMEOUT_MS);
 
 describe('handler bundle', () => {
   it('is an ES module with its source map and nothing else', () => {

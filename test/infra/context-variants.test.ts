@@ -6,7 +6,7 @@ import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { Metric } from '../../lambda/observability/metric-names.js';
 import type { AttachDetachStack } from '../../infra/stack.js';
-import { synthesize } from './synth.js';
+import { SYNTH_TIMEOUT_MS, synthesize } from './synth.js';
 
 let template: Template;
 let stack: AttachDetachStack;
@@ -22,7 +22,7 @@ beforeAll(() => {
     alarmTopicArn: '',
     fullPassStaleMinutes: '20',
   }));
-});
+}, SYNTH_TIMEOUT_MS);
 
 const variables = () => Object.values(template.findResources('AWS::Lambda::Function'))
   .map((fn) => (fn as { Properties: { Environment: { Variables: Record<string, unknown> } } }).Properties.Environment.Variables);

@@ -3,12 +3,12 @@ import path from 'node:path';
 import type { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../infra/contracts.js';
-import { resourceId, synthesize } from './synth.js';
+import { SYNTH_TIMEOUT_MS, resourceId, synthesize } from './synth.js';
 
 let template: Template;
 beforeAll(() => {
   ({ template } = synthesize());
-});
+}, SYNTH_TIMEOUT_MS);
 
 type Resource = { Properties: Record<string, unknown> };
 const resource = (type: string, prefix: string) =>

@@ -4,12 +4,12 @@ import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { addControllerStack } from '../../infra/controller-app.js';
-import { type Synthesized, TEST_CONTEXT, synthesize } from './synth.js';
+import { SYNTH_TIMEOUT_MS, type Synthesized, TEST_CONTEXT, synthesize } from './synth.js';
 
 let synthesized: Synthesized;
 beforeAll(() => {
   synthesized = synthesize();
-});
+}, SYNTH_TIMEOUT_MS);
 
 /** Every acknowledged finding in the template, as `logicalId: ruleId`. */
 function acknowledgements(): string[] {
@@ -53,7 +53,7 @@ describe('cdk-nag AwsSolutions', () => {
     const stack = addControllerStack(app);
     new sqs.Queue(stack, 'Unencrypted', { encryption: sqs.QueueEncryption.UNENCRYPTED });
     expect(() => app.synth()).toThrow(/AwsSolutions-SQS2/);
-  });
+  }, SYNTH_TIMEOUT_MS);
 
   it('does not acknowledge anything at stack or app level', () => {
     const acknowledgedAbove = [synthesized.app, synthesized.stack].flatMap((scope) =>

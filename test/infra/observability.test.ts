@@ -5,12 +5,12 @@ import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { SERVICE_NAME } from '../../infra/contracts.js';
 import { METRIC_VIEWS } from '../../infra/observability/controller-metrics.js';
 import { createTelemetry } from '../../lambda/observability/telemetry.js';
-import { resourceId, synthesize } from './synth.js';
+import { SYNTH_TIMEOUT_MS, resourceId, synthesize } from './synth.js';
 
 let template: Template;
 beforeAll(() => {
   ({ template } = synthesize());
-});
+}, SYNTH_TIMEOUT_MS);
 
 const TOPIC = 'arn:aws:sns:eu-west-1:123456789012:ops';
 const service = { Name: 'service', Value: 'ebs-attach-detach' };

@@ -2,12 +2,12 @@ import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { CLUSTER_EVENT_REASONS } from '../../infra/contracts.js';
 import { loadConfig } from '../../lambda/config.js';
-import { TEST_CA, resourceId, synthesize } from './synth.js';
+import { SYNTH_TIMEOUT_MS, TEST_CA, resourceId, synthesize } from './synth.js';
 
 let template: Template;
 beforeAll(() => {
   ({ template } = synthesize());
-});
+}, SYNTH_TIMEOUT_MS);
 
 const fnId = (name: string) => resourceId(template, 'AWS::Lambda::Function', name);
 const functionProperties = (name: string) =>

@@ -18,6 +18,9 @@ export const TEST_CONTEXT = {
   alarmTopicArn: 'arn:aws:sns:eu-west-1:123456789012:ops',
 };
 
+/** One synthesis takes a few seconds; a loaded 2-core machine can stretch it past vitest's hook default. */
+export const SYNTH_TIMEOUT_MS = 90_000;
+
 export interface Synthesized {
   app: App;
   stack: AttachDetachStack;
