@@ -32,6 +32,15 @@ describe('seed', () => {
     expect(sandbox.get('no', undefined, 'n-again')).toMatchObject({ metadata: { uid }, status: { volumesInUse: ['v'] } });
   });
 
+  it('hands tests copies: changing what get or list returned changes nothing stored', () => {
+    sandbox.seed([node('n-copy')]);
+    sandbox.get('Node', undefined, 'n-copy').status.volumesInUse = ['mutated'];
+    sandbox.list('Node').forEach((n: { metadata: { labels?: object } }) => (n.metadata.labels = { mutated: 'yes' }));
+    expect(sandbox.get('Node', undefined, 'n-copy')).toMatchObject({ metadata: { name: 'n-copy' }, status: { conditions: [{ type: 'Ready' }] } });
+    expect(sandbox.get('Node', undefined, 'n-copy').status.volumesInUse).toBeUndefined();
+    expect(sandbox.get('Node', undefined, 'n-copy').metadata.labels).toBeUndefined();
+  });
+
   it('rejects unknown kinds and wrong apiVersions with a clear error', () => {
     expect(() => sandbox.seed([{ kind: 'Gizmo', metadata: { name: 'g' } }])).toThrow(/unknown kind "Gizmo"/);
     expect(() => sandbox.seed([{ apiVersion: 'v1', kind: 'VolumeAttachment', metadata: { name: 'v' } }])).toThrow(/storage.k8s.io\/v1/);
