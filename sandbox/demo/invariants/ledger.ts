@@ -17,8 +17,16 @@ export interface ServiceTotals {
   injected: CallCounts;
 }
 
+export interface Ec2Mutation {
+  action: 'AttachVolume' | 'DetachVolume';
+  volumeId: string;
+  instanceId?: string;
+}
+
 export interface Drained {
   detaches: DetachCall[];
+  /** AttachVolume and DetachVolume calls in the order EC2 received them. */
+  mutations: Ec2Mutation[];
   ec2: CallCounts;
   kube: CallCounts;
   /** False when EC2's ring of recent requests overflowed, so some DetachVolume calls went unseen. */
@@ -38,7 +46,10 @@ export class ApiLedger {
 
   drain(): Drained {
     const snapshot = this.ec2.counters();
-    const detaches = this.ec2.requests('DetachVolume').map((r) => ({ volumeId: r.params.VolumeId ?? '', ...(r.params.InstanceId ? { instanceId: r.params.InstanceId } : {}) }));
+    const mutations = this.ec2.requests().filter((r) => r.action === 'AttachVolume' || r.action === 'DetachVolume').map((r) => ({
+      action: r.action as Ec2Mutation['action'], volumeId: r.params.VolumeId ?? '', ...(r.params.InstanceId ? { instanceId: r.params.InstanceId } : {}),
+    }));
+    const detaches = mutations.filter((m) => m.action === 'DetachVolume').map(({ volumeId, instanceId }) => (instanceId === undefined ? { volumeId } : { volumeId, instanceId }));
     this.ec2.resetCounters();
     add(this.ec2Totals.calls, snapshot.calls);
     add(this.ec2Totals.throttled, snapshot.throttled);
@@ -48,7 +59,7 @@ export class ApiLedger {
     this.kube.resetRequests();
     add(this.kubeTotals.calls, kube);
     if (injected > 0) add(this.kubeTotals.injected, { injected });
-    return { detaches, ec2: snapshot.calls, kube, complete: detaches.length === (snapshot.calls.DetachVolume ?? 0) };
+    return { detaches, mutations, ec2: snapshot.calls, kube, complete: detaches.length === (snapshot.calls.DetachVolume ?? 0) };
   }
 
   /** Records a call seen by a counting hook (e.g. DynamoDB's X-Amz-Target). */

@@ -1,0 +1,88 @@
+/**
+ * The other actors of a cluster, played by the demo: the EBS CSI provisioner (creates a volume,
+ * its PV and bound PVC), the scheduler (places a pod), the kubelet and the node lifecycle (a node
+ * going quiet), an operator (force-deleting a pod), and EC2 terminating an instance.
+ */
+import { changeInstanceState } from '../ec2/state/lifecycle.js';
+import { podObject, pvcObject, pvObject } from '../generate/kube-objects.js';
+import type { GeneratedCluster, GenNode, GenPod, GenVolume } from '../generate/model.js';
+import { podSuffix, volumeId } from '../generate/names.js';
+import type { Random } from '../generate/random.js';
+import type { Stage } from './harness/stage.js';
+
+export class Actors {
+  /** Nodes an earlier chapter already used, so chapters do not step on each other. */
+  readonly used = new Set<string>();
+
+  constructor(private readonly stage: Stage, readonly cluster: GeneratedCluster, private readonly random: Random) {}
+
+  /** Dynamic provisioning: an EBS gp3 volume in `zone`, and a PV bound to a new claim. */
+  provision(namespace: string, claim: string, zone: string): GenVolume {
+    const volume: GenVolume = {
+      volumeId: volumeId(this.random), zone, volumeType: 'gp3', sizeGiB: 50, multiAttach: false,
+      pvName: `pvc-${this.random.uid()}`, pvUid: this.random.uid(), claim: { namespace, name: claim, uid: this.random.uid() },
+      accessModes: ['ReadWriteOnce'], volumeMode: 'Filesystem',
+    };
+    const now = this.stage.clock.now();
+    this.stage.ec2.world.volumes.set(volume.volumeId, {
+      volumeId: volume.volumeId, zone, size: volume.sizeGiB, volumeType: 'gp3', encrypted: true, multiAttachEnabled: false,
+      createTime: now, tags: new Map([['kubernetes.io/created-for/pvc/name', claim]]), attachments: new Map(),
+    });
+    this.stage.kube.seed([pvObject(volume), pvcObject(volume)]);
+    this.cluster.volumes.push(volume);
+    return volume;
+  }
+
+  /** The scheduler binds a new pod to `node`; it waits (ContainerCreating) for its volumes. */
+  schedule(template: Omit<GenPod, 'uid' | 'phase' | 'nodeName'>, node: GenNode): GenPod {
+    const pod: GenPod = { ...template, uid: this.random.uid(), nodeName: node.name, phase: 'Pending' };
+    this.stage.kube.seed([podObject(pod)]);
+    this.cluster.pods.push(pod);
+    return pod;
+  }
+
+  /** A pod gone for good (terminated, or force-deleted by an operator). */
+  remove(pod: GenPod): void {
+    this.stage.kube.kubelet.deletePod(pod.namespace, pod.name);
+    this.cluster.pods.splice(this.cluster.pods.indexOf(pod), 1);
+  }
+
+  /** The kubelet stops posting status: the node controller marks the node NotReady. */
+  silence(node: GenNode): void {
+    this.stage.kube.kubelet.setReady(node.name, false);
+  }
+
+  /** TerminateInstances as EC2 plays it: shutting-down now, terminated (volumes released) a few seconds later. */
+  terminate(node: GenNode): void {
+    const instance = this.stage.ec2.world.instances.get(node.instanceId);
+    if (!instance) throw new Error(`no instance ${node.instanceId}`);
+    changeInstanceState(instance, 'shutting-down', this.stage.clock.now());
+  }
+
+  suffix(): string {
+    return podSuffix(this.random);
+  }
+
+  podsOn(node: GenNode): GenPod[] {
+    return this.cluster.pods.filter((p) => p.nodeName === node.name);
+  }
+
+  /** Another node of the same zone, not `avoid`, still Ready and running. */
+  nodeInZoneOf(node: GenNode, avoid: Set<string> = new Set()): GenNode {
+    const found = this.cluster.nodes.find((n) => n.zone === node.zone && n.name !== node.name && !avoid.has(n.name));
+    if (!found) throw new Error(`no other node in ${node.zone}`);
+    return found;
+  }
+
+  nodeOf(pod: GenPod): GenNode {
+    const node = this.cluster.nodes.find((n) => n.name === pod.nodeName);
+    if (!node) throw new Error(`pod ${pod.name} is not on a known node`);
+    return node;
+  }
+
+  volumeOf(pod: GenPod): GenVolume {
+    const volume = this.cluster.volumes.find((v) => v.claim.namespace === pod.namespace && v.claim.name === pod.claims[0]);
+    if (!volume) throw new Error(`pod ${pod.name} has no claim`);
+    return volume;
+  }
+}

@@ -1,0 +1,168 @@
+/**
+ * Runs the demo's invocations against the stage and keeps the books: every handler call is
+ * bracketed by ground-truth checkpoints (DESIGN §11's invariants), every pass report is kept for
+ * the live view and the summary, and the simulated kubelets run after each step.
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { Context } from 'aws-lambda';
+import { useController, type Controller } from '../../lambda/composition.js';
+import type { PassReport } from '../../lambda/reconcile/types.js';
+import type { Stage } from './harness/stage.js';
+import { ec2StateChange, kubernetesEvent, lambdaContext, scheduledInput, sqsBatch, type InvolvedObject } from './harness/events.js';
+import { runKubelets } from './harness/kubelet.js';
+import { checkConvergence, checkStep, type Violation } from './invariants/checks.js';
+import type { Ec2Mutation } from './invariants/ledger.js';
+import { readTruth, type Truth } from './invariants/truth.js';
+
+type Handler = (event: unknown, context: Context) => Promise<unknown>;
+
+export interface Handlers {
+  scheduled: Handler;
+  clusterEvent: Handler;
+  ec2Event: Handler;
+}
+
+/** Imported only once the stage has set the environment: the handlers build their telemetry at import. */
+export async function importHandlers(): Promise<Handlers> {
+  const [scheduled, clusterEvent, ec2Event] = await Promise.all([
+    import('../../lambda/handlers/scheduled.js'), import('../../lambda/handlers/cluster-event.js'), import('../../lambda/handlers/ec2-event.js'),
+  ]);
+  return { scheduled: scheduled.handler, clusterEvent: clusterEvent.handler, ec2Event: ec2Event.handler };
+}
+
+export interface Invocation {
+  handler: keyof Handlers;
+  label: string;
+  at: number;
+  reports: PassReport[];
+  error?: string;
+}
+
+export interface ClusterEventSpec {
+  object: InvolvedObject;
+  reason: string;
+  message: string;
+}
+
+const LAMBDA_TIMEOUT_MS = 5 * 60_000;
+
+export class Director {
+  readonly invocations: Invocation[] = [];
+  readonly violations: (Violation & { step: string })[] = [];
+  checkpoints = 0;
+  /** Every AttachVolume / DetachVolume EC2 received, in order. */
+  readonly ec2Mutations: Ec2Mutation[] = [];
+  /** The invocation a pass belongs to, followed through its async calls. */
+  private readonly current = new AsyncLocalStorage<PassReport[]>();
+  private listeners: ((invocation: Invocation) => void)[] = [];
+
+  constructor(readonly stage: Stage, private readonly handlers: Handlers) {
+    useController(observing(stage.controller, (report) => this.current.getStore()?.push(report)));
+  }
+
+  onInvoked(listener: (invocation: Invocation) => void): void {
+    this.listeners.push(listener);
+  }
+
+  truth(): Truth {
+    return readTruth(this.stage.ec2, this.stage.kube);
+  }
+
+  /** A scheduled tick: EventBridge Scheduler invokes the full pass. */
+  async tick(label = 'scheduled full pass'): Promise<Invocation> {
+    return (await this.step([this.scheduledRun(label)]))[0] as Invocation;
+  }
+
+  /** Events from kubernetes-event-exporter, delivered as one SQS batch. */
+  async clusterEvents(events: ClusterEventSpec[], label: string): Promise<Invocation> {
+    return (await this.step([this.clusterEventRun(events, label)]))[0] as Invocation;
+  }
+
+  async ec2Event(instanceId: string, state: string, label: string): Promise<Invocation> {
+    return (await this.step([this.ec2EventRun(instanceId, state, label)]))[0] as Invocation;
+  }
+
+  scheduledRun(label = 'scheduled full pass'): () => Promise<Invocation> {
+    return () => this.run('scheduled', label, scheduledInput());
+  }
+
+  clusterEventRun(events: ClusterEventSpec[], label: string): () => Promise<Invocation> {
+    return () => this.run('clusterEvent', label, sqsBatch(events.map((e) => kubernetesEvent(e.object, e.reason, e.message, this.stage.clock.now()))));
+  }
+
+  ec2EventRun(instanceId: string, state: string, label: string): () => Promise<Invocation> {
+    return () => this.run('ec2Event', label, sqsBatch([ec2StateChange(instanceId, state, this.stage.clock.now())]));
+  }
+
+  /** One step: invocations run side by side (e.g. a tick racing an event batch), checked as one. */
+  async step(runs: (() => Promise<Invocation>)[]): Promise<Invocation[]> {
+    const before = this.truth();
+    this.stage.ledger.drain();
+    const invocations = await Promise.all(runs.map((run) => run()));
+    this.checkpoint(before, invocations.map((i) => i.label).join(' + '));
+    this.kubelets();
+    return invocations;
+  }
+
+  /** The kubelets mount what was reported attached and unmount what no pod needs. */
+  kubelets(): void {
+    runKubelets(this.stage.kube);
+  }
+
+  private async run(name: keyof Handlers, label: string, event: unknown): Promise<Invocation> {
+    const invocation: Invocation = { handler: name, label, at: this.stage.clock.now(), reports: [] };
+    try {
+      await this.current.run(invocation.reports, () => this.handlers[name](event, lambdaContext(name, LAMBDA_TIMEOUT_MS)));
+    } catch (error) {
+      invocation.error = error instanceof Error ? error.message : String(error);
+    }
+    this.invocations.push(invocation);
+    for (const listener of this.listeners) listener(invocation);
+    return invocation;
+  }
+
+  /** Checks invariants 1, 2, 3 and 5 across what happened since `before`. */
+  checkpoint(before: Truth, label: string): void {
+    const drained = this.stage.ledger.drain();
+    this.ec2Mutations.push(...drained.mutations);
+    const after = this.truth();
+    this.checkpoints += 1;
+    for (const violation of checkStep(before, after, drained.detaches)) this.violations.push({ ...violation, step: label });
+    if (!drained.complete) this.violations.push({ invariant: 2, message: 'some DetachVolume calls could not be inspected (EC2 request log overflowed)', step: label });
+  }
+
+  /** Ticks (moving story time on by `stepMs` each) until a pass converges and EC2 is settled, at most `max` times. */
+  async settle(max = 6, stepMs = 20_000): Promise<boolean> {
+    for (let i = 0; i < max; i++) {
+      const invocation = await this.tick(i === 0 ? 'scheduled full pass' : 'scheduled full pass (again)');
+      if (invocation.reports.every((r) => r.converged) && checkConvergence(this.truth()).length === 0) return true;
+      this.stage.clock.advance(stepMs);
+    }
+    return false;
+  }
+
+  /** Invariant 4 at the end: desired equals actual, and node status and VolumeAttachments agree. */
+  finalConvergence(): Violation[] {
+    const violations = checkConvergence(this.truth());
+    this.checkpoints += 1;
+    for (const violation of violations) this.violations.push({ ...violation, step: 'final convergence' });
+    return violations;
+  }
+}
+
+/** The same controller; its pass reports are also handed to `seen` (the view and the summary read them). */
+function observing(controller: Controller, seen: (report: PassReport) => void): Controller {
+  return {
+    ...controller,
+    fullPass: async (budget, options) => {
+      const report = await controller.fullPass(budget, options);
+      seen(report);
+      return report;
+    },
+    targetedPass: async (target, budget, options) => {
+      const report = await controller.targetedPass(target, budget, options);
+      seen(report);
+      return report;
+    },
+  };
+}
