@@ -1,12 +1,20 @@
 /**
- * Event texts, word for word as upstream's attach/detach reconciler writes them
- * (reportMultiAttachError + VolumeToAttach.GenerateMsg: `<prefix> for volume "<spec name>" <suffix>`).
- * The spec name is the PV name, or the pod's volume name for an inline volume.
+ * Event texts, word for word as upstream's attach/detach reconciler and operation executor write
+ * them (reportMultiAttachError, and pkg/volume/util/operationexecutor's generateVolumeMsg:
+ * `"%v for volume %q %v"`). The spec name is the PV name, or the pod's volume name for an inline
+ * volume. Go's %q of the names Kubernetes allows (DNS names) is JSON's quoting.
  */
 import type { DesiredAttachment, PodRef } from './types.js';
 
 export const FAILED_ATTACH_VOLUME = 'FailedAttachVolume';
 export const SUCCESSFUL_ATTACH_VOLUME = 'SuccessfulAttachVolume';
+
+/** An event for the pods of a volume (the shape the Cluster port records). */
+export interface VolumeEvent {
+  type: 'Normal' | 'Warning';
+  reason: string;
+  message: string;
+}
 
 /** Upstream's VolumeSpec.Name(): what the user wrote, not the EBS id. */
 export function volumeSpecName(attachment: Pick<DesiredAttachment, 'source'>): string {
@@ -15,6 +23,16 @@ export function volumeSpecName(attachment: Pick<DesiredAttachment, 'source'>): s
 
 function volumeMessage(prefix: string, specName: string, suffix: string): string {
   return `${prefix} for volume ${JSON.stringify(specName)} ${suffix}`;
+}
+
+/** GenerateMsg with an empty suffix: upstream's success text ends in a space. */
+export function attachSucceededEvent(specName: string): VolumeEvent {
+  return { type: 'Normal', reason: SUCCESSFUL_ATTACH_VOLUME, message: volumeMessage('AttachVolume.Attach succeeded', specName, '') };
+}
+
+/** GenerateError: the suffix is `: <error>` (errSuffix), after the separating space. */
+export function attachFailedEvent(specName: string, error: string): VolumeEvent {
+  return { type: 'Warning', reason: FAILED_ATTACH_VOLUME, message: volumeMessage('AttachVolume.Attach failed', specName, `: ${error}`) };
 }
 
 /**

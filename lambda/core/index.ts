@@ -10,7 +10,7 @@ export { isPodTerminated, podRefOf } from './pods.js';
 export { accessModesOf, allowsMultiAttach } from './access-modes.js';
 export { buildNodeViews, isMounted, MANAGED_ANNOTATION, nodeViewOf, OUT_OF_SERVICE_TAINT } from './nodes.js';
 export { buildDesiredState, type BuildOptions } from './desired-state.js';
-export { FAILED_ATTACH_VOLUME, multiAttachMessage, SUCCESSFUL_ATTACH_VOLUME, volumeSpecName } from './events.js';
+export { attachFailedEvent, attachSucceededEvent, FAILED_ATTACH_VOLUME, multiAttachMessage, SUCCESSFUL_ATTACH_VOLUME, volumeSpecName, type VolumeEvent } from './events.js';
 export { decideDetach, type DetachDecision, type DetachFacts } from './detach-decision.js';
 export { exemptFromMassGuard, inScope, INCOMPLETE_INPUT, massDetachGuard, nodeInDetachScope } from './guards.js';
 export { plan } from './plan.js';

@@ -3,6 +3,7 @@
  * `reported` are kept current as writes succeed, so later steps decide on what is true now.
  */
 import type { Action } from '../core/actions.js';
+import { volumeSpecName } from '../core/events.js';
 import type { AttachedVolume } from '../core/kube.js';
 import type { DesiredAttachment, DesiredState, NodeName, Observations, ActualState, VolumeId } from '../core/types.js';
 import type { Deadline } from './deadline.js';
@@ -33,6 +34,12 @@ export function pairKey(volumeId: VolumeId, nodeName: NodeName): string {
 
 export function desiredAttachment(ctx: PassContext, volumeId: VolumeId, nodeName: NodeName): DesiredAttachment | undefined {
   return ctx.desired.attachments.find((a) => a.volumeId === volumeId && a.nodeName === nodeName);
+}
+
+/** The name the user wrote, as upstream's events name it: the PV, or the pod's inline volume; the EBS id when neither is known. */
+export function specNameOf(ctx: PassContext, volumeId: VolumeId, nodeName: NodeName): string {
+  const desired = desiredAttachment(ctx, volumeId, nodeName);
+  return desired ? volumeSpecName(desired) : (ctx.pvNames.get(volumeId) ?? volumeId);
 }
 
 /** Device names held by attach operations in flight on an instance (not yet visible in EC2). */

@@ -4,11 +4,11 @@
  * recorded with its lease ended, so the next pass resolves it against EC2.
  */
 import type { AttachAction } from '../core/actions.js';
+import { attachFailedEvent, attachSucceededEvent, type VolumeEvent } from '../core/events.js';
 import { completeAttach, failOperation, leaveInProgress } from '../core/transitions.js';
 import { lockKey } from '../core/types.js';
 import type { AttachOutcome } from '../ports/block-storage.js';
-import { bestEffort, reservedDevices, type PassContext } from './context.js';
-import { attachFailed, attachSucceeded, specNameOf } from './event-texts.js';
+import { bestEffort, reservedDevices, specNameOf, type PassContext } from './context.js';
 import { observeVolume } from './observe.js';
 import { startOperation } from './operation-start.js';
 import { onRecord, writeRecord, type Step } from './records.js';
@@ -58,7 +58,7 @@ async function settle(
     const written = await finish(onRecord((r) => completeAttach(r, operationId, waited.device ?? device, now)));
     if (!written.ok) return result('failed', `attached, but the record could not be completed: ${written.reason}`);
     await syncVolumeAttachment(ctx, action.volumeId, action.nodeName);
-    await tellPods(ctx, action, attachSucceeded(specNameOf(ctx, action.volumeId, action.nodeName)));
+    await tellPods(ctx, action, attachSucceededEvent(specNameOf(ctx, action.volumeId, action.nodeName)));
     return result('ok', `attached as ${waited.device ?? device}`, { latencyMs: now - calledAt });
   }
   if (waited.state === 'attaching') {
@@ -81,11 +81,11 @@ async function fail(
   await finish(onRecord((r) => failOperation(r, operationId, outcome.message, now, ctx.deps.settings.plan.backoff, options)));
   if (outcome.kind === 'attached-elsewhere') await observeVolume(ctx, action.volumeId);
   await reportAttachError(ctx, action.volumeId, action.nodeName, outcome.message);
-  await tellPods(ctx, action, attachFailed(specNameOf(ctx, action.volumeId, action.nodeName), outcome.message));
+  await tellPods(ctx, action, attachFailedEvent(specNameOf(ctx, action.volumeId, action.nodeName), outcome.message));
   return result('failed', `${outcome.kind}: ${outcome.message}`, { throttled: outcome.kind === 'throttled' });
 }
 
-async function tellPods(ctx: PassContext, action: AttachAction, event: Parameters<PassContext['deps']['cluster']['recordEvent']>[1]): Promise<void> {
+async function tellPods(ctx: PassContext, action: AttachAction, event: VolumeEvent): Promise<void> {
   for (const pod of action.pods) {
     await bestEffort(ctx, `event ${event.reason} on ${pod.namespace}/${pod.name}`, () => ctx.deps.cluster.recordEvent(pod, event));
   }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { multiAttachMessage, volumeSpecName } from '../../lambda/core/events.js';
+import { attachFailedEvent, attachSucceededEvent, multiAttachMessage, volumeSpecName } from '../../lambda/core/events.js';
 import type { PodRef } from '../../lambda/core/types.js';
 
 const p = (ref: string): PodRef => {
@@ -22,5 +22,16 @@ describe('Multi-Attach error texts (upstream reportMultiAttachError)', () => {
   it('names the volume as the user wrote it: the PV, or the inline pod volume', () => {
     expect(volumeSpecName({ source: { kind: 'pv', pvName: 'pvc-123' } })).toBe('pvc-123');
     expect(volumeSpecName({ source: { kind: 'inline', podVolumeName: 'scratch' } })).toBe('scratch');
+  });
+});
+
+describe('attach event texts (upstream operation executor: generateVolumeMsg "%v for volume %q %v")', () => {
+  it.each([
+    ['success names the volume and ends in a space, as GenerateMsg with an empty suffix does', attachSucceededEvent('pvc-1'),
+      { type: 'Normal', reason: 'SuccessfulAttachVolume', message: 'AttachVolume.Attach succeeded for volume "pvc-1" ' }],
+    ['failure appends ": <error>" after a space, as GenerateError does', attachFailedEvent('pvc-1', 'VolumeInUse: vol-1 is attached elsewhere'),
+      { type: 'Warning', reason: 'FailedAttachVolume', message: 'AttachVolume.Attach failed for volume "pvc-1" : VolumeInUse: vol-1 is attached elsewhere' }],
+  ])('%s', (_behaviour, event, expected) => {
+    expect(event).toEqual(expected);
   });
 });

@@ -1,21 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { attachFailedEvent, attachSucceededEvent } from '../../lambda/adapters/kubernetes/event-messages.js';
+import { attachSucceededEvent } from '../../lambda/core/events.js';
 import { eventName } from '../../lambda/adapters/kubernetes/events.js';
 import type { PodRef } from '../../lambda/core/types.js';
 
 const pod: PodRef = { namespace: 'shop', name: 'db-0', uid: '1f0c' };
 const component = 'ebs-attach-detach-controller';
-
-describe('event texts (upstream operation executor wording)', () => {
-  it.each([
-    ['success names the volume and ends in a space, as GenerateMsg with an empty suffix does', attachSucceededEvent('pvc-1'),
-      { type: 'Normal', reason: 'SuccessfulAttachVolume', message: 'AttachVolume.Attach succeeded for volume "pvc-1" ' }],
-    ['failure appends ": <error>" after a space, as GenerateError does', attachFailedEvent('pvc-1', 'VolumeInUse: vol-1 is attached elsewhere'),
-      { type: 'Warning', reason: 'FailedAttachVolume', message: 'AttachVolume.Attach failed for volume "pvc-1" : VolumeInUse: vol-1 is attached elsewhere' }],
-  ])('%s', (_behaviour, event, expected) => {
-    expect(event).toEqual(expected);
-  });
-});
 
 describe('event names (deterministic, so repeats across invocations meet)', () => {
   const event = attachSucceededEvent('pvc-1');

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { attachFailedEvent, attachSucceededEvent } from '../../lambda/adapters/kubernetes/event-messages.js';
+import { attachFailedEvent, attachSucceededEvent } from '../../lambda/core/events.js';
 import { eventName } from '../../lambda/adapters/kubernetes/events.js';
 import type { PodRef } from '../../lambda/core/types.js';
 import { pod as podObject, startHarness, stored as storedIn, storedList, type Harness } from './support.js';

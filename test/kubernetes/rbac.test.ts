@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
-import { attachSucceededEvent } from '../../lambda/adapters/kubernetes/event-messages.js';
+import { attachSucceededEvent } from '../../lambda/core/events.js';
 import { volumeAttachmentName } from '../../lambda/adapters/kubernetes/volume-attachment-name.js';
 import type { LoggedRequest } from '../../sandbox/kube/index.js';
 import { node, pod, seedBound, startHarness, uniqueName, volumeAttachment, type Harness } from './support.js';

@@ -38,7 +38,7 @@ describe('executing a plan', () => {
     expect(store.items.get(V)?.attachments['node-a']).toMatchObject({ state: 'attached', device: '/dev/xvdaa', reported: true });
     expect(kube.statusWrites).toEqual([{ node: 'node-a', volumes: [{ name: uname(V), devicePath: '/dev/xvdaa' }] }]);
     expect(kube.volumeAttachments.get(`${V}|node-a`)).toEqual({ attached: true, devicePath: '/dev/xvdaa' });
-    expect(kube.events.map((e) => e.event)).toEqual([{ type: 'Normal', reason: 'SuccessfulAttachVolume', message: 'AttachVolume.Attach succeeded for volume "pv-data"' }]);
+    expect(kube.events.map((e) => e.event)).toEqual([{ type: 'Normal', reason: 'SuccessfulAttachVolume', message: 'AttachVolume.Attach succeeded for volume "pv-data" ' }]);
   });
 
   it('leaves an attach still attaching at the wait deadline recorded, its lease ended for the next pass to resolve', async () => {

@@ -1,6 +1,5 @@
 /** The Kubernetes adapter: what the composition root and operators' tools use. */
 export { createKubeClients, type KubeClientOptions, type KubeClients } from './clients.js';
-export { attachFailedEvent, attachSucceededEvent, FAILED_ATTACH_VOLUME, SUCCESSFUL_ATTACH_VOLUME } from './event-messages.js';
 export { eksToken, eksTokenProvider, type CredentialsProvider, type EksTokenOptions, type TokenProvider } from './eks-token.js';
 export { KubernetesCluster, type KubernetesClusterOptions } from './kubernetes-cluster.js';
 export { kubeConfigForEks, kubeConfigFromFile, type EksClusterAccess } from './kubeconfig.js';
