@@ -55,6 +55,11 @@ export interface Cluster {
   readPod(namespace: string, name: string): Promise<PodClosure>;
   /** Pods scheduled on a node (field selector spec.nodeName), all pages, with their PVCs and PVs. */
   readPodsOnNode(nodeName: NodeName): Promise<{ pods: KubePod[]; pvcs: KubePvc[]; pvs: KubePv[] }>;
+  /**
+   * Every node, all pages (a rare read: finding the node(s) whose `spec.providerID` names an EC2
+   * instance, which no field selector can do). Throws `IncompleteReadError` rather than a short list.
+   */
+  listNodes(): Promise<KubeNode[]>;
   /** One node, or undefined when it no longer exists. */
   readNode(name: NodeName): Promise<KubeNode | undefined>;
   /** Live `status.volumesInUse` of one node; undefined when the node is gone. */

@@ -4,12 +4,12 @@
  * DetachVolume still shows it unmounted (the kubelet may have mounted it again meanwhile).
  */
 import type { DetachAction } from '../core/actions.js';
-import { completeDetach, failOperation, isEmpty, leaveInProgress } from '../core/transitions.js';
+import { completeDetach, failOperation, leaveInProgress } from '../core/transitions.js';
 import { lockKey } from '../core/types.js';
 import type { DetachOutcome } from '../ports/block-storage.js';
 import { pairKey, type PassContext } from './context.js';
 import { startOperation } from './operation-start.js';
-import { onRecord, writeRecord, type Step } from './records.js';
+import { onRecord, removeIfEmpty, writeRecord, type Step } from './records.js';
 import type { ActionResult } from './types.js';
 import { syncVolumeAttachment } from './volume-attachments.js';
 
@@ -75,10 +75,7 @@ async function done(
   const written = await finish(onRecord((r) => completeDetach(r, operationId, ctx.deps.clock())));
   if (!written.ok) return result('failed', `detached, but the record could not be completed: ${written.reason}`);
   await syncVolumeAttachment(ctx, action.volumeId, action.nodeName);
-  if (isEmpty(written.record, ctx.deps.clock())) {
-    const removed = await ctx.deps.store.remove(written.record);
-    if (removed.ok) ctx.actual.delete(action.volumeId);
-  }
+  await removeIfEmpty(ctx.deps.store, ctx.actual, written.record, ctx.deps.clock());
   return result('ok', `detached (${action.trigger})`, latencyMs === undefined ? {} : { latencyMs });
 }
 

@@ -9,6 +9,7 @@ import type { PassContext } from './context.js';
 import { Deadline } from './deadline.js';
 import { executePlan } from './execute.js';
 import { recordFacts } from './facts.js';
+import { removeIfEmpty } from './records.js';
 import { reportNodes } from './report.js';
 import type { ActionResult, Budget, PassReport, ReconcileDeps } from './types.js';
 
@@ -55,7 +56,16 @@ export async function planAndExecute(ctx: PassContext, dryRun: boolean): Promise
   await recordFacts(ctx, planned.detachRequests ?? []);
   const results = await executePlan(ctx, planned);
   await reportNodes(ctx);
+  await forgetEmptyRecords(ctx);
   return { plan: planned, results };
+}
+
+/**
+ * Records EC2 corrected to nothing (e.g. every attachment gone with a terminated instance) are
+ * deleted once the node reports no longer need them; records holding any backoff stay.
+ */
+async function forgetEmptyRecords(ctx: PassContext): Promise<void> {
+  for (const record of [...ctx.actual.values()]) await removeIfEmpty(ctx.deps.store, ctx.actual, record);
 }
 
 export interface Summary {

@@ -3,7 +3,7 @@
  * store. On a conflict the record is re-read and the transition re-applied to the fresh
  * copy (transitions re-check every precondition), a bounded number of times.
  */
-import type { RefusalCode, Transition } from '../core/transitions.js';
+import { isEmpty, type RefusalCode, type Transition } from '../core/transitions.js';
 import type { ActualState, VolumeId, VolumeRecord } from '../core/types.js';
 import type { VolumeStore } from '../ports/volume-store.js';
 
@@ -49,4 +49,16 @@ export async function writeRecord(
 /** A step for records that must exist (completions, facts); a vanished item is a refusal, not a crash. */
 export function onRecord(change: (record: VolumeRecord) => Transition): Step {
   return (record) => (record === undefined ? { ok: false, refused: 'not-holder', reason: 'the volume record is gone' } : change(record));
+}
+
+/**
+ * Deletes a record with nothing left worth keeping, so items do not pile up per volume ever seen.
+ * With `now`, a backoff no longer in force does not keep it; without, any backoff entry does (its
+ * failure count still shapes the next delay). The delete is conditional on the version: a record
+ * another pass wrote meanwhile stays.
+ */
+export async function removeIfEmpty(store: VolumeStore, actual: ActualState, record: VolumeRecord, now?: number): Promise<void> {
+  if (!isEmpty(record, now)) return;
+  const removed = await store.remove(record);
+  if (removed.ok) actual.delete(record.volumeId);
 }

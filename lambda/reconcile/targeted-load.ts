@@ -10,7 +10,8 @@ import { buildDesiredState } from '../core/desired-state.js';
 import type { ClusterSnapshot, KubePod } from '../core/kube.js';
 import { resolvePodVolume } from '../core/pod-volumes.js';
 import { podRefOf } from '../core/pods.js';
-import type { ActualState, DesiredState, NodeName, VolumeId } from '../core/types.js';
+import { parseProviderId } from '../core/provider-id.js';
+import type { ActualState, DesiredState, InstanceId, NodeName, VolumeId } from '../core/types.js';
 import type { CorruptItem } from '../ports/volume-store.js';
 import { mergeSnapshots, volumeOfUniqueName } from './snapshot.js';
 import type { ReconcileDeps, Target } from './types.js';
@@ -55,16 +56,31 @@ async function seedsOf(deps: ReconcileDeps, target: Target, reading: Reading): P
     }
     case 'node':
       return [target.name];
-    case 'instance': {
-      // EC2 knows what is attached to the instance; the records name the node(s) it served.
-      for (const observation of await deps.blockStorage.describeInstanceVolumes(target.instanceId)) reading.volumes.add(observation.volumeId);
-      await loadRecords(deps, reading);
-      return [...reading.actual.values()].flatMap((r) => Object.values(r.attachments).filter((a) => a.instanceId === target.instanceId).map((a) => a.nodeName));
-    }
+    case 'instance':
+      return nodesOfInstance(deps, target.instanceId, reading);
     case 'volume':
       reading.volumes.add(target.volumeId);
       return [];
   }
+}
+
+/**
+ * The node(s) an instance served. EC2 releases a terminated instance's volumes at once, so EC2
+ * alone may name none of them; the node objects still name the instance in `spec.providerID`.
+ * One paged node list finds them: the event is rare, and the table has no index by instance (a
+ * scan would read every volume item instead). The volumes EC2 still shows on the instance
+ * (stopping, stopped) name their records, and through them nodes whose object is already gone.
+ */
+async function nodesOfInstance(deps: ReconcileDeps, instanceId: InstanceId, reading: Reading): Promise<NodeName[]> {
+  const [nodes, observations] = await Promise.all([deps.cluster.listNodes(), deps.blockStorage.describeInstanceVolumes(instanceId)]);
+  for (const observation of observations) reading.volumes.add(observation.volumeId);
+  await loadRecords(deps, reading);
+  const named = nodes.filter((node) => {
+    const provider = parseProviderId(node.spec?.providerID);
+    return provider.ok && provider.instanceId === instanceId;
+  });
+  const recorded = [...reading.actual.values()].flatMap((r) => Object.values(r.attachments).filter((a) => a.instanceId === instanceId));
+  return [...named.map((node) => node.metadata.name ?? ''), ...recorded.map((a) => a.nodeName)].filter((name) => name !== '');
 }
 
 async function loadRecords(deps: ReconcileDeps, reading: Reading): Promise<void> {

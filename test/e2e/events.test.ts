@@ -1,4 +1,4 @@
-import { StopInstancesCommand } from '@aws-sdk/client-ec2';
+import { DescribeVolumesCommand, StopInstancesCommand, TerminateInstancesCommand } from '@aws-sdk/client-ec2';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Controller } from '../../lambda/composition.js';
 import { handler as clusterEvent } from '../../lambda/handlers/cluster-event.js';
@@ -64,6 +64,34 @@ describe('targeted passes from events, through the real handlers', () => {
     expect(world.ec2.requests('DetachVolume').map((r) => r.params)).toEqual([expect.objectContaining({ VolumeId: volume.volumeId, Force: 'true' })]);
     expect(await controller.ports.store.get(volume.volumeId)).toBeUndefined();
     expect(volumeAttachments(world)).toEqual([]);
+  });
+
+  it('a terminated instance frees its records, node status and VolumeAttachments in that one event-driven pass', async () => {
+    const volume = await world.createVolume({ name: 'data-db-0' });
+    world.addPod('db-0', volume, 'node-1');
+    await scheduled({ pass: 'full' }, lambdaContext());
+    world.kube.kubelet.setVolumesInUse('node-1', [volume.uniqueName]);
+    // The instance is gone with its kubelet: the node object stays (NotReady, stale volumesInUse) and its pod was evicted.
+    world.kube.kubelet.setReady('node-1', false);
+    world.kube.kubelet.deletePod('default', 'db-0');
+    const instanceId = world.nodes[0]!.instanceId;
+    await world.ec2Client.send(new TerminateInstancesCommand({ InstanceIds: [instanceId] }));
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    const released = await world.ec2Client.send(new DescribeVolumesCommand({ VolumeIds: [volume.volumeId] }));
+    expect(released.Volumes?.[0]).toMatchObject({ State: 'available', Attachments: [] });
+    world.kube.resetRequests();
+
+    const event = envelope('EC2 Instance State-change Notification', 'aws.ec2', { 'instance-id': instanceId, state: 'terminated' });
+    const response = await ec2Event(sqsBatch([event]), lambdaContext());
+
+    expect(response).toEqual({ batchItemFailures: [] });
+    expect(await controller.ports.store.get(volume.volumeId)).toBeUndefined();
+    expect(reportedOn(world, 'node-1')).toEqual([]);
+    expect(volumeAttachments(world)).toEqual([]);
+    expect(world.ec2.counters().calls.DetachVolume).toBeUndefined();
+    // Targeted, not a full pass: the only lists are the node list and the pods of that one node.
+    const lists = world.kube.requests().filter((r) => r.verb === 'list').map((r) => r.resource);
+    expect(lists.sort()).toEqual(['nodes', 'pods']);
   });
 
   it('does not detach when the node status cannot be updated first (the unreport must succeed)', async () => {

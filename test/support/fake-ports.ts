@@ -69,6 +69,9 @@ export class FakeCluster implements Cluster {
   readPodsOnNode(nodeName: string) {
     return Promise.resolve({ pods: this.snapshot.pods.filter((p) => p.spec?.nodeName === nodeName), pvcs: this.snapshot.pvcs, pvs: this.snapshot.pvs });
   }
+  listNodes() {
+    return Promise.resolve(structuredClone(this.snapshot.nodes));
+  }
   readNode(name: string) {
     return Promise.resolve(this.snapshot.nodes.find((n) => n.metadata.name === name));
   }

@@ -15,7 +15,8 @@ import type {
 import type { KubeClients } from './clients.js';
 import { DEFAULT_EVENT_COMPONENT, recordEvent, type EventWriter } from './events.js';
 import { setVolumesAttached, type NodeStatusResult } from './node-status.js';
-import { DEFAULT_PAGING, type PagingOptions } from './paged-list.js';
+import { toKubeNode } from './mapping.js';
+import { DEFAULT_PAGING, listAllPages, type PagingOptions } from './paged-list.js';
 import { readNodeObject, readPodClosure, readPodsOnNode, readSnapshot } from './reads.js';
 import { deleteVolumeAttachment, upsertVolumeAttachment, type VolumeAttachmentWriter } from './volume-attachments.js';
 
@@ -62,6 +63,11 @@ export class KubernetesCluster implements Cluster {
 
   readPodsOnNode(nodeName: NodeName) {
     return readPodsOnNode(this.clients.core, nodeName, this.paging);
+  }
+
+  async listNodes(): Promise<KubeNode[]> {
+    const nodes = await listAllPages('nodes', (page) => this.clients.core.listNode(page), this.paging);
+    return nodes.map(toKubeNode);
   }
 
   readNode(name: NodeName): Promise<KubeNode | undefined> {
