@@ -35,8 +35,14 @@ export async function applyVolumeObservation(ctx: PassContext, observation: Volu
   }
   const written = await writeRecord(ctx.deps.store, ctx.actual, volumeId, record.version === 0 ? undefined : record,
     (current) => applyObservation(current ?? (record), observation, now, byInstance));
-  if (!written.ok) ctx.deps.log.warn('could not record what EC2 says', { volumeId, reason: written.reason });
-  for (const attachment of [...Object.keys(record.attachments), ...Object.keys(ctx.actual.get(volumeId)?.attachments ?? {})]) {
+  if (!written.ok) {
+    ctx.deps.log.warn('could not record what EC2 says', { volumeId, reason: written.reason });
+    return;
+  }
+  // Only a record EC2 corrected needs its VolumeAttachments looked at again: touching every
+  // verified pair would cost two API calls per attachment every sync period.
+  if (written.record === record) return;
+  for (const attachment of [...Object.keys(record.attachments), ...Object.keys(written.record.attachments)]) {
     ctx.touched.add(`${volumeId}|${attachment}`);
   }
 }
