@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { CreateVolumeCommand, EC2Client, RunInstancesCommand } from '@aws-sdk/client-ec2';
 import { uniqueNameFor } from '../lambda/core/volume-id.js';
 import { createVolumeTable, LOCAL_REGION, startLocalDynamo, type LocalDynamo } from './dynamodb.js';
+import type { Clock } from './ec2/clock.js';
 import { startLocalEc2, type LocalEc2 } from './ec2/server.js';
 import type { Delays } from './ec2/state/model.js';
 import { nodeObject, podObject, pvcObject, pvObject } from './generate/kube-objects.js';
@@ -22,6 +23,8 @@ export interface WorldOptions {
   tableName?: string;
   /** EC2 attach/detach delays; short by default so tests stay fast. */
   ec2Delays?: Partial<Delays>;
+  /** The local EC2's time (system time by default): share it with the controller to jump ahead. */
+  ec2Clock?: Clock;
 }
 
 export interface WorldVolume {
@@ -55,7 +58,10 @@ export async function startWorld(options: WorldOptions = {}): Promise<World> {
   const tableName = options.tableName ?? 'ebs-attach-detach';
   const [dynamo, ec2, kube] = await Promise.all([
     startLocalDynamo(),
-    startLocalEc2({ delays: { attachMs: 100, detachMs: 100, instanceStartMs: 0, instanceStopMs: 200, instanceTerminateMs: 200, ...options.ec2Delays }, throttle: false, model: { defaultZone: zone } }),
+    startLocalEc2({
+      delays: { attachMs: 100, detachMs: 100, instanceStartMs: 0, instanceStopMs: 200, instanceTerminateMs: 200, ...options.ec2Delays },
+      throttle: false, model: { defaultZone: zone }, ...(options.ec2Clock === undefined ? {} : { clock: options.ec2Clock }),
+    }),
     startKubeSandbox(),
   ]);
   await createVolumeTable(dynamo.client, tableName);

@@ -1,3 +1,4 @@
+import { DescribeVolumesCommand } from '@aws-sdk/client-ec2';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Controller } from '../../lambda/composition.js';
 import { beginOperation } from '../../lambda/core/transitions.js';
@@ -5,16 +6,20 @@ import { handler as scheduled } from '../../lambda/handlers/scheduled.js';
 import { startWorld, type World } from '../../sandbox/world.js';
 import { reportedOn } from '../support/kube-reads.js';
 import { lambdaContext, wireHandlers } from '../support/lambda.js';
+import { JumpClock } from './jump-clock.js';
 
 vi.hoisted(() => Object.assign(process.env, { POWERTOOLS_METRICS_DISABLED: 'true', POWERTOOLS_LOG_LEVEL: 'ERROR' }));
 
 let world: World;
 let controller: Controller;
 
+let clock: JumpClock;
+
 beforeEach(async () => {
-  world = await startWorld({ nodes: 2 });
-  // A one-second lease, so a dead invocation's operation expires within the test.
-  controller = wireHandlers(world, { LEASE_SECONDS: '1' });
+  clock = new JumpClock();
+  world = await startWorld({ nodes: 2, ec2Clock: clock });
+  // The controller and EC2 share a clock that can jump past a lease (the default 15 min) without waiting.
+  controller = wireHandlers(world, {}, { clock: clock.now });
 });
 afterEach(async () => {
   await controller.close();
@@ -44,28 +49,43 @@ describe('safety (DESIGN §11)', () => {
   it.each([
     ['before it called EC2', false],
     ['right after AttachVolume', true],
-  ])('converges after an invocation died %s, once the lease expired', async (_when, calledEc2) => {
+  ])('a takeover after an invocation died %s: no second operation within the lease, one attach after it', async (_when, calledEc2) => {
     const volume = await world.createVolume({ name: 'data-db-0' });
     world.addPod('db-0', volume, 'node-1');
     const node = world.nodes[0]!;
+    const leaseMs = controller.config.plan.leaseMs;
     // What the dead invocation left: its intent in the store (and perhaps an attach in EC2).
     const intent = beginOperation(undefined, {
       volumeId: volume.volumeId, uniqueName: volume.uniqueName, accessModes: ['ReadWriteOnce'], multiAttach: false,
       kind: 'attach', nodeName: 'node-1', instanceId: node.instanceId, operationId: 'dead-invocation',
-    }, Date.now(), 1_000);
+    }, clock.now(), leaseMs);
     if (!intent.ok) throw new Error(intent.reason);
     expect(await controller.ports.store.put(intent.record)).toMatchObject({ ok: true });
     if (calledEc2) await controller.ports.blockStorage.attach({ volumeId: volume.volumeId, instanceId: node.instanceId });
+    const attachesBefore = calledEc2 ? 1 : 0;
 
+    // Within the lease the dead holder may still be at work: passes leave its volume alone.
     expect(await fullPass()).toMatchObject({ converged: false });
-    await new Promise((resolve) => setTimeout(resolve, 1_100));
-    await fullPass();
-    await fullPass();
+    clock.jump(leaseMs - 60_000);
+    expect(await controller.fullPass(clock.budget())).toMatchObject({ converged: false });
+    expect(ec2Calls().AttachVolume ?? 0).toBe(attachesBefore);
+    const held = await controller.ports.store.get(volume.volumeId);
+    expect(Object.values(held?.operations ?? {}).map((op) => op.id)).toEqual(['dead-invocation']);
+
+    // Past the lease: the next pass resolves the intent against EC2, and the volume converges.
+    clock.jump(60_001);
+    const resolving = await controller.fullPass(clock.budget());
+    expect(resolving.results).toEqual(expect.arrayContaining([expect.objectContaining({ kind: 'resolve', outcome: 'ok' })]));
+    await controller.fullPass(clock.budget());
+    expect(await controller.fullPass(clock.budget())).toMatchObject({ converged: true });
 
     expect(ec2Calls().AttachVolume).toBe(1);
     const record = await controller.ports.store.get(volume.volumeId);
     expect(record?.operations).toEqual({});
     expect(record?.attachments['node-1']).toMatchObject({ state: 'attached', device: '/dev/xvdaa' });
+    expect(Object.keys(record?.attachments ?? {})).toEqual(['node-1']);
+    const described = await world.ec2Client.send(new DescribeVolumesCommand({ VolumeIds: [volume.volumeId] }));
+    expect(described.Volumes?.[0]?.Attachments).toEqual([expect.objectContaining({ InstanceId: node.instanceId, State: 'attached' })]);
     expect(reported('node-1')).toEqual([{ name: volume.uniqueName, devicePath: '/dev/xvdaa' }]);
   });
 });
