@@ -8,22 +8,22 @@ import { attachFailedEvent, attachSucceededEvent, type VolumeEvent } from '../co
 import { completeAttach, failOperation, leaveInProgress } from '../core/transitions.js';
 import { lockKey } from '../core/types.js';
 import type { AttachOutcome } from '../ports/block-storage.js';
-import { bestEffort, reservedDevices, specNameOf, type PassContext } from './context.js';
+import { bestEffort, desiredAttachment, pairKey, reservedDevices, specNameOf, type PassContext } from './context.js';
 import { observeVolume } from './observe.js';
 import { startOperation } from './operation-start.js';
 import { onRecord, writeRecord, type Step } from './records.js';
-import type { ActionResult } from './types.js';
+import type { ActionResult, ResultOf } from './types.js';
 import { reportAttachError, syncVolumeAttachment } from './volume-attachments.js';
 
 /** A step needs at least this long to be started and written down. */
 const MIN_ATTACH_MS = 2_000;
 
 export async function executeAttach(ctx: PassContext, planned: AttachAction): Promise<ActionResult> {
-  const result = (outcome: ActionResult['outcome'], detail: string, extra: Partial<ActionResult> = {}): ActionResult => ({
+  const result: ResultOf = (outcome, detail, extra = {}) => ({
     kind: 'attach', volumeId: planned.volumeId, nodeName: planned.nodeName, outcome, detail, ...extra,
   });
   if (!ctx.deadline.canStart(MIN_ATTACH_MS)) return result('deferred', 'no time left in this pass');
-  const desired = ctx.desired.attachments.find((a) => a.volumeId === planned.volumeId && a.nodeName === planned.nodeName);
+  const desired = desiredAttachment(ctx, planned.volumeId, planned.nodeName);
   const started = await startOperation(ctx, planned, (action) => ({
     volumeId: action.volumeId, uniqueName: action.uniqueName, accessModes: desired?.accessModes ?? [],
     multiAttach: action.multiAttach, kind: 'attach', nodeName: action.nodeName, instanceId: action.instanceId,
@@ -37,7 +37,7 @@ export async function executeAttach(ctx: PassContext, planned: AttachAction): Pr
   const outcome = await ctx.deps.blockStorage.attach({
     volumeId: action.volumeId, instanceId: action.instanceId, reservedDevices: reservedDevices(ctx.actual, action.instanceId),
   });
-  ctx.touched.add(`${action.volumeId}|${action.nodeName}`);
+  ctx.touched.add(pairKey(action.volumeId, action.nodeName));
   if (outcome.kind === 'started' || outcome.kind === 'already-attached') {
     return settle(ctx, action, operationId, outcome.device, calledAt, finish, result);
   }
@@ -47,7 +47,7 @@ export async function executeAttach(ctx: PassContext, planned: AttachAction): Pr
 async function settle(
   ctx: PassContext, action: AttachAction, operationId: string, device: string, calledAt: number,
   finish: (step: Step) => ReturnType<typeof writeRecord>,
-  result: (outcome: ActionResult['outcome'], detail: string, extra?: Partial<ActionResult>) => ActionResult,
+  result: ResultOf,
 ): Promise<ActionResult> {
   const waited = await ctx.deps.blockStorage.waitFor({
     volumeId: action.volumeId, instanceId: action.instanceId, target: 'attached',
@@ -73,7 +73,7 @@ async function settle(
 async function fail(
   ctx: PassContext, action: AttachAction, operationId: string, outcome: Exclude<AttachOutcome, { kind: 'started' | 'already-attached' }>,
   finish: (step: Step) => ReturnType<typeof writeRecord>,
-  result: (outcome: ActionResult['outcome'], detail: string, extra?: Partial<ActionResult>) => ActionResult,
+  result: ResultOf,
 ): Promise<ActionResult> {
   const now = ctx.deps.clock();
   // A transient failure (timeout, 5xx) may hide an attach EC2 went on with: verification settles it.

@@ -10,12 +10,10 @@ import type { DetachOutcome } from '../ports/block-storage.js';
 import { pairKey, type PassContext } from './context.js';
 import { startOperation } from './operation-start.js';
 import { onRecord, removeIfEmpty, writeRecord, type Step } from './records.js';
-import type { ActionResult } from './types.js';
+import type { ActionResult, ResultOf } from './types.js';
 import { syncVolumeAttachment } from './volume-attachments.js';
 
 const MIN_DETACH_MS = 2_000;
-
-type ResultOf = (outcome: ActionResult['outcome'], detail: string, extra?: Partial<ActionResult>) => ActionResult;
 
 export async function executeDetach(ctx: PassContext, planned: DetachAction): Promise<ActionResult> {
   const forcedTrigger = planned.trigger === 'unmounted' ? undefined : planned.trigger;

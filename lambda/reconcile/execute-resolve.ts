@@ -7,11 +7,11 @@ import { resolveExpired } from '../core/transitions.js';
 import { lockKey } from '../core/types.js';
 import { pairKey, type PassContext } from './context.js';
 import { onRecord, writeRecord } from './records.js';
-import type { ActionResult } from './types.js';
+import type { ActionResult, ResultOf } from './types.js';
 import { syncVolumeAttachment } from './volume-attachments.js';
 
 export async function executeResolve(ctx: PassContext, action: ResolveAction): Promise<ActionResult> {
-  const result = (outcome: ActionResult['outcome'], detail: string): ActionResult => ({
+  const result: ResultOf = (outcome, detail) => ({
     kind: 'resolve', volumeId: action.volumeId, nodeName: action.nodeName, outcome, detail,
   });
   if (!ctx.deadline.canStart()) return result('deferred', 'no time left in this pass');

@@ -4,7 +4,7 @@
  */
 import { applyObservation, seedUncertain } from '../core/transitions.js';
 import type { DesiredState, InstanceId, NodeName, VolumeId, VolumeObservation } from '../core/types.js';
-import type { PassContext } from './context.js';
+import { pairKey, type PassContext } from './context.js';
 import { writeRecord } from './records.js';
 import { volumeOfUniqueName } from './snapshot.js';
 
@@ -43,7 +43,7 @@ export async function applyVolumeObservation(ctx: PassContext, observation: Volu
   // verified pair would cost two API calls per attachment every sync period.
   if (written.record === record) return;
   for (const attachment of [...Object.keys(record.attachments), ...Object.keys(written.record.attachments)]) {
-    ctx.touched.add(`${volumeId}|${attachment}`);
+    ctx.touched.add(pairKey(volumeId, attachment));
   }
 }
 

@@ -3,14 +3,13 @@
  * the target (targeted-load.ts), asks EC2 about just those volumes and instances, and then plans,
  * acts and reports exactly as the full pass does, within the scope it read.
  */
-import type { InstanceId } from '../core/types.js';
 import { dryRunStore } from './dry-run.js';
 import { createPassContext, planAndExecute, summarize } from './pass.js';
 import { reportVolumeAttachments } from './report.js';
 import { pvNamesOf } from './snapshot.js';
 import { loadTargeted } from './targeted-load.js';
 import type { Budget, PassOptions, PassReport, ReconcileDeps, Target } from './types.js';
-import { verifyAgainstEc2 } from './verify.js';
+import { instancesOf, verifyAgainstEc2 } from './verify.js';
 
 export async function runTargetedPass(baseDeps: ReconcileDeps, target: Target, budget: Budget, options: PassOptions = {}): Promise<PassReport> {
   const dryRun = options.dryRun === true;
@@ -20,11 +19,8 @@ export async function runTargetedPass(baseDeps: ReconcileDeps, target: Target, b
   const inputs = await loadTargeted(deps, target);
   const ctx = createPassContext(deps, budget, inputs.desired, inputs.actual, pvNamesOf(inputs.snapshot.pvs));
 
-  const instanceIds = new Set<InstanceId>();
-  for (const view of inputs.desired.nodes.values()) if (view.instanceId !== undefined) instanceIds.add(view.instanceId);
-  for (const record of ctx.actual.values()) for (const a of Object.values(record.attachments)) instanceIds.add(a.instanceId);
-  if (target.kind === 'instance') instanceIds.add(target.instanceId);
-  const verified = (await verifyAgainstEc2(ctx, inputs.desired.scope?.volumes ?? [], [...instanceIds].sort())) !== undefined;
+  const instanceIds = instancesOf(ctx, target.kind === 'instance' ? [target.instanceId] : []);
+  const verified = (await verifyAgainstEc2(ctx, inputs.desired.scope?.volumes ?? [], instanceIds)) !== undefined;
 
   const executed = await planAndExecute(ctx, dryRun);
   if (!dryRun) await reportVolumeAttachments(ctx, undefined);

@@ -66,6 +66,9 @@ export interface Budget {
 
 export type Outcome = 'ok' | 'failed' | 'deferred';
 
+/** Builds one action's result: its outcome, why, and any extras (latency, trigger, throttling). */
+export type ResultOf = (outcome: Outcome, detail: string, extra?: Partial<ActionResult>) => ActionResult;
+
 /** What became of one planned action. */
 export interface ActionResult {
   kind: Action['kind'];

@@ -32,8 +32,13 @@ export async function verifyAgainstEc2(ctx: PassContext, volumeIds: VolumeId[], 
 /** What a full pass verifies: every volume it knows of and every instance behind a node or an attachment. */
 export function verificationTargets(ctx: PassContext): { volumeIds: VolumeId[]; instanceIds: InstanceId[] } {
   const volumeIds = new Set<VolumeId>([...ctx.actual.keys(), ...ctx.desired.attachments.map((a) => a.volumeId)]);
-  const instanceIds = new Set<InstanceId>();
+  return { volumeIds: [...volumeIds].sort(), instanceIds: instancesOf(ctx) };
+}
+
+/** The instances behind the pass's nodes and recorded attachments (and any named besides), sorted. */
+export function instancesOf(ctx: PassContext, also: InstanceId[] = []): InstanceId[] {
+  const instanceIds = new Set<InstanceId>(also);
   for (const view of ctx.desired.nodes.values()) if (view.instanceId !== undefined) instanceIds.add(view.instanceId);
   for (const record of ctx.actual.values()) for (const a of Object.values(record.attachments)) instanceIds.add(a.instanceId);
-  return { volumeIds: [...volumeIds].sort(), instanceIds: [...instanceIds].sort() };
+  return [...instanceIds].sort();
 }
