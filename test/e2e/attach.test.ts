@@ -1,23 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { Controller } from '../../lambda/composition.js';
+import { describe, expect, it, vi } from 'vitest';
 import { handler as scheduled } from '../../lambda/handlers/scheduled.js';
-import { startWorld, type World } from '../../sandbox/world.js';
+import type { World } from '../../sandbox/world.js';
 import { eventReasons, reportedOn, volumeAttachments } from '../support/kube-reads.js';
-import { lambdaContext, wireHandlers } from '../support/lambda.js';
+import { lambdaContext } from '../support/lambda.js';
+import { useWorld } from './world-fixture.js';
 
 vi.hoisted(() => Object.assign(process.env, { POWERTOOLS_METRICS_DISABLED: 'true', POWERTOOLS_LOG_LEVEL: 'ERROR' }));
 
 let world: World;
-let controller: Controller;
-
-beforeAll(async () => {
-  world = await startWorld({ nodes: 2 });
-  controller = wireHandlers(world);
-});
-afterAll(async () => {
-  await controller?.close();
-  await world?.stop();
-});
+useWorld((started) => ({ world } = started));
 
 describe('a full pass through the scheduled handler', () => {
   it('attaches the volume of a scheduled pod and reports it on the node and its VolumeAttachment', async () => {

@@ -1,26 +1,19 @@
 import { DescribeVolumesCommand, StopInstancesCommand, TerminateInstancesCommand } from '@aws-sdk/client-ec2';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { Controller } from '../../lambda/composition.js';
 import { handler as clusterEvent } from '../../lambda/handlers/cluster-event.js';
 import { handler as ec2Event } from '../../lambda/handlers/ec2-event.js';
 import { handler as scheduled } from '../../lambda/handlers/scheduled.js';
-import { startWorld, type World } from '../../sandbox/world.js';
+import type { World } from '../../sandbox/world.js';
 import { reportedOn, volumeAttachments } from '../support/kube-reads.js';
-import { lambdaContext, sqsBatch, wireHandlers } from '../support/lambda.js';
+import { lambdaContext, sqsBatch } from '../support/lambda.js';
+import { useWorld } from './world-fixture.js';
 
 vi.hoisted(() => Object.assign(process.env, { POWERTOOLS_METRICS_DISABLED: 'true', POWERTOOLS_LOG_LEVEL: 'ERROR' }));
 
 let world: World;
 let controller: Controller;
-
-beforeEach(async () => {
-  world = await startWorld({ nodes: 2 });
-  controller = wireHandlers(world);
-});
-afterEach(async () => {
-  await controller.close();
-  await world.stop();
-});
+useWorld((started) => ({ world, controller } = started));
 
 const envelope = (detailType: string, source: string, detail: object) => ({
   version: '0', id: crypto.randomUUID(), 'detail-type': detailType, source, account: '123456789012',

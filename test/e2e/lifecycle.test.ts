@@ -1,23 +1,16 @@
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { Controller } from '../../lambda/composition.js';
 import { handler as scheduled } from '../../lambda/handlers/scheduled.js';
-import { startWorld, type World, type WorldVolume } from '../../sandbox/world.js';
+import type { World, WorldVolume } from '../../sandbox/world.js';
 import { reportedOn, volumeAttachments } from '../support/kube-reads.js';
-import { lambdaContext, wireHandlers } from '../support/lambda.js';
+import { lambdaContext } from '../support/lambda.js';
+import { useWorld } from './world-fixture.js';
 
 vi.hoisted(() => Object.assign(process.env, { POWERTOOLS_METRICS_DISABLED: 'true', POWERTOOLS_LOG_LEVEL: 'ERROR' }));
 
 let world: World;
 let controller: Controller;
-
-beforeEach(async () => {
-  world = await startWorld({ nodes: 2 });
-  controller = wireHandlers(world);
-});
-afterEach(async () => {
-  await controller.close();
-  await world.stop();
-});
+useWorld((started) => ({ world, controller } = started));
 
 const fullPass = () => scheduled({ pass: 'full' }, lambdaContext());
 const ec2Calls = () => world.ec2.counters().calls;

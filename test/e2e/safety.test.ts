@@ -1,30 +1,21 @@
 import { DescribeVolumesCommand } from '@aws-sdk/client-ec2';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { Controller } from '../../lambda/composition.js';
 import { beginOperation } from '../../lambda/core/transitions.js';
 import { handler as scheduled } from '../../lambda/handlers/scheduled.js';
-import { startWorld, type World } from '../../sandbox/world.js';
+import type { World } from '../../sandbox/world.js';
 import { reportedOn } from '../support/kube-reads.js';
-import { lambdaContext, wireHandlers } from '../support/lambda.js';
-import { JumpClock } from './jump-clock.js';
+import { lambdaContext } from '../support/lambda.js';
+import type { JumpClock } from './jump-clock.js';
+import { useWorld } from './world-fixture.js';
 
 vi.hoisted(() => Object.assign(process.env, { POWERTOOLS_METRICS_DISABLED: 'true', POWERTOOLS_LOG_LEVEL: 'ERROR' }));
 
 let world: World;
 let controller: Controller;
-
 let clock: JumpClock;
-
-beforeEach(async () => {
-  clock = new JumpClock();
-  world = await startWorld({ nodes: 2, ec2Clock: clock });
-  // The controller and EC2 share a clock that can jump past a lease (the default 15 min) without waiting.
-  controller = wireHandlers(world, {}, { clock: clock.now });
-});
-afterEach(async () => {
-  await controller.close();
-  await world.stop();
-});
+// The controller and EC2 share a clock that can jump past a lease (the default 15 min) without waiting.
+useWorld((started) => ({ world, controller, clock } = started));
 
 const fullPass = () => scheduled({ pass: 'full' }, lambdaContext());
 const ec2Calls = () => world.ec2.counters().calls;

@@ -1,27 +1,18 @@
 import { DescribeVolumesCommand } from '@aws-sdk/client-ec2';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { Controller } from '../../lambda/composition.js';
-import { startWorld, type World } from '../../sandbox/world.js';
+import type { World } from '../../sandbox/world.js';
 import { reportedOn, volumeAttachments } from '../support/kube-reads.js';
-import { wireHandlers } from '../support/lambda.js';
-import { JumpClock } from './jump-clock.js';
+import type { JumpClock } from './jump-clock.js';
+import { useWorld } from './world-fixture.js';
 
 vi.hoisted(() => Object.assign(process.env, { POWERTOOLS_METRICS_DISABLED: 'true', POWERTOOLS_LOG_LEVEL: 'ERROR' }));
 
 let world: World;
 let controller: Controller;
 let clock: JumpClock;
-
-beforeEach(async () => {
-  clock = new JumpClock();
-  world = await startWorld({ nodes: 2, ec2Clock: clock });
-  // A short wait for `attached`, so the stuck attach is left to the next pass at once.
-  controller = wireHandlers(world, {}, { clock: clock.now, waits: { maxAttachWaitMs: 300, maxDetachWaitMs: 5_000, reserveMs: 500 } });
-});
-afterEach(async () => {
-  await controller.close();
-  await world.stop();
-});
+// A short wait for `attached`, so the stuck attach is left to the next pass at once.
+useWorld((started) => ({ world, controller, clock } = started), { overrides: { waits: { maxAttachWaitMs: 300, maxDetachWaitMs: 5_000, reserveMs: 500 } } });
 
 const fullPass = () => controller.fullPass(clock.budget());
 
