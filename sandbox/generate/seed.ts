@@ -34,6 +34,14 @@ export function addInstance(world: World, node: GenNode, now: number): SandboxIn
   return instance;
 }
 
+/** A data volume in EC2, not attached. `multiAttachEnabled` defaults to the volume's own (io2 Multi-Attach). */
+export function addVolume(world: World, volume: GenVolume, options: { multiAttachEnabled?: boolean } = {}): SandboxVolume {
+  const created = volumeOf(volume, world.clock.now());
+  if (options.multiAttachEnabled !== undefined) created.multiAttachEnabled = options.multiAttachEnabled;
+  world.volumes.set(volume.volumeId, created);
+  return created;
+}
+
 function volumeOf(volume: GenVolume, now: number): SandboxVolume {
   return {
     volumeId: volume.volumeId, zone: volume.zone, size: volume.sizeGiB, volumeType: volume.volumeType, encrypted: true,

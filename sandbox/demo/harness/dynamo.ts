@@ -22,6 +22,9 @@ export interface MeteredDynamo {
   endpoint: string;
   meter: DynamoMeter;
   resetMeter(): void;
+  /** The next `count` requests of `operation` (e.g. Scan, PutItem; `*` for any) fail with a 500 InternalServerError. */
+  failNext(operation: string, count: number): void;
+  clearFaults(): void;
   stop(): Promise<void>;
 }
 
@@ -30,15 +33,21 @@ const emptyMeter = (): DynamoMeter => ({ calls: {}, itemsRead: 0, itemsWritten: 
 export async function startMeteredDynamo(): Promise<MeteredDynamo> {
   const server: Server = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
   let meter = emptyMeter();
-  server.prependListener('request', (request: IncomingMessage, response: ServerResponse) => {
+  const failures = new Map<string, number>();
+  // dynalite's own handler runs after the meter, unless an injected failure answers first.
+  const handlers = server.listeners('request') as ((request: IncomingMessage, response: ServerResponse) => void)[];
+  server.removeAllListeners('request');
+  server.on('request', (request: IncomingMessage, response: ServerResponse) => {
     const operation = String(request.headers['x-amz-target'] ?? '').split('.')[1] ?? 'unknown';
     meter.calls[operation] = (meter.calls[operation] ?? 0) + 1;
+    if (takeFailure(failures, operation)) return injectFailure(request, response, operation);
     const end = response.end.bind(response) as (...args: unknown[]) => ServerResponse;
     response.end = ((...args: unknown[]) => {
       const [chunk] = args;
       if (typeof chunk === 'string' || Buffer.isBuffer(chunk)) record(meter, operation, response.statusCode, chunk.toString());
       return end(...args);
     }) as ServerResponse['end'];
+    for (const handler of handlers) handler(request, response);
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -50,11 +59,32 @@ export async function startMeteredDynamo(): Promise<MeteredDynamo> {
       return meter;
     },
     resetMeter: () => void (meter = emptyMeter()),
+    failNext: (operation, count) => void failures.set(operation, (failures.get(operation) ?? 0) + count),
+    clearFaults: () => failures.clear(),
     stop: () => new Promise<void>((resolve, reject) => {
       server.closeAllConnections();
       server.close((error) => (error ? reject(error) : resolve()));
     }),
   };
+}
+
+function takeFailure(failures: Map<string, number>, operation: string): boolean {
+  for (const key of [operation, '*']) {
+    const left = failures.get(key) ?? 0;
+    if (left > 0) {
+      failures.set(key, left - 1);
+      return true;
+    }
+  }
+  return false;
+}
+
+function injectFailure(request: IncomingMessage, response: ServerResponse, operation: string): void {
+  request.resume();
+  request.on('end', () => {
+    response.writeHead(500, { 'content-type': 'application/x-amz-json-1.0', 'x-amzn-requestid': `injected-${Date.now()}` });
+    response.end(JSON.stringify({ __type: 'com.amazonaws.dynamodb.v20120810#InternalServerError', message: `injected failure of ${operation}` }));
+  });
 }
 
 interface Answer {

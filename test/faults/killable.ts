@@ -1,0 +1,49 @@
+/**
+ * A pass that dies: its ports count every call, and at call number `atCall` the invocation
+ * "is killed" — either just before the call goes out or just after its effect happened — and
+ * from then on nothing it started ever comes back. Nothing else of the pass runs: as with a
+ * Lambda that times out or runs out of memory, whatever it wrote so far is all that remains.
+ */
+import type { Ports } from '../../lambda/reconcile/types.js';
+
+export interface Kill {
+  atCall: number;
+  /** True: the call's effect happens (e.g. EC2 received AttachVolume), then the pass dies. */
+  afterEffect: boolean;
+}
+
+export interface Killable {
+  ports: Ports;
+  /** Settles when the pass has been killed (never, if it finished first). */
+  killed: Promise<void>;
+  calls(): number;
+}
+
+const never = new Promise<never>(() => undefined);
+
+export function killable(ports: Ports, kill: Kill | undefined): Killable {
+  let calls = 0;
+  let dead = false;
+  let announce: () => void = () => undefined;
+  const killed = new Promise<void>((resolve) => (announce = resolve));
+  const wrap = <T extends object>(port: T): T => new Proxy(port, {
+    get(target, property, receiver) {
+      const value: unknown = Reflect.get(target, property, receiver);
+      if (typeof value !== 'function') return value;
+      return (...args: unknown[]) => {
+        if (dead) return never;
+        calls += 1;
+        if (kill === undefined || calls !== kill.atCall) return (value as (...a: unknown[]) => unknown).apply(target, args);
+        dead = true;
+        if (!kill.afterEffect) {
+          announce();
+          return never;
+        }
+        const effect = (value as (...a: unknown[]) => unknown).apply(target, args);
+        // Dead once the effect landed (or failed): the caller never hears back.
+        return Promise.resolve(effect).then(announce, announce).then(() => never);
+      };
+    },
+  });
+  return { ports: { cluster: wrap(ports.cluster), store: wrap(ports.store), blockStorage: wrap(ports.blockStorage) }, killed, calls: () => calls };
+}

@@ -1,0 +1,137 @@
+/**
+ * One seeded scenario: a small cluster, then steps of (cluster change → faults → concurrent
+ * passes, one of which may be killed at a random call) with DESIGN §11's invariants checked
+ * around every step, then a clean phase that must converge (invariant 4).
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { randomUUID } from 'node:crypto';
+import { runFullPass } from '../../lambda/reconcile/full-pass.js';
+import { runTargetedPass } from '../../lambda/reconcile/targeted-pass.js';
+import type { PassLog, ReconcileDeps, Target } from '../../lambda/reconcile/types.js';
+import { Random } from '../../sandbox/generate/random.js';
+import { runKubelets } from '../../sandbox/demo/harness/kubelet.js';
+import { checkConvergence, checkStep, type Violation } from '../../sandbox/demo/invariants/checks.js';
+import { ApiLedger } from '../../sandbox/demo/invariants/ledger.js';
+import { readTruth } from '../../sandbox/demo/invariants/truth.js';
+import { applyChange, buildCluster, pickChange, type Change, type FaultCluster } from './cluster.js';
+import { clearFaults, describeFault, inject, pickFaults, unstick } from './faults.js';
+import { killable, type Kill } from './killable.js';
+import { SETTINGS, type Rig, type World } from './rig.js';
+
+export interface ScenarioResult {
+  seed: number;
+  steps: number;
+  passes: number;
+  kills: number;
+  converged: boolean;
+  violations: (Violation & { step: string })[];
+  /** What happened, one line per step (printed for a failing seed). */
+  trace: string[];
+}
+
+const MINUTE = 60_000;
+const ADVANCES = [0, 2_000, 15_000, MINUTE, 100_000, 7 * MINUTE];
+const quiet: PassLog = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
+
+interface PassSpec {
+  target?: Target;
+  kill?: Kill;
+}
+
+function pickPasses(cluster: FaultCluster, random: Random): PassSpec[] {
+  const specs: PassSpec[] = Array.from({ length: random.between(1, 3) }, () => ({ ...pickTarget(cluster, random) }));
+  if (random.chance(0.4)) (random.pick(specs)).kill = { atCall: random.between(1, 30), afterEffect: random.chance(0.5) };
+  return specs;
+}
+
+function pickTarget(cluster: FaultCluster, random: Random): PassSpec {
+  const node = random.pick(cluster.nodes);
+  switch (random.int(6)) {
+    case 0: return cluster.pods.length ? { target: { kind: 'pod', namespace: 'default', name: random.pick(cluster.pods).name } } : {};
+    case 1: return { target: { kind: 'node', name: node.name } };
+    case 2: return { target: { kind: 'instance', instanceId: node.instanceId } };
+    case 3: return { target: { kind: 'volume', volumeId: random.pick(cluster.volumes).volumeId } };
+    default: return {};
+  }
+}
+
+function describePass(spec: PassSpec): string {
+  const target = spec.target ? `${spec.target.kind}:${'name' in spec.target ? spec.target.name : 'instanceId' in spec.target ? spec.target.instanceId : spec.target.volumeId}` : 'full';
+  return spec.kill ? `${target}†${spec.kill.atCall}${spec.kill.afterEffect ? '+' : '-'}` : target;
+}
+
+async function runPass(world: World, spec: PassSpec): Promise<'done' | 'killed' | 'threw'> {
+  const dying = killable(world.ports, spec.kill);
+  const deps: ReconcileDeps = { ...dying.ports, settings: SETTINGS, clock: () => world.clock.now(), newId: randomUUID, log: quiet };
+  const budget = { deadline: world.clock.now() + 5 * MINUTE };
+  const pass = spec.target ? runTargetedPass(deps, spec.target, budget) : runFullPass(deps, budget);
+  if (process.env.DEBUG_PASSES) void pass.then((r) => console.log('pass', describePass(spec), r.results.map((x) => `${x.kind} ${x.volumeId} ${x.nodeName} ${x.outcome} ${x.forcedTrigger ?? ''} ${x.detail}`)), (e: unknown) => console.log('pass', describePass(spec), 'threw', String(e)));
+  return Promise.race([pass.then(() => 'done' as const, () => 'threw' as const), dying.killed.then(() => 'killed' as const)]);
+}
+
+export async function runScenario(rig: Rig, seed: number, stepCount = 8): Promise<ScenarioResult> {
+  const world = await rig.world(seed);
+  const random = new Random(seed);
+  const ledger = new ApiLedger(world.ec2, world.kube);
+  const result: ScenarioResult = { seed, steps: 0, passes: 0, kills: 0, converged: false, violations: [], trace: [] };
+  try {
+    const cluster = buildCluster(world, random);
+    for (let step = 1; step <= stepCount; step++) await playStep(world, cluster, random, ledger, result, step);
+    await converge(world, ledger, result);
+  } finally {
+    clearFaults(world);
+    await world.close();
+  }
+  return result;
+}
+
+async function playStep(world: World, cluster: FaultCluster, random: Random, ledger: ApiLedger, result: ScenarioResult, step: number): Promise<void> {
+  const change: Change = pickChange(cluster, random);
+  applyChange(world, cluster, random, change);
+  runKubelets(world.kube);
+  const faults = pickFaults(random);
+  const passes = pickPasses(cluster, random);
+  const advance = random.pick(ADVANCES);
+  const label = `step ${step}: ${change.kind === 'none' ? 'no change' : JSON.stringify(change)}; faults [${faults.map(describeFault).join(', ')}]; passes [${passes.map(describePass).join(', ')}]; then +${advance / 1000}s`;
+  result.trace.push(label);
+  const before = readTruth(world.ec2, world.kube);
+  ledger.drain();
+  for (const fault of faults) inject(world, fault);
+  const outcomes = await Promise.all(passes.map((spec) => runPass(world, spec)));
+  await sleep(2); // let a killed pass's last request land
+  clearFaults(world);
+  result.passes += passes.length;
+  result.kills += outcomes.filter((o) => o === 'killed').length;
+  check(world, ledger, before, label, result);
+  runKubelets(world.kube);
+  world.clock.advance(advance);
+  result.steps += 1;
+}
+
+function check(world: World, ledger: ApiLedger, before: ReturnType<typeof readTruth>, label: string, result: ScenarioResult): void {
+  const drained = ledger.drain();
+  const after = readTruth(world.ec2, world.kube);
+  for (const violation of checkStep(before, after, drained.detaches)) result.violations.push({ ...violation, step: label });
+}
+
+/** Faults over, stuck attachments released, leases and the unmount timeout run out: full passes must converge. */
+async function converge(world: World, ledger: ApiLedger, result: ScenarioResult): Promise<void> {
+  unstick(world);
+  world.clock.advance(16 * MINUTE);
+  let problems: Violation[] = [];
+  for (let round = 1; round <= 8; round++) {
+    const before = readTruth(world.ec2, world.kube);
+    ledger.drain();
+    await runPass(world, {});
+    result.passes += 1;
+    check(world, ledger, before, `convergence pass ${round}`, result);
+    runKubelets(world.kube);
+    world.clock.advance(2 * MINUTE);
+    problems = checkConvergence(readTruth(world.ec2, world.kube));
+    if (problems.length === 0) {
+      result.converged = true;
+      return;
+    }
+  }
+  for (const problem of problems) result.violations.push({ ...problem, step: 'after 8 clean full passes' });
+}
