@@ -21,18 +21,24 @@ function isDesiredHere(ctx: PlanContext, record: VolumeRecord, attachment: Actua
 }
 
 /**
- * An attach EC2 has not finished after `stuckAttachMs` is detached and retried. It was never
- * reported, so the kubelet cannot have mounted it, whatever volumesInUse (which also lists volumes
- * the kubelet merely waits for) says. Should it somehow be reported, the mount rule applies.
+ * An attach EC2 has not finished after `stuckAttachMs` is detached and retried. Only EC2's word
+ * this pass counts: a record that still says `attaching` may be stale (EC2 not asked this pass,
+ * or a timed-out AttachVolume that went through), and detaching on its word alone would take a
+ * working volume away. The clock starts at EC2's AttachTime when EC2 gives one.
+ * A stuck attach was never reported, so the kubelet cannot have mounted it, whatever
+ * volumesInUse (which also lists volumes the kubelet merely waits for) says. Should it somehow be
+ * reported, the mount rule applies.
  */
-function stuckDecision(ctx: PlanContext, attachment: ActualAttachment, uniqueName: string): DetachDecision {
-  const attaching = ctx.now - attachment.since;
+function stuckDecision(ctx: PlanContext, record: VolumeRecord, attachment: ActualAttachment): DetachDecision {
+  const seen = ctx.observations.volumes?.get(record.volumeId)?.attachments.find((a) => a.instanceId === attachment.instanceId);
+  if (seen?.state !== 'attaching') return { detach: false, why: 'attach in progress; a stuck attach is judged only on what EC2 says this pass' };
+  const attaching = ctx.now - (seen.attachTime ?? attachment.since);
   if (attaching <= ctx.config.stuckAttachMs) return { detach: false, why: 'attach in progress' };
   const node = nodeOfAttachment(ctx.desired.nodes.get(attachment.nodeName), attachment);
-  if (attachment.reported && node?.ready && !node.outOfService && isMounted(node.volumesInUse, uniqueName)) {
+  if (attachment.reported && node?.ready && !node.outOfService && isMounted(node.volumesInUse, record.uniqueName)) {
     return { detach: false, why: `attach stuck but already reported and mounted on Ready node ${attachment.nodeName}` };
   }
-  return { detach: true, trigger: 'stuck-attach', ec2Force: false, why: `attaching for ${Math.round(attaching / 1000)} s (limit ${Math.round(ctx.config.stuckAttachMs / 1000)} s): detach and retry from scratch` };
+  return { detach: true, trigger: 'stuck-attach', ec2Force: false, why: `EC2 shows it attaching for ${Math.round(attaching / 1000)} s (limit ${Math.round(ctx.config.stuckAttachMs / 1000)} s): detach and retry from scratch` };
 }
 
 /** Undesired and not attaching: safe to detach? Also starts (persists) the unmount timer. */
@@ -62,7 +68,7 @@ function decide(ctx: PlanContext, record: VolumeRecord, attachment: ActualAttach
   }
   if (attachment.state === 'attaching') {
     if (!inScope(ctx.desired, volumeId, nodeName)) return undefined;
-    const stuck = stuckDecision(ctx, attachment, record.uniqueName);
+    const stuck = stuckDecision(ctx, record, attachment);
     return stuck.detach && !ctx.desired.complete ? { detach: false, why: INCOMPLETE_INPUT } : stuck;
   }
   if (desiredHere || !nodeInDetachScope(ctx.desired, nodeName)) return undefined;

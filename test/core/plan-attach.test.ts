@@ -149,7 +149,8 @@ describe('plan: expired operations', () => {
   it('an operation past its lease is resolved first and still holds its lock this pass', () => {
     const expired = op('attach', 'node-a', { id: 'op-old', leaseExpiresAt: T0 - MIN });
     const r = record(V, [attachment('node-a', { state: 'attaching', since: T0 - 20 * MIN })], { operations: { volume: expired } });
-    const p = attachPlan([want(V, 'node-a')], [r]);
+    const ec2: Observations = { volumes: new Map([[V, { volumeId: V, exists: true, attachments: [{ instanceId: instanceOf('node-a'), state: 'attaching', device: '/dev/xvdaa' }] }]]) };
+    const p = attachPlan([want(V, 'node-a')], [r], ec2);
     expect(p.actions).toEqual([{
       kind: 'resolve', volumeId: V, uniqueName: uname(V), nodeName: 'node-a', operation: expired,
       reason: 'attach operation op-old lost its lease at 2025-12-31T23:59:00.000Z: ask EC2 what happened',

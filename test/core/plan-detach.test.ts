@@ -89,16 +89,33 @@ describe('plan: the detach request timer', () => {
 });
 
 describe('plan: stuck attaches', () => {
-  const stuck = (since: number, wanted: boolean) =>
-    plan(desired(wanted ? [want(V, 'node-a')] : [], [view('node-a')]), actualOf(record(V, [attachment('node-a', { state: 'attaching', since, reported: false })])), {}, T0, config());
+  const ec2Shows = (state: 'attaching' | 'attached', attachTime?: number): Observations => ({
+    volumes: new Map([[V, { volumeId: V, exists: true, attachments: [{ instanceId: instanceOf('node-a'), state, device: '/dev/xvdaa', ...(attachTime === undefined ? {} : { attachTime }) }] }]]),
+  });
+  const stuck = (since: number, wanted: boolean, observations: Observations = ec2Shows('attaching')) =>
+    plan(desired(wanted ? [want(V, 'node-a')] : [], [view('node-a')]), actualOf(record(V, [attachment('node-a', { state: 'attaching', since, reported: false })])), observations, T0, config());
 
-  it.each([[true], [false]])('attaching for more than 90 s is detached without unreport (desired: %s)', (wanted) => {
+  it.each([[true], [false]])('EC2 attaching for more than 90 s is detached without unreport (desired: %s)', (wanted) => {
     const p = stuck(T0 - 91_000, wanted);
     expect(p.actions).toEqual([expect.objectContaining({ kind: 'detach', trigger: 'stuck-attach', ec2Force: false, requiresUnreport: false })]);
   });
 
+  it('the clock starts at EC2\'s AttachTime when EC2 gives one', () => {
+    expect(stuck(T0 - 5 * MIN, true, ec2Shows('attaching', T0 - 60_000)).actions).toEqual([]);
+    expect(stuck(T0 - 10_000, true, ec2Shows('attaching', T0 - 91_000)).actions).toEqual([expect.objectContaining({ kind: 'detach', trigger: 'stuck-attach' })]);
+  });
+
+  it.each([
+    ['EC2 was not asked this pass', {}],
+    ['EC2 shows it attached (the record is stale)', ec2Shows('attached')],
+  ])('a record attaching for long is never detached on its own word: %s', (_name, observations) => {
+    const p = stuck(T0 - 10 * MIN, true, observations);
+    expect(p.actions).toEqual([]);
+    expect(p.deferred).toEqual([{ volumeId: V, nodeName: 'node-a', reason: 'attach in progress; a stuck attach is judged only on what EC2 says this pass' }]);
+  });
+
   const stuckOn = (nodeView: NodeView, reported: boolean) =>
-    plan(desired([want(V, 'node-a')], [nodeView]), actualOf(record(V, [attachment('node-a', { state: 'attaching', since: T0 - 2 * MIN, reported })])), {}, T0, config());
+    plan(desired([want(V, 'node-a')], [nodeView]), actualOf(record(V, [attachment('node-a', { state: 'attaching', since: T0 - 2 * MIN, reported })])), ec2Shows('attaching'), T0, config());
 
   it('a stuck attach the kubelet waits for (in volumesInUse) is still retried: never reported, it cannot be mounted', () => {
     expect(stuckOn(view('node-a', { inUse: [V] }), false).actions).toEqual([expect.objectContaining({ kind: 'detach', trigger: 'stuck-attach' })]);
@@ -123,6 +140,7 @@ describe('plan: stuck attaches', () => {
     expect(p.deferred).toEqual([{ volumeId: V, nodeName: 'node-a', reason: 'attach in progress' }]);
     expect(p.detachRequests).toEqual([]);
   });
+
 });
 
 describe('plan: EC2 observations correct the actual state', () => {

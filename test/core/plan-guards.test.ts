@@ -14,9 +14,10 @@ describe('plan: incomplete input never detaches (invariant 3)', () => {
     record(vol(3), [attachment('node-gone', { mounted: true })]),
   ];
   const instances = new Map<string, InstanceState>([[instanceOf('node-gone'), 'terminated']]);
+  const volumes = new Map([[vol(2), { volumeId: vol(2), exists: true, attachments: [{ instanceId: instanceOf('node-b'), state: 'attaching' as const, device: '/dev/xvdaa' }] }]]);
 
   it('no detach of any kind, not even stuck or terminated, and no timer started; attaches still go ahead', () => {
-    const p = plan(desired([want(vol(4), 'node-a')], [view('node-a'), view('node-b')], { complete: false }), actualOf(...records()), { instances }, T0, config());
+    const p = plan(desired([want(vol(4), 'node-a')], [view('node-a'), view('node-b')], { complete: false }), actualOf(...records()), { instances, volumes }, T0, config());
     expect(p.actions.map((a) => a.kind)).toEqual(['attach']);
     expect(p.detachRequests).toEqual([]);
     expect(p.deferred!.map((d) => d.reason)).toEqual([
@@ -25,7 +26,7 @@ describe('plan: incomplete input never detaches (invariant 3)', () => {
   });
 
   it('the same input, complete, detaches all three', () => {
-    const p = plan(desired([], [view('node-a'), view('node-b')]), actualOf(...records()), { instances }, T0, config());
+    const p = plan(desired([], [view('node-a'), view('node-b')]), actualOf(...records()), { instances, volumes }, T0, config());
     expect(p.actions.filter((a): a is DetachAction => a.kind === 'detach').map((a) => a.trigger)).toEqual(['unmounted', 'stuck-attach', 'instance-terminated']);
   });
 });
