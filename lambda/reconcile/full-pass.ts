@@ -17,7 +17,7 @@ import { reportVolumeAttachments } from './report.js';
 import { seedFromCluster } from './seed.js';
 import { EMPTY_SNAPSHOT, pvNamesOf } from './snapshot.js';
 import type { Budget, PassOptions, PassReport, ReconcileDeps } from './types.js';
-import { verificationTargets, verifyAgainstEc2 } from './verify.js';
+import { unsettledTargets, verificationTargets, verifyAgainstEc2 } from './verify.js';
 
 export async function runFullPass(baseDeps: ReconcileDeps, budget: Budget, options: PassOptions = {}): Promise<PassReport> {
   const dryRun = options.dryRun === true;
@@ -32,8 +32,9 @@ export async function runFullPass(baseDeps: ReconcileDeps, budget: Budget, optio
   const seeded = cluster.complete && controllerState.seededAt === undefined;
   if (seeded) deps.log.info('seeding the actual state from the cluster', { claims: await seedFromCluster(ctx, cluster.snapshot) });
   const due = seeded || controllerState.lastVerifiedAt === undefined || startedAt - controllerState.lastVerifiedAt >= deps.settings.syncPeriodMs;
-  const targets = verificationTargets(ctx);
-  const verified = due && (await verifyAgainstEc2(ctx, targets.volumeIds, targets.instanceIds)) !== undefined;
+  const targets = due ? verificationTargets(ctx) : unsettledTargets(ctx);
+  const asked = (due || targets.volumeIds.length > 0) && (await verifyAgainstEc2(ctx, targets.volumeIds, targets.instanceIds)) !== undefined;
+  const verified = due && asked;
 
   const executed = await planAndExecute(ctx, dryRun);
   if (!dryRun && cluster.complete) await reportVolumeAttachments(ctx, cluster.snapshot);

@@ -35,6 +35,23 @@ export function verificationTargets(ctx: PassContext): { volumeIds: VolumeId[]; 
   return { volumeIds: [...volumeIds].sort(), instanceIds: instancesOf(ctx) };
 }
 
+/**
+ * Between sync periods a pass still asks EC2 about the volumes in flux (an attachment attaching,
+ * detaching or uncertain): they are few, and they are the ones a plan must not judge on the
+ * record's word alone (a stuck attach is detached only if EC2 says it is still attaching).
+ */
+export function unsettledTargets(ctx: PassContext): { volumeIds: VolumeId[]; instanceIds: InstanceId[] } {
+  const volumeIds: VolumeId[] = [];
+  const instanceIds = new Set<InstanceId>();
+  for (const record of ctx.actual.values()) {
+    const unsettled = Object.values(record.attachments).filter((a) => a.state !== 'attached');
+    if (unsettled.length === 0) continue;
+    volumeIds.push(record.volumeId);
+    for (const a of unsettled) instanceIds.add(a.instanceId);
+  }
+  return { volumeIds: volumeIds.sort(), instanceIds: [...instanceIds].sort() };
+}
+
 /** The instances behind the pass's nodes and recorded attachments (and any named besides), sorted. */
 export function instancesOf(ctx: PassContext, also: InstanceId[] = []): InstanceId[] {
   const instanceIds = new Set<InstanceId>(also);
