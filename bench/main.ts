@@ -1,0 +1,42 @@
+/**
+ * `npm run bench [-- --sizes 100,1000,5000 --burst 1000 --pass-cap 240 --no-bundles]`: the
+ * benchmark. Writes results/bench-<time>.md and .json (and results/latest.*), prints a table.
+ */
+import { mkdir, writeFile } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
+import { parseArgs } from 'node:util';
+import { measureBundles } from './bundles.js';
+import { markdown, shortTable, type BenchFigures } from './report.js';
+import { measureSize } from './size.js';
+
+const { values } = parseArgs({ options: {
+  sizes: { type: 'string', default: '100,1000,5000' }, burst: { type: 'string', default: '1000' },
+  'pass-cap': { type: 'string', default: '240' }, 'no-bundles': { type: 'boolean', default: false }, help: { type: 'boolean', default: false },
+} });
+if (values.help) {
+  console.log('npm run bench -- [--sizes 100,1000,5000] [--burst 1000 (on the smallest size; 0: none)] [--pass-cap <seconds per pass>] [--no-bundles]');
+  process.exit(0);
+}
+const sizes = values.sizes.split(',').map((x) => Number(x.trim()));
+if (sizes.some((n) => !Number.isInteger(n) || n < 3)) throw new Error(`--sizes must be whole numbers of at least 3, got "${values.sizes}"`);
+
+const figures: BenchFigures = { startedAt: new Date().toISOString(), machine: { cpus: availableParallelism(), node: process.version }, sizes: [] };
+const smallest = Math.min(...sizes);
+for (const nodes of sizes) {
+  console.log(`Size ${nodes}…`);
+  figures.sizes.push(await measureSize(nodes, {
+    passCapMs: Number(values['pass-cap']) * 1000, burst: nodes === smallest ? Number(values.burst) : 0, latency: nodes === smallest, log: (line) => console.log(line),
+  }));
+}
+if (!values['no-bundles']) {
+  console.log('Bundles…');
+  figures.bundles = await measureBundles();
+}
+await mkdir('results', { recursive: true });
+const stamp = figures.startedAt.replace(/[:.]/g, '-');
+await writeFile(`results/bench-${stamp}.md`, markdown(figures));
+await writeFile(`results/bench-${stamp}.json`, JSON.stringify(figures, null, 2));
+await writeFile('results/latest.md', markdown(figures));
+await writeFile('results/latest.json', JSON.stringify(figures, null, 2));
+console.log(['', ...shortTable(figures), '', `Report: results/bench-${stamp}.md (figures: .json)`].join('\n'));
+setTimeout(() => process.exit(0), 1_000).unref();

@@ -1,0 +1,99 @@
+/**
+ * One cluster size: seed straight into the sandboxes' stores, then measure through the real
+ * adapters and HTTP: the first full pass (takeover), a steady-state pass at a sync (verification
+ * due) and one between syncs, the plan's CPU, event-to-attach latency and an attach burst.
+ */
+import { useController } from '../lambda/composition.js';
+import type { PassReport } from '../lambda/reconcile/types.js';
+import { Actors } from '../sandbox/demo/actors.js';
+import { importHandlers } from '../sandbox/demo/director.js';
+import { AcceleratedClock } from '../sandbox/demo/harness/clock.js';
+import type { DynamoMeter } from '../sandbox/demo/harness/dynamo.js';
+import { startStage, type Stage } from '../sandbox/demo/harness/stage.js';
+import { generateCluster } from '../sandbox/generate/cluster.js';
+import { Random } from '../sandbox/generate/random.js';
+import { seedEc2, seedKube } from '../sandbox/generate/seed.js';
+import { measureBurst, type Burst } from './burst.js';
+import { measureEventLatency, type EventLatency } from './latency.js';
+import { measurePlanCpu, type PlanCpu } from './plan-cpu.js';
+import { steadyRows, type CallRow, type ObjectCounts } from './steady.js';
+import { timed } from './timed.js';
+
+export interface PassFigures {
+  wallMs: number;
+  cpuMs: number;
+  timedOut: boolean;
+  error?: string;
+  actions?: number;
+  converged?: boolean;
+  calls: CallRow[];
+  dynamo: DynamoMeter;
+}
+
+export interface SizeFigures {
+  nodes: number;
+  counts: ObjectCounts;
+  seedMs: number;
+  takeover: PassFigures;
+  steadyAtSync: PassFigures;
+  steadyBetweenSyncs: PassFigures;
+  planCpu?: PlanCpu;
+  latency?: EventLatency;
+  burst?: Burst;
+}
+
+export interface SizeOptions {
+  passCapMs: number;
+  burst: number;
+  latency: boolean;
+  log: (line: string) => void;
+}
+
+async function measuredPass(stage: Stage, counts: ObjectCounts, capMs: number, sync = true): Promise<PassFigures> {
+  stage.ledger.drain();
+  stage.dynamo.resetMeter();
+  const result = await timed((signal) => stage.controller.fullPass({ deadline: stage.clock.now() + capMs, signal }), capMs);
+  const drained = stage.ledger.drain();
+  const report: PassReport | undefined = result.value;
+  return {
+    wallMs: result.wallMs, cpuMs: result.cpuMs, timedOut: result.timedOut, ...(result.error ? { error: result.error } : {}),
+    ...(report ? { actions: report.actions.length, converged: report.converged } : {}),
+    calls: steadyRows(counts, drained, stage.dynamo.meter, sync), dynamo: { ...stage.dynamo.meter, calls: { ...stage.dynamo.meter.calls } },
+  };
+}
+
+export async function measureSize(nodes: number, options: SizeOptions): Promise<SizeFigures> {
+  const clock = new AcceleratedClock(1);
+  const stage = await startStage({ clock, tableName: `bench-${nodes}` });
+  try {
+    const cluster = generateCluster({ seed: nodes, nodes, volumesPerNode: 4, podsPerNode: 10 });
+    const seeding = performance.now();
+    seedEc2(stage.ec2.world, cluster);
+    seedKube(stage.kube, cluster);
+    const seedMs = performance.now() - seeding;
+    const counts: ObjectCounts = {
+      nodes: cluster.nodes.length, pods: cluster.pods.length, pvcs: cluster.volumes.length, pvs: cluster.volumes.length,
+      volumeAttachments: cluster.attached.length, csiNodes: cluster.nodes.length, volumes: new Set(cluster.attached.map((a) => a.volumeId)).size,
+    };
+    options.log(`  ${nodes} nodes: seeded ${counts.pods} pods, ${counts.pvs} volumes in ${(seedMs / 1000).toFixed(1)} s; first full pass (takeover)…`);
+    useController(stage.controller);
+    const handlers = await importHandlers();
+    const takeover = await measuredPass(stage, counts, options.passCapMs);
+    options.log(`  takeover ${(takeover.wallMs / 1000).toFixed(1)} s${takeover.timedOut ? ' (cap reached)' : ''}; steady-state passes…`);
+    clock.advance(61_000);
+    const steadyAtSync = await measuredPass(stage, counts, options.passCapMs);
+    const steadyBetweenSyncs = await measuredPass(stage, counts, options.passCapMs, false);
+    const figures: SizeFigures = { nodes, counts, seedMs, takeover, steadyAtSync, steadyBetweenSyncs };
+    figures.planCpu = await measurePlanCpu(stage.controller.ports, clock.now());
+    const actors = new Actors(stage, cluster, new Random(nodes + 1));
+    if (options.latency) figures.latency = await measureEventLatency(stage, handlers, actors);
+    if (options.burst > 0) {
+      options.log(`  burst of ${options.burst} attaches…`);
+      figures.burst = await measureBurst(stage, actors, options.burst, options.passCapMs);
+    }
+    return figures;
+  } finally {
+    useController(undefined);
+    await stage.stop();
+  }
+}
