@@ -6,7 +6,7 @@
 import { inBackoff } from './backoff.js';
 import { accept, clone, emptyRecord, isLive, observedState, optional, refuse, type Transition } from './transition-result.js';
 import {
-  lockKey,
+  lockKey, operationKey,
   type ActualAttachment, type Ec2Attachment, type InstanceId, type NodeName, type Operation,
   type UniqueVolumeName, type VolumeId, type VolumeObservation, type VolumeRecord,
 } from './types.js';
@@ -63,7 +63,8 @@ function liveOperationOn(record: VolumeRecord, nodeName: NodeName, now: number):
 }
 
 /**
- * Corrects the record with EC2's view (verification): attachments EC2 no longer has are removed,
+ * Corrects the record with EC2's view (verification): attachments EC2 no longer has are removed
+ * (except a lost attach that may still land, see `lostAttachMayLand`),
  * states and devices follow EC2, and attachments EC2 has on an instance of a known node
  * (`nodesByInstance`) are added, `attached` or `uncertain`. Attachments on instances of no known
  * node are left out: nothing could detach them safely. A key with a live operation is left to
@@ -81,7 +82,7 @@ export function applyObservation(record: VolumeRecord, observation: VolumeObserv
   for (const current of Object.values(record.attachments)) {
     if (liveOperationOn(record, current.nodeName, now)) continue;
     const view = seen.get(current.instanceId);
-    const corrected = view && corrections(current, view, now);
+    const corrected = view ? corrections(current, view, now) : observation.exists && lostAttachMayLand(record, current) ? current : undefined;
     if (corrected === current) continue;
     changed = true;
     if (corrected) next.attachments[current.nodeName] = corrected;
@@ -99,6 +100,16 @@ export function applyObservation(record: VolumeRecord, observation: VolumeObserv
     changed = true;
   }
   return accept(changed ? next : record);
+}
+
+/**
+ * An attach whose outcome was lost (timeout, 5xx) leaves the attachment `uncertain` with the
+ * attach backing off. The AttachVolume may still be in flight and land after this read, so EC2
+ * not showing it yet settles nothing: the entry stays, keeping an exclusive volume off other
+ * nodes, until our own call on that node settles it (the retried attach, or a detach).
+ */
+export function lostAttachMayLand(record: VolumeRecord, attachment: ActualAttachment): boolean {
+  return attachment.state === 'uncertain' && record.backoff[operationKey('attach', attachment.nodeName)] !== undefined;
 }
 
 type LiveEc2Attachment = Ec2Attachment & { state: Exclude<Ec2Attachment['state'], 'detached'> };

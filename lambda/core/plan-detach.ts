@@ -7,6 +7,7 @@ import type { DetachAction, UnreportAction } from './actions.js';
 import { decideDetach, nodeOfAttachment, type DetachDecision } from './detach-decision.js';
 import { isMounted } from './nodes.js';
 import { INCOMPLETE_INPUT, inScope, nodeInDetachScope } from './guards.js';
+import { lostAttachMayLand } from './attachment-facts.js';
 import { instanceStateOf, ec2ShowsAttachment } from './observed.js';
 import { blockedReason, claim, defer, sortedNodeNames, sortedRecords, type PlanContext } from './plan-context.js';
 import type { ActualAttachment, NodeName, VolumeRecord } from './types.js';
@@ -95,7 +96,8 @@ function candidate(record: VolumeRecord, attachment: ActualAttachment, decision:
 
 function planAttachment(ctx: PlanContext, record: VolumeRecord, nodeName: NodeName, out: DetachCandidate[]): void {
   const attachment = record.attachments[nodeName]!;
-  if (!ec2ShowsAttachment(attachment, ctx.observations.volumes?.get(record.volumeId))) return; // EC2: already gone
+  // EC2: already gone — unless a lost attach may still land: only our own detach settles that.
+  if (!ec2ShowsAttachment(attachment, ctx.observations.volumes?.get(record.volumeId)) && !lostAttachMayLand(record, attachment)) return;
   const decision = decide(ctx, record, attachment);
   if (!decision) return;
   if (!decision.detach) {
