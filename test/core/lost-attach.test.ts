@@ -8,7 +8,8 @@ import { describe, expect, it } from 'vitest';
 import { DEFAULT_BACKOFF } from '../../lambda/core/backoff.js';
 import { plan } from '../../lambda/core/plan.js';
 import { applyObservation, beginOperation, failOperation, type Transition } from '../../lambda/core/transitions.js';
-import type { Action, DesiredAttachment, VolumeObservation, VolumeRecord } from '../../lambda/core/types.js';
+import type { Action } from '../../lambda/core/actions.js';
+import type { DesiredAttachment, VolumeObservation, VolumeRecord } from '../../lambda/core/types.js';
 import { actualOf, attachment, config, desired, instanceOf, MIN, record, T0, uname, view, vol, want } from './builders.js';
 
 const V = vol(7);
