@@ -17,7 +17,7 @@ import { measureBurst, type Burst } from './burst.js';
 import { measureEventLatency, type EventLatency } from './latency.js';
 import { measurePlanCpu, type PlanCpu } from './plan-cpu.js';
 import { seedActualState } from './seed-state.js';
-import { steadyRows, type CallRow, type ObjectCounts } from './steady.js';
+import { countScanPages, steadyRows, type CallRow, type ObjectCounts } from './steady.js';
 import { timed } from './timed.js';
 
 export interface PassFigures {
@@ -78,7 +78,7 @@ export async function measureSize(nodes: number, options: SizeOptions): Promise<
     const seedMs = performance.now() - seeding;
     const counts: ObjectCounts = {
       nodes: cluster.nodes.length, pods: cluster.pods.length, pvcs: cluster.volumes.length, pvs: cluster.volumes.length,
-      volumeAttachments: cluster.attached.length, csiNodes: cluster.nodes.length, volumes: new Set(cluster.attached.map((a) => a.volumeId)).size,
+      volumeAttachments: cluster.attached.length, csiNodes: cluster.nodes.length, volumes: new Set(cluster.attached.map((a) => a.volumeId)).size, scanPages: 0,
     };
     options.log(`  ${nodes} nodes: seeded ${counts.pods} pods, ${counts.pvs} volumes in ${(seedMs / 1000).toFixed(1)} s`);
     useController(stage.controller);
@@ -93,6 +93,7 @@ export async function measureSize(nodes: number, options: SizeOptions): Promise<
       start.stateSeedMs = performance.now() - seeding;
       options.log(`  actual state seeded into DynamoDB in ${(start.stateSeedMs / 1000).toFixed(1)} s`);
     }
+    counts.scanPages = await countScanPages(stage.dynamo.endpoint, stage.env.TABLE_NAME ?? '');
     clock.advance(61_000);
     const steadyAtSync = await measuredPass(stage, counts, options.passCapMs);
     const steadyBetweenSyncs = await measuredPass(stage, counts, options.passCapMs, false);

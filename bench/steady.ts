@@ -1,14 +1,15 @@
 /**
  * The steady-state pass (nothing to do) against its lower bound: every list page once, every
- * Scan page once, ceil(volumes / 500) DescribeVolumes per sync, and no write anywhere.
+ * Scan page once (as many as one full Scan takes), ceil(volumes / 500) DescribeVolumes per sync, and no write anywhere.
  */
+import { paginateScan } from '@aws-sdk/client-dynamodb';
 import type { MeteredDynamo } from '../sandbox/demo/harness/dynamo.js';
+import { localDynamoClient } from '../sandbox/dynamodb.js';
 import type { Drained } from '../sandbox/demo/invariants/ledger.js';
 
 /** The controller's list page size (DEFAULT_PAGING) and EC2's DescribeVolumes batch. */
 const LIST_PAGE = 500;
 const DESCRIBE_BATCH = 500;
-const SCAN_PAGE_BYTES = 1024 * 1024;
 
 export interface ObjectCounts {
   nodes: number;
@@ -19,6 +20,20 @@ export interface ObjectCounts {
   csiNodes: number;
   /** Volumes in the actual state (DynamoDB items). */
   volumes: number;
+  /** Pages one full Scan of the table takes (DynamoDB stops a page at 1 MB of items). */
+  scanPages: number;
+}
+
+/** How many pages a full Scan of the table takes, counted by scanning it once (Select COUNT pages like a full read). */
+export async function countScanPages(endpoint: string, tableName: string): Promise<number> {
+  const client = localDynamoClient(endpoint);
+  try {
+    let pages = 0;
+    for await (const _page of paginateScan({ client }, { TableName: tableName, Select: 'COUNT' })) pages += 1;
+    return pages;
+  } finally {
+    client.destroy();
+  }
 }
 
 export interface CallRow {
@@ -41,7 +56,7 @@ export function steadyRows(counts: ObjectCounts, drained: Drained, dynamo: Meter
   const describeBound = sync ? Math.ceil(counts.volumes / DESCRIBE_BATCH) : 0;
   rows.push({ service: 'EC2', operation: 'DescribeVolumes', calls: drained.ec2.DescribeVolumes ?? 0, lowerBound: describeBound });
   for (const [operation, calls] of Object.entries(drained.ec2)) if (operation !== 'DescribeVolumes') rows.push({ service: 'EC2', operation, calls, ...(operation.startsWith('Describe') ? {} : { lowerBound: 0 }) });
-  const scanBound = Math.max(1, Math.ceil(dynamo.scanBytes / SCAN_PAGE_BYTES));
+  const scanBound = counts.scanPages;
   rows.push({ service: 'DynamoDB', operation: 'Scan', calls: dynamo.calls.Scan ?? 0, lowerBound: scanBound });
   for (const [operation, calls] of Object.entries(dynamo.calls)) if (operation !== 'Scan') rows.push({ service: 'DynamoDB', operation, calls, ...(isWrite(operation) ? { lowerBound: 0 } : {}) });
   return rows;

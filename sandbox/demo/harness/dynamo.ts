@@ -16,8 +16,6 @@ export interface DynamoMeter {
   conditionalFailures: number;
   /** Capacity units, when the caller asked for ReturnConsumedCapacity (else 0). */
   capacityUnits: number;
-  /** Bytes of Scan answers (DynamoDB pages a Scan at 1 MB). */
-  scanBytes: number;
 }
 
 export interface MeteredDynamo {
@@ -30,7 +28,7 @@ export interface MeteredDynamo {
   stop(): Promise<void>;
 }
 
-const emptyMeter = (): DynamoMeter => ({ calls: {}, itemsRead: 0, itemsWritten: 0, conditionalFailures: 0, capacityUnits: 0, scanBytes: 0 });
+const emptyMeter = (): DynamoMeter => ({ calls: {}, itemsRead: 0, itemsWritten: 0, conditionalFailures: 0, capacityUnits: 0 });
 
 export async function startMeteredDynamo(): Promise<MeteredDynamo> {
   const server: Server = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
@@ -109,7 +107,6 @@ function record(meter: DynamoMeter, operation: string, status: number, body: str
     return;
   }
   meter.capacityUnits += [answer.ConsumedCapacity ?? []].flat().reduce((sum, c) => sum + (c.CapacityUnits ?? 0), 0);
-  if (operation === 'Scan') meter.scanBytes += Buffer.byteLength(body);
   if (answer.Item !== undefined) meter.itemsRead += 1;
   if (answer.Items !== undefined) meter.itemsRead += answer.Items.length;
   if (answer.Responses !== undefined) meter.itemsRead += Object.values(answer.Responses).reduce((n, items) => n + items.length, 0);
