@@ -46,8 +46,10 @@ async function rememberReported(ctx: PassContext, nodeName: NodeName, listed: Se
 /** Full pass: every EBS VolumeAttachment against the actual state, plus every pair touched this pass. */
 export async function reportVolumeAttachments(ctx: PassContext, snapshot: ClusterSnapshot | undefined): Promise<void> {
   const pairs = new Set(ctx.touched);
+  const claimsAttached = new Set<string>();
   if (snapshot !== undefined) {
     const existing = indexVolumeAttachments(snapshot);
+    for (const [pair, va] of existing) if (va.status?.attached === true) claimsAttached.add(pair);
     for (const record of ctx.actual.values()) {
       for (const a of Object.values(record.attachments)) {
         const va = existing.get(pairKey(record.volumeId, a.nodeName));
@@ -63,7 +65,7 @@ export async function reportVolumeAttachments(ctx: PassContext, snapshot: Cluste
   }
   for (const pair of pairs) {
     const [volumeId = '', nodeName = ''] = pair.split('|');
-    await syncVolumeAttachment(ctx, volumeId, nodeName);
+    await syncVolumeAttachment(ctx, volumeId, nodeName, claimsAttached.has(pair));
   }
 }
 

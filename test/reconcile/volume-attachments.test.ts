@@ -1,0 +1,50 @@
+/**
+ * A full pass brings every EBS VolumeAttachment in line with the actual state. When the volume
+ * left a node while a pod came back to that node (fault suite, seed 406: detached from node-1,
+ * then a second pod claimed the RWO volume there and got a Multi-Attach error), the object must
+ * not go on saying `attached: true` (invariant 4 / 5): the kubelet would mount a device that is gone.
+ */
+import { describe, expect, it } from 'vitest';
+import type { KubeVolumeAttachment } from '../../lambda/core/kube.js';
+import { runFullPass } from '../../lambda/reconcile/full-pass.js';
+import type { ReconcileDeps } from '../../lambda/reconcile/types.js';
+import { EBS_CSI_DRIVER } from '../../lambda/core/types.js';
+import type { VolumeAttachmentStatus } from '../../lambda/ports/cluster.js';
+import { attachment, config, node, pod, pv, pvc, record, snapshot, T0, vol } from '../core/builders.js';
+import { FakeBlockStorage, FakeCluster, FakeStore } from '../support/fake-ports.js';
+
+const V = vol(3);
+const quiet = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
+
+function volumeAttachment(nodeName: string, status: KubeVolumeAttachment['status']): KubeVolumeAttachment {
+  return { metadata: { name: `csi-${nodeName}` }, spec: { attacher: EBS_CSI_DRIVER, nodeName, source: { persistentVolumeName: 'pv-data' } }, status };
+}
+
+/** The RWO volume is attached to node-b (its pod runs there); a second pod wants it on node-a. */
+async function passWith(onNodeA: KubeVolumeAttachment['status']): Promise<FakeCluster> {
+  const kube = new FakeCluster(snapshot({
+    nodes: [node('node-a'), node('node-b', { attached: [] })],
+    pods: [pod('db-0', { node: 'node-b', claims: ['data'] }), pod('db-1', { node: 'node-a', claims: ['data'] })],
+    pvcs: [pvc('data')], pvs: [pv('pv-data', { volumeId: V })],
+    volumeAttachments: [volumeAttachment('node-a', onNodeA)],
+  }));
+  const store = new FakeStore();
+  store.items.set(V, record(V, [attachment('node-b', { reported: false })]));
+  store.state = { version: 1, lastVerifiedAt: T0, seededAt: T0 };
+  const deps: ReconcileDeps = {
+    cluster: kube, store, blockStorage: new FakeBlockStorage(), clock: () => T0, newId: () => 'id-1', log: quiet,
+    settings: { plan: config(), syncPeriodMs: 60_000, maxConcurrentOperations: 4, maxAttachWaitMs: 5_000, maxDetachWaitMs: 5_000, reserveMs: 1_000 },
+  };
+  await runFullPass(deps, { deadline: T0 + 60_000 });
+  return kube;
+}
+
+describe('VolumeAttachments of a node the volume left while a pod still wants it there', () => {
+  it.each<[string, KubeVolumeAttachment['status'], VolumeAttachmentStatus | undefined]>([
+    ['one still saying attached is set to not attached', { attached: true, attachmentMetadata: { devicePath: '/dev/xvdaa' } }, { attached: false }],
+    ['one already saying not attached (with its attachError) is left for the user to read', { attached: false, attachError: { message: 'Multi-Attach error' } }, undefined],
+  ])('%s', async (_name, status, written) => {
+    const kube = await passWith(status);
+    expect(kube.volumeAttachments.get(`${V}|node-a`)).toEqual(written);
+  });
+});
