@@ -74,6 +74,16 @@ export class Actors {
     return found;
   }
 
+  /** The i-th node no chapter has used yet (wrapping around); any node once all have been used. */
+  spareNode(i = 0, zone?: string): GenNode {
+    const fits = (n: GenNode) => zone === undefined || n.zone === zone;
+    const unused = this.cluster.nodes.filter((n) => !this.used.has(n.name) && fits(n));
+    const pool = unused.length > 0 ? unused : this.cluster.nodes.filter(fits);
+    const node = pool[i % Math.max(1, pool.length)];
+    if (!node) throw new Error(`no node${zone ? ` in ${zone}` : ''}`);
+    return node;
+  }
+
   nodeOf(pod: GenPod): GenNode {
     const node = this.cluster.nodes.find((n) => n.name === pod.nodeName);
     if (!node) throw new Error(`pod ${pod.name} is not on a known node`);

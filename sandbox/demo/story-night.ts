@@ -98,14 +98,13 @@ export const throttlingStorm: Chapter = {
     const throttledBefore = total(stage.ledger.ec2Totals.throttled);
     const waiting = actors.cluster.pods.filter((p) => p.nodeName === undefined);
     const pods = waiting.map((pod) => {
-      const zone = actors.volumeOf(pod).zone;
-      const node = actors.cluster.nodes.find((n) => n.zone === zone && !actors.used.has(n.name)) as GenNode;
+      const node = actors.spareNode(0, actors.volumeOf(pod).zone);
       actors.remove(pod);
       return actors.schedule({ namespace: pod.namespace, name: pod.name, app: pod.app, owner: pod.owner, claims: pod.claims }, node);
     });
     const owner = { kind: 'StatefulSet' as const, name: 'search-index', uid: 'search-index-uid' };
     for (let ordinal = 0; ordinal < 6; ordinal++) {
-      const node = actors.cluster.nodes.filter((n) => !actors.used.has(n.name))[ordinal * 2] as GenNode;
+      const node = actors.spareNode(ordinal * 2);
       actors.provision('search', `data-search-index-${ordinal}`, node.zone);
       pods.push(actors.schedule({ namespace: 'search', name: `search-index-${ordinal}`, app: 'search-index', owner, claims: [`data-search-index-${ordinal}`] }, node));
     }
@@ -123,7 +122,7 @@ export const throttlingStorm: Chapter = {
 export const lambdaDies: Chapter = {
   title: 'A Lambda dies mid-attach',
   async play({ director, actors, say }) {
-    const node = actors.cluster.nodes.find((n) => !actors.used.has(n.name)) as GenNode;
+    const node = actors.spareNode();
     const members = actors.cluster.pods.filter((p) => p.app === 'orders-db').length;
     actors.provision('payments', `data-orders-db-${members}`, node.zone);
     const owner = actors.cluster.pods.find((p) => p.app === 'orders-db')?.owner ?? { kind: 'StatefulSet' as const, name: 'orders-db', uid: 'orders-db-uid' };
