@@ -65,7 +65,7 @@ async function play(stage: Stage, options: DemoOptions): Promise<boolean> {
   view.say(`Seeded ${cluster.nodes.length} nodes in ${cluster.zones.length} zones, ${cluster.pods.length} pods, ${cluster.volumes.length} EBS volumes (${cluster.attached.length} attachments).`);
   const outcomes: ChapterOutcome[] = [];
   for (const [index, chapter] of CHAPTERS.entries()) {
-    view.chapter(index + 1, CHAPTERS.length, chapter.title);
+    view.chapter(index + 1, CHAPTERS.length + 1, chapter.title);
     try {
       const checks = await chapter.play({ director, actors, say: (line) => view.say(line) });
       view.checked(checks);
@@ -76,7 +76,7 @@ async function play(stage: Stage, options: DemoOptions): Promise<boolean> {
       outcomes.push({ title: chapter.title, checks: [], error: message });
     }
   }
-  view.chapter(CHAPTERS.length, CHAPTERS.length, 'Settling: every pod has its volumes, nothing else is attached');
+  view.chapter(CHAPTERS.length + 1, CHAPTERS.length + 1, 'Settling: every pod has its volumes, nothing else is attached');
   const settled = await director.settle(4, 30_000);
   const convergence = director.finalConvergence();
   view.checked([{ name: 'desired equals actual in EC2; node status and VolumeAttachments agree', ok: settled && convergence.length === 0, detail: convergence[0]?.message ?? 'did not settle' }]);
