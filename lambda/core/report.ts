@@ -14,15 +14,23 @@ export interface NodeReport {
   changed: boolean;
 }
 
-function attachedTo(node: NodeView, actual: ActualState): AttachedVolume[] {
-  const out: AttachedVolume[] = [];
+/** Every `attached` entry by node, in one walk over the actual state (not one walk per node). */
+function attachedByNode(actual: ActualState): Map<NodeName, { entry: AttachedVolume; instanceId: string }[]> {
+  const index = new Map<NodeName, { entry: AttachedVolume; instanceId: string }[]>();
   for (const record of actual.values()) {
-    const attachment = record.attachments[node.name];
-    if (attachment?.state !== 'attached') continue;
-    if (node.instanceId && attachment.instanceId !== node.instanceId) continue; // a previous instance's
-    out.push({ name: record.uniqueName, devicePath: attachment.device ?? '' });
+    for (const attachment of Object.values(record.attachments)) {
+      if (attachment.state !== 'attached') continue;
+      const list = index.get(attachment.nodeName) ?? [];
+      list.push({ entry: { name: record.uniqueName, devicePath: attachment.device ?? '' }, instanceId: attachment.instanceId });
+      index.set(attachment.nodeName, list);
+    }
   }
-  return out;
+  return index;
+}
+
+function attachedTo(node: NodeView, index: ReturnType<typeof attachedByNode>): AttachedVolume[] {
+  // An entry of a previous instance under the same node name is not this node's.
+  return (index.get(node.name) ?? []).filter((a) => !node.instanceId || a.instanceId === node.instanceId).map((a) => a.entry);
 }
 
 function sameList(a: AttachedVolume[], b: AttachedVolume[]): boolean {
@@ -32,11 +40,12 @@ function sameList(a: AttachedVolume[], b: AttachedVolume[]): boolean {
 /** The list every managed node should carry, and whether it differs from what it reports now. */
 export function nodeReports(desired: DesiredState, actual: ActualState): Map<NodeName, NodeReport> {
   const known = new Set([...actual.values()].map((record) => record.uniqueName));
+  const attached = attachedByNode(actual);
   const reports = new Map<NodeName, NodeReport>();
   for (const node of desired.nodes.values()) {
     if (!node.managed) continue;
     const kept = desired.scope ? node.volumesAttached.filter((entry) => !known.has(entry.name)) : [];
-    const want = sortAttachedVolumes([...attachedTo(node, actual), ...kept]);
+    const want = sortAttachedVolumes([...attachedTo(node, attached), ...kept]);
     reports.set(node.name, { want, changed: !sameList(want, sortAttachedVolumes(node.volumesAttached)) });
   }
   return reports;

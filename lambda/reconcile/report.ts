@@ -7,7 +7,7 @@
 import type { KubeVolumeAttachment } from '../core/kube.js';
 import { nodeReports } from '../core/report.js';
 import { markReported } from '../core/transitions.js';
-import { EBS_CSI_DRIVER, type DesiredState, type NodeName, type VolumeId } from '../core/types.js';
+import { EBS_CSI_DRIVER, type ActualAttachment, type DesiredState, type NodeName, type VolumeId } from '../core/types.js';
 import { bestEffort, pairKey, type PassContext } from './context.js';
 import { onRecord, writeRecord } from './records.js';
 import { volumeOfPv } from './snapshot.js';
@@ -15,6 +15,7 @@ import { syncVolumeAttachment } from './volume-attachments.js';
 import type { ClusterSnapshot } from '../core/kube.js';
 
 export async function reportNodes(ctx: PassContext): Promise<void> {
+  const volumesOn = volumesByNode(ctx);
   for (const [nodeName, report] of nodeReports(withCurrentReports(ctx), ctx.actual)) {
     const base = ctx.reported.get(nodeName) ?? [];
     if (report.changed) {
@@ -25,7 +26,7 @@ export async function reportNodes(ctx: PassContext): Promise<void> {
       if (answer === undefined || answer === 'node-gone') continue;
       ctx.reported.set(nodeName, report.want);
     }
-    await rememberReported(ctx, nodeName, new Set(report.want.map((entry) => entry.name)));
+    await rememberReported(ctx, nodeName, volumesOn.get(nodeName) ?? [], new Set(report.want.map((entry) => entry.name)));
   }
 }
 
@@ -35,10 +36,24 @@ function withCurrentReports(ctx: PassContext): DesiredState {
   return { ...ctx.desired, nodes };
 }
 
-async function rememberReported(ctx: PassContext, nodeName: NodeName, listed: Set<string>): Promise<void> {
-  for (const record of [...ctx.actual.values()]) {
-    const attachment = record.attachments[nodeName];
-    if (attachment === undefined || attachment.reported === listed.has(record.uniqueName)) continue;
+/** Volume ids by the nodes their records attach them to: one walk instead of one per node. */
+function volumesByNode(ctx: PassContext): Map<NodeName, VolumeId[]> {
+  const index = new Map<NodeName, VolumeId[]>();
+  for (const record of ctx.actual.values()) {
+    for (const nodeName of Object.keys(record.attachments)) {
+      const volumeIds = index.get(nodeName) ?? [];
+      volumeIds.push(record.volumeId);
+      index.set(nodeName, volumeIds);
+    }
+  }
+  return index;
+}
+
+async function rememberReported(ctx: PassContext, nodeName: NodeName, volumeIds: VolumeId[], listed: Set<string>): Promise<void> {
+  for (const volumeId of volumeIds) {
+    const record = ctx.actual.get(volumeId);
+    const attachment = record?.attachments[nodeName];
+    if (record === undefined || attachment === undefined || attachment.reported === listed.has(record.uniqueName)) continue;
     await writeRecord(ctx.deps.store, ctx.actual, record.volumeId, record, onRecord((r) => markReported(r, nodeName, listed.has(r.uniqueName))));
   }
 }
@@ -47,14 +62,13 @@ async function rememberReported(ctx: PassContext, nodeName: NodeName, listed: Se
 export async function reportVolumeAttachments(ctx: PassContext, snapshot: ClusterSnapshot | undefined): Promise<void> {
   const pairs = new Set(ctx.touched);
   const claimsAttached = new Set<string>();
+  const existing = snapshot === undefined ? new Map<string, KubeVolumeAttachment>() : indexVolumeAttachments(snapshot);
   if (snapshot !== undefined) {
-    const existing = indexVolumeAttachments(snapshot);
     for (const [pair, va] of existing) if (va.status?.attached === true) claimsAttached.add(pair);
     for (const record of ctx.actual.values()) {
       for (const a of Object.values(record.attachments)) {
-        const va = existing.get(pairKey(record.volumeId, a.nodeName));
-        const upToDate = va?.status?.attached === true && va.status.attachmentMetadata?.devicePath === a.device;
-        if (a.state === 'attached' && !upToDate) pairs.add(pairKey(record.volumeId, a.nodeName));
+        const pair = pairKey(record.volumeId, a.nodeName);
+        if (a.state === 'attached' && !upToDate(existing.get(pair), a)) pairs.add(pair);
       }
     }
     for (const [pair] of existing) {
@@ -65,8 +79,15 @@ export async function reportVolumeAttachments(ctx: PassContext, snapshot: Cluste
   }
   for (const pair of pairs) {
     const [volumeId = '', nodeName = ''] = pair.split('|');
+    // A pair this pass touched (verified, seeded) whose object already says what the record says
+    // needs no write: at a takeover that is every existing VolumeAttachment.
+    if (snapshot !== undefined && upToDate(existing.get(pair), ctx.actual.get(volumeId)?.attachments[nodeName])) continue;
     await syncVolumeAttachment(ctx, volumeId, nodeName, claimsAttached.has(pair));
   }
+}
+
+function upToDate(va: KubeVolumeAttachment | undefined, attachment: ActualAttachment | undefined): boolean {
+  return attachment?.state === 'attached' && va?.status?.attached === true && va.status.attachmentMetadata?.devicePath === attachment.device;
 }
 
 function indexVolumeAttachments(snapshot: ClusterSnapshot): Map<string, KubeVolumeAttachment> {
