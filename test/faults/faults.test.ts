@@ -9,8 +9,8 @@ import { startRig, type Rig } from './rig.js';
 import { runScenario, type ScenarioResult } from './scenario.js';
 import { describeFailure } from './report.js';
 
-/** Seeds run by `npm test` (FAULT_SEEDS overrides); sized to keep this file near a minute on 2 cores. */
-const SEEDS = Number(process.env.FAULT_SEEDS ?? 60);
+/** Seeds run by `npm test` (FAULT_SEEDS overrides): 200, about two and a half minutes on 2 cores. */
+const SEEDS = Number(process.env.FAULT_SEEDS ?? 200);
 const FIRST_SEED = Number(process.env.FAULT_FIRST_SEED ?? 1);
 
 describe(`fault scenarios, seeds ${FIRST_SEED}..${FIRST_SEED + SEEDS - 1}`, () => {
