@@ -7,6 +7,8 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    // Powertools reads this itself; tests that check the metrics turn it back on.
+    env: { POWERTOOLS_METRICS_DISABLED: 'true' },
     coverage: {
       provider: 'v8',
       include: ['lambda/core/**/*.ts'],

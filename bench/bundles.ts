@@ -40,6 +40,7 @@ async function bundle(entry: string, outDir: string): Promise<string> {
 /** Environment a handler's composition root validates at init; nothing is contacted during import. */
 const INIT_ENV = {
   TABLE_NAME: 'bench-volumes', CLUSTER_NAME: 'bench', CLUSTER_ENDPOINT: 'https://127.0.0.1:1', AWS_REGION: 'us-east-1',
+  CLUSTER_CA: 'LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCk1JSUJiZW5jaAotLS0tLUVORCBDRVJUSUZJQ0FURS0tLS0tCg==',
   AWS_ACCESS_KEY_ID: 'AKIDBENCH', AWS_SECRET_ACCESS_KEY: 'bench-secret', POWERTOOLS_LOG_LEVEL: 'ERROR',
 };
 

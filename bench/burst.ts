@@ -6,7 +6,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Actors } from '../sandbox/demo/actors.js';
-import type { Stage } from '../sandbox/demo/harness/stage.js';
+import type { LocalStack } from '../sandbox/local-stack.js';
 import { EC2_THROTTLE } from '../sandbox/ec2/throttle.js';
 import type { GenNode } from '../sandbox/generate/model.js';
 
@@ -21,13 +21,13 @@ export interface Burst {
   finished: boolean;
 }
 
-function accepted(stage: Stage): { accepted: number; throttled: number } {
+function accepted(stage: LocalStack): { accepted: number; throttled: number } {
   const c = stage.ec2.counters();
   const throttled = c.throttled.AttachVolume ?? 0;
   return { accepted: (c.calls.AttachVolume ?? 0) - throttled - (c.injected.AttachVolume ?? 0), throttled };
 }
 
-export async function measureBurst(stage: Stage, actors: Actors, size: number, capMs: number): Promise<Burst> {
+export async function measureBurst(stage: LocalStack, actors: Actors, size: number, capMs: number): Promise<Burst> {
   const nodes = actors.cluster.nodes;
   for (let i = 0; i < size; i++) {
     const node = nodes[i % nodes.length] as GenNode;

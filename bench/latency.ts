@@ -6,9 +6,8 @@
  */
 import { setImmediate as tick } from 'node:timers/promises';
 import type { Actors } from '../sandbox/demo/actors.js';
-import type { Handlers } from '../sandbox/demo/director.js';
-import { kubernetesEvent, lambdaContext, sqsBatch } from '../sandbox/demo/harness/events.js';
-import type { Stage } from '../sandbox/demo/harness/stage.js';
+import { kubernetesEvent, lambdaContext, sqsBatch } from '../sandbox/events.js';
+import type { Handlers, LocalStack } from '../sandbox/local-stack.js';
 import type { GenNode } from '../sandbox/generate/model.js';
 
 const ADDED_MS = 20;
@@ -21,7 +20,7 @@ export interface EventLatency {
   samples: number;
 }
 
-async function sample(stage: Stage, handlers: Handlers, actors: Actors, node: GenNode, n: number): Promise<{ ms: number; dynamo: number }> {
+async function sample(stage: LocalStack, handlers: Handlers, actors: Actors, node: GenNode, n: number): Promise<{ ms: number; dynamo: number }> {
   const claim = `data-latency-${n}`;
   actors.provision('bench', claim, node.zone);
   const pod = actors.schedule({ namespace: 'bench', name: `latency-${n}`, app: 'latency', owner: { kind: 'StatefulSet', name: 'latency', uid: 'latency-uid' }, claims: [claim] }, node);
@@ -29,7 +28,7 @@ async function sample(stage: Stage, handlers: Handlers, actors: Actors, node: Ge
   const dynamoBefore = Object.values(stage.dynamo.meter.calls).reduce((a, b) => a + b, 0);
   const event = sqsBatch([kubernetesEvent({ kind: 'Pod', namespace: pod.namespace, name: pod.name, uid: pod.uid }, 'Scheduled', `Successfully assigned bench/${pod.name} to ${node.name}`, stage.clock.now())]);
   const started = performance.now();
-  const done = handlers.clusterEvent(event, lambdaContext('cluster-event', 60_000));
+  const done = handlers.clusterEvent(event, lambdaContext(60_000, 'cluster-event'));
   while ((stage.ec2.counters().calls.AttachVolume ?? 0) === attaches && performance.now() - started < 30_000) await tick();
   const ms = performance.now() - started;
   const dynamo = Object.values(stage.dynamo.meter.calls).reduce((a, b) => a + b, 0) - dynamoBefore;
@@ -39,7 +38,7 @@ async function sample(stage: Stage, handlers: Handlers, actors: Actors, node: Ge
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
 
-export async function measureEventLatency(stage: Stage, handlers: Handlers, actors: Actors, samples = 5): Promise<EventLatency> {
+export async function measureEventLatency(stage: LocalStack, handlers: Handlers, actors: Actors, samples = 5): Promise<EventLatency> {
   const nodes = actors.cluster.nodes;
   const plain: { ms: number; dynamo: number }[] = [];
   const slowed: number[] = [];

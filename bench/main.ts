@@ -9,6 +9,9 @@ import { measureBundles } from './bundles.js';
 import { markdown, shortTable, type BenchFigures } from './report.js';
 import { measureSize } from './size.js';
 
+// Metrics in embedded metric format mean nothing outside Lambda.
+process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
+
 const { values } = parseArgs({ options: {
   sizes: { type: 'string', default: '100,1000,5000' }, burst: { type: 'string', default: '1000' },
   'pass-cap': { type: 'string', default: '240' }, 'burst-cap': { type: 'string', default: '420' }, 'takeover-max': { type: 'string', default: '100' }, 'no-bundles': { type: 'boolean', default: false }, help: { type: 'boolean', default: false },

@@ -3,13 +3,11 @@
  * adapters and HTTP: the first full pass (takeover), a steady-state pass at a sync (verification
  * due) and one between syncs, the plan's CPU, event-to-attach latency and an attach burst.
  */
-import { useController } from '../lambda/composition.js';
 import type { PassReport } from '../lambda/reconcile/types.js';
 import { Actors } from '../sandbox/demo/actors.js';
-import { importHandlers } from '../sandbox/demo/director.js';
-import { AcceleratedClock } from '../sandbox/demo/harness/clock.js';
-import type { DynamoMeter } from '../sandbox/demo/harness/dynamo.js';
-import { startStage, type Stage } from '../sandbox/demo/harness/stage.js';
+import { RunningClock } from '../sandbox/clock.js';
+import type { DynamoMeter } from '../sandbox/metered-dynamo.js';
+import { startLocalStack, type LocalStack } from '../sandbox/local-stack.js';
 import { generateCluster } from '../sandbox/generate/cluster.js';
 import { Random } from '../sandbox/generate/random.js';
 import { seedEc2, seedKube } from '../sandbox/generate/seed.js';
@@ -56,7 +54,7 @@ export interface SizeOptions {
   log: (line: string) => void;
 }
 
-async function measuredPass(stage: Stage, counts: ObjectCounts, capMs: number, sync = true): Promise<PassFigures> {
+async function measuredPass(stage: LocalStack, counts: ObjectCounts, capMs: number, sync = true): Promise<PassFigures> {
   stage.ledger.drain();
   stage.dynamo.resetMeter();
   const result = await timed((signal) => stage.controller.fullPass({ deadline: stage.clock.now() + capMs, signal }), capMs);
@@ -70,8 +68,8 @@ async function measuredPass(stage: Stage, counts: ObjectCounts, capMs: number, s
 }
 
 export async function measureSize(nodes: number, options: SizeOptions): Promise<SizeFigures> {
-  const clock = new AcceleratedClock(1);
-  const stage = await startStage({ clock, tableName: `bench-${nodes}` });
+  const clock = new RunningClock(1);
+  const stage = await startLocalStack({ clock, tableName: `bench-${nodes}`, clusterName: 'bench' });
   try {
     const cluster = generateCluster({ seed: nodes, nodes, volumesPerNode: 4, podsPerNode: 10 });
     const seeding = performance.now();
@@ -83,8 +81,7 @@ export async function measureSize(nodes: number, options: SizeOptions): Promise<
       volumeAttachments: cluster.attached.length, csiNodes: cluster.nodes.length, volumes: new Set(cluster.attached.map((a) => a.volumeId)).size, scanPages: 0,
     };
     options.log(`  ${nodes} nodes: seeded ${counts.pods} pods, ${counts.pvs} volumes in ${(seedMs / 1000).toFixed(1)} s`);
-    useController(stage.controller);
-    const handlers = await importHandlers();
+    const handlers = stage.handlers();
     const start: Pick<SizeFigures, 'takeover' | 'stateSeedMs'> = {};
     if (options.takeover) {
       start.takeover = await measuredPass(stage, counts, options.passCapMs);
@@ -110,7 +107,6 @@ export async function measureSize(nodes: number, options: SizeOptions): Promise<
     }
     return figures;
   } finally {
-    useController(undefined);
     await stage.stop();
   }
 }

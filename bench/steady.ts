@@ -3,9 +3,9 @@
  * Scan page once (as many as one full Scan takes), ceil(volumes / 500) DescribeVolumes per sync, and no write anywhere.
  */
 import { paginateScan } from '@aws-sdk/client-dynamodb';
-import type { MeteredDynamo } from '../sandbox/demo/harness/dynamo.js';
+import type { MeteredDynamo } from '../sandbox/metered-dynamo.js';
 import { localDynamoClient } from '../sandbox/dynamodb.js';
-import type { Drained } from '../sandbox/demo/invariants/ledger.js';
+import type { Drained } from '../sandbox/oracle/ledger.js';
 
 /** The controller's list page size (DEFAULT_PAGING) and EC2's DescribeVolumes batch. */
 const LIST_PAGE = 500;

@@ -6,8 +6,8 @@ import { CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
-import { METRICS_NAMESPACE } from '../lambda/observability/metric-names.js';
-import { HANDLER_ENTRIES, SERVICE_NAME } from './contracts.js';
+import { SETTING_DEFAULTS } from '../lambda/config.js';
+import { HANDLER_ENTRIES } from './contracts.js';
 import { ControllerFunction } from './constructs/controller-function.js';
 import { EventQueue, secureQueue } from './constructs/event-queue.js';
 import { grantController } from './constructs/permissions.js';
@@ -90,24 +90,24 @@ export class AttachDetachStack extends Stack {
   }
 }
 
-/** The environment contract every handler validates at cold start. */
+/**
+ * The environment every handler validates at cold start (lambda/config.ts): what identifies the
+ * cluster, and the settings whose values differ from the handlers' own defaults.
+ */
 export function controllerEnvironment(settings: StackSettings, tableName: string, timeout: Duration): Record<string, string> {
+  const tunables: Partial<Record<keyof typeof SETTING_DEFAULTS, string>> = {
+    SYNC_PERIOD_SECONDS: String(settings.syncPeriodSeconds),
+    MAX_WAIT_FOR_UNMOUNT_SECONDS: String(settings.maxWaitForUnmountSeconds),
+    // A lease outlives its holder's deadline: only a dead holder's lease expires.
+    LEASE_SECONDS: String(3 * timeout.toSeconds()),
+  };
+  const differing = Object.entries(tunables).filter(([key, value]) => SETTING_DEFAULTS[key as keyof typeof SETTING_DEFAULTS] !== value);
   return {
     TABLE_NAME: tableName,
     CLUSTER_NAME: settings.clusterName,
     CLUSTER_ENDPOINT: settings.apiEndpoint,
     CLUSTER_CA: settings.certificateAuthority,
-    SYNC_PERIOD_SECONDS: String(settings.syncPeriodSeconds),
-    MAX_WAIT_FOR_UNMOUNT_SECONDS: String(settings.maxWaitForUnmountSeconds),
-    // A lease outlives its holder's deadline: only a dead holder's lease expires.
-    LEASE_SECONDS: String(3 * timeout.toSeconds()),
-    MAX_CONCURRENT_OPERATIONS: '10',
-    EC2_MUTATING_CALLS_PER_SECOND: '4',
-    MASS_DETACH_MAX_FRACTION: '0.5',
-    MASS_DETACH_MIN_ATTACHED: '10',
-    POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
-    POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
-    POWERTOOLS_LOG_LEVEL: 'INFO',
+    ...Object.fromEntries(differing),
   };
 }
 

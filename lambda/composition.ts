@@ -1,27 +1,41 @@
 /**
- * The composition root: configuration read once, SDK clients and adapters built once per cold
- * start, injected into the reconcile pass; telemetry wrapped around each pass. Handlers and the
- * CLI get everything from here and hold no logic of their own.
+ * The composition root: SDK clients and adapters built once per execution environment from the
+ * validated configuration, injected into the reconcile pass, with telemetry wrapped around each
+ * pass. Every runner of the controller builds it here: the Lambda entry files, the CLI, and the
+ * local stack that the tests, the fault suite, the demo and the bench share.
  */
 import { randomUUID } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { defaultProvider } from '@aws-sdk/credential-provider-node';
 import { DynamoVolumeStore } from './adapters/dynamodb/volume-store.js';
 import { Ec2BlockStorage, type Ec2BlockStorageOptions } from './adapters/ec2/block-storage.js';
-import { createEc2Client } from './adapters/ec2/client.js';
+import { createEc2Client, type Ec2ClientOptions } from './adapters/ec2/client.js';
 import { TokenBucketLimiter } from './adapters/ec2/rate-limit.js';
-import { createKubeClients, eksTokenProvider, KubernetesCluster, kubeConfigForEks, kubeConfigFromFile } from './adapters/kubernetes/index.js';
-import { loadConfig, type Config, type Runtime } from './config.js';
-import { METRICS_NAMESPACE } from './observability/metric-names.js';
+import { createKubeClients, type KubeClientOptions } from './adapters/kubernetes/clients.js';
+import { eksTokenProvider } from './adapters/kubernetes/eks-token.js';
+import { KubernetesCluster, type KubernetesClusterOptions } from './adapters/kubernetes/kubernetes-cluster.js';
+import { kubeConfigForEks, kubeConfigFromFile } from './adapters/kubernetes/kubeconfig.js';
+import { systemClock, type Clock } from './clock.js';
+import type { Config } from './config.js';
 import { recordPass, recordPassFailure } from './observability/pass-metrics.js';
 import { createTelemetry, type Telemetry } from './observability/telemetry.js';
 import { runFullPass } from './reconcile/full-pass.js';
 import { runTargetedPass } from './reconcile/targeted-pass.js';
 import { targetKey } from './reconcile/targets.js';
-import { DEFAULT_WAITS, type Budget, type PassOptions, type PassReport, type Ports, type ReconcileDeps, type Target, type Waits } from './reconcile/types.js';
+import {
+  DEFAULT_WAITS,
+  type Budget,
+  type PassOptions,
+  type PassReport,
+  type Ports,
+  type ReconcileDeps,
+  type Target,
+  type Waits,
+} from './reconcile/types.js';
 
 export interface Controller extends Telemetry {
   config: Config;
+  clock: Clock;
   ports: Ports;
   fullPass(budget: Budget, options?: PassOptions): Promise<PassReport>;
   targetedPass(target: Target, budget: Budget, options?: PassOptions): Promise<PassReport>;
@@ -29,39 +43,64 @@ export interface Controller extends Telemetry {
   close(): Promise<void>;
 }
 
-/** Seams for tests and local runs: a clock, faster EC2 polling, shorter waits. */
+/**
+ * Client tuning that differs from production's: the fault suite wants one attempt per call (so
+ * injected faults reach the controller), short timeouts and tiny list pages.
+ */
+export interface ClientTuning {
+  ec2?: Pick<Ec2ClientOptions, 'maxAttempts' | 'requestTimeoutMs'>;
+  dynamodb?: { maxAttempts?: number };
+  kubernetes?: Pick<KubeClientOptions, 'policy'> & Pick<KubernetesClusterOptions, 'paging' | 'maxConflictRetries'>;
+}
+
+/** Seams for local runs and tests; production passes none of them. */
 export interface ControllerOverrides {
-  /** Logger and metrics the handlers' middlewares already hold. */
+  /** Logger and metrics; built from the configuration when absent. */
   telemetry?: Telemetry;
-  clock?: () => number;
+  clock?: Clock;
+  newId?: () => string;
   ec2Wait?: Ec2BlockStorageOptions['wait'];
   waits?: Partial<Waits>;
+  tuning?: ClientTuning;
+  /** Wraps the ports every pass uses (fault injection). */
+  wrapPorts?: (ports: Ports) => Ports;
 }
 
 export function createController(config: Config, overrides: ControllerOverrides = {}): Controller {
   const telemetry = overrides.telemetry ?? createTelemetry(config);
-  const clock = overrides.clock ?? Date.now;
-  const kubeClients = createKubeClients(kubeConfigOf(config));
-  const dynamo = new DynamoDBClient({ region: config.region });
-  const ec2 = createEc2Client({ region: config.region });
-  const ports: Ports = {
-    cluster: new KubernetesCluster(kubeClients),
-    store: new DynamoVolumeStore({ client: dynamo, tableName: config.tableName, clock }),
+  const clock = overrides.clock ?? systemClock;
+  const newId = overrides.newId ?? randomUUID;
+  const tuning = overrides.tuning ?? {};
+  const kubeClients = createKubeClients(kubeConfigOf(config), { clock, ...pick(tuning.kubernetes, 'policy') });
+  const aws = { region: config.region, ...(config.credentials === undefined ? {} : { credentials: config.credentials }) };
+  const dynamo = new DynamoDBClient({ ...aws, ...endpoint(config.endpoints.dynamodb), ...tuning.dynamodb });
+  const ec2 = createEc2Client({ ...aws, ...endpoint(config.endpoints.ec2), ...tuning.ec2 });
+  const built: Ports = {
+    cluster: new KubernetesCluster(kubeClients, clock, { ...pick(tuning.kubernetes, 'paging'), ...pick(tuning.kubernetes, 'maxConflictRetries') }),
+    store: new DynamoVolumeStore({ client: dynamo, tableName: config.tableName, clock: () => clock.now() }),
     blockStorage: new Ec2BlockStorage({
       client: ec2,
-      now: clock,
-      limiter: new TokenBucketLimiter({ ratePerSecond: config.ec2MutatingCallsPerSecond, burst: config.ec2MutatingCallsPerSecond }),
+      clock,
+      limiter: new TokenBucketLimiter({ ratePerSecond: config.ec2MutatingCallsPerSecond, burst: config.ec2MutatingCallsPerSecond, clock }),
       ...(overrides.ec2Wait === undefined ? {} : { wait: overrides.ec2Wait }),
     }),
   };
+  const ports = overrides.wrapPorts?.(built) ?? built;
   const settings = {
-    plan: config.plan, syncPeriodMs: config.syncPeriodMs, maxConcurrentOperations: config.maxConcurrentOperations,
-    ...DEFAULT_WAITS, ...overrides.waits,
+    plan: config.plan,
+    syncPeriodMs: config.syncPeriodMs,
+    maxConcurrentOperations: config.maxConcurrentOperations,
+    ...DEFAULT_WAITS,
+    ...overrides.waits,
   };
   const depsFor = (passId: string): ReconcileDeps => ({
-    ...ports, settings, clock, newId: randomUUID, log: telemetry.logger.createChild({ persistentKeys: { passId } }),
+    ...ports,
+    settings,
+    clock: () => clock.now(),
+    newId,
+    log: telemetry.logger.createChild({ persistentKeys: { passId } }),
   });
-  const observed = async (passId: string, label: Record<string, unknown>, run: (deps: ReconcileDeps) => Promise<PassReport>): Promise<PassReport> => {
+  const observed = async (passId: string, label: Record<string, unknown>, run: (deps: ReconcileDeps) => Promise<PassReport>) => {
     const deps = depsFor(passId);
     try {
       const report = await run(deps);
@@ -77,14 +116,16 @@ export function createController(config: Config, overrides: ControllerOverrides 
   return {
     ...telemetry,
     config,
+    clock,
     ports,
     fullPass: (budget, options = {}) => {
-      const passId = options.passId ?? randomUUID();
+      const passId = options.passId ?? newId();
       return observed(passId, { pass: 'full' }, (deps) => runFullPass(deps, budget, { ...options, passId }));
     },
     targetedPass: (target, budget, options = {}) => {
-      const passId = options.passId ?? randomUUID();
-      return observed(passId, { pass: 'targeted', target: targetKey(target) }, (deps) => runTargetedPass(deps, target, budget, { ...options, passId }));
+      const passId = options.passId ?? newId();
+      const label = { pass: 'targeted', target: targetKey(target) };
+      return observed(passId, label, (deps) => runTargetedPass(deps, target, budget, { ...options, passId }));
     },
     close: async () => {
       await kubeClients.close();
@@ -100,37 +141,30 @@ function kubeConfigOf(config: Config) {
   return kubeConfigForEks({ clusterName: config.clusterName, endpoint: config.kube.endpoint, caData: config.kube.caData, token });
 }
 
+function endpoint(url: string | undefined): { endpoint?: string } {
+  return url === undefined ? {} : { endpoint: url };
+}
+
+/** `{ [key]: value }` when the value is set, `{}` otherwise (options objects carry no undefined). */
+function pick<T extends object, K extends keyof T>(from: T | undefined, key: K): Partial<Pick<T, K>> {
+  return from?.[key] === undefined ? {} : ({ [key]: from[key] } as Partial<Pick<T, K>>);
+}
+
 /** The log line that sums up a pass. */
 function outline(report: PassReport): Record<string, unknown> {
   const count = (outcome: string) => report.results.filter((r) => r.outcome === outcome).length;
   return {
-    durationMs: report.durationMs, converged: report.converged, clusterComplete: report.clusterComplete, verified: report.verified,
-    actions: report.actions.length, ok: count('ok'), failed: count('failed'), deferred: count('deferred'), heldBack: report.heldBack.length,
-    desired: report.desiredAttachments, actual: report.actualAttachments, problems: report.problems.length,
+    durationMs: report.durationMs,
+    converged: report.converged,
+    clusterComplete: report.clusterComplete,
+    verified: report.verified,
+    actions: report.actions.length,
+    ok: count('ok'),
+    failed: count('failed'),
+    deferred: count('deferred'),
+    heldBack: report.heldBack.length,
+    desired: report.desiredAttachments,
+    actual: report.actualAttachments,
+    problems: report.problems.length,
   };
-}
-
-let current: Controller | undefined;
-let telemetry: Telemetry | undefined;
-
-/** Logger and metrics of this cold start; they need no validated configuration, so they never throw. */
-export function sharedTelemetry(): Telemetry {
-  telemetry ??= createTelemetry({
-    serviceName: process.env.POWERTOOLS_SERVICE_NAME ?? 'ebs-attach-detach',
-    metricsNamespace: process.env.POWERTOOLS_METRICS_NAMESPACE ?? METRICS_NAMESPACE,
-    clusterName: process.env.CLUSTER_NAME ?? 'local',
-    logLevel: process.env.POWERTOOLS_LOG_LEVEL ?? 'INFO',
-  });
-  return telemetry;
-}
-
-/** The controller of this cold start, built from the environment on first use. */
-export function controller(runtime: Runtime = 'lambda'): Controller {
-  current ??= createController(loadConfig(process.env, runtime), { telemetry: sharedTelemetry() });
-  return current;
-}
-
-/** Tests and the CLI: use this controller from now on (undefined: rebuild from the environment next time). */
-export function useController(next: Controller | undefined): void {
-  current = next;
 }

@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { DEFAULT_PLAN_CONFIG, type PlanConfig } from './core/config.js';
-import { METRICS_NAMESPACE } from './observability/metric-names.js';
+import { METRICS_NAMESPACE, SERVICE_NAME } from './observability/metric-names.js';
 
 /** Where the pass runs: in Lambda the EKS endpoint is mandatory; locally a kubeconfig may stand in. */
 export type Runtime = 'lambda' | 'local';
@@ -17,6 +17,10 @@ export interface Config {
   /** EKS: `caData` is the cluster CA as EKS hands it out (base64 of the PEM). */
   kube: { kind: 'eks'; endpoint: string; caData: string } | { kind: 'kubeconfig'; path?: string };
   region: string;
+  /** Local runs point the SDK clients at local servers; in Lambda both are unset. */
+  endpoints: { ec2?: string; dynamodb?: string };
+  /** Static credentials of a local run; in Lambda the role's come from the default provider chain. */
+  credentials?: { accessKeyId: string; secretAccessKey: string; sessionToken?: string };
   syncPeriodMs: number;
   maxConcurrentOperations: number;
   ec2MutatingCallsPerSecond: number;
@@ -33,8 +37,27 @@ export class ConfigError extends Error {
   }
 }
 
+/**
+ * Every tunable's default, as its environment variable spells it. The CDK stack sets a variable
+ * only where its value differs from these.
+ */
+export const SETTING_DEFAULTS = {
+  SYNC_PERIOD_SECONDS: '60',
+  MAX_WAIT_FOR_UNMOUNT_SECONDS: '360',
+  LEASE_SECONDS: String(DEFAULT_PLAN_CONFIG.leaseMs / 1000),
+  MAX_CONCURRENT_OPERATIONS: '10',
+  EC2_MUTATING_CALLS_PER_SECOND: '4',
+  MASS_DETACH_MAX_FRACTION: '0.5',
+  MASS_DETACH_MIN_ATTACHED: '10',
+  POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
+  POWERTOOLS_METRICS_NAMESPACE: METRICS_NAMESPACE,
+  POWERTOOLS_LOG_LEVEL: 'INFO',
+} as const;
+
 const text = z.string().trim().min(1, 'must not be empty');
-const positiveInt = (fallback: number) => z.coerce.number().int('must be a whole number').positive('must be positive').default(fallback);
+const wholeNumber = z.coerce.number().int('must be a whole number');
+const positiveInt = (fallback: string) => wholeNumber.positive('must be positive').default(Number(fallback));
+const url = z.url({ error: 'must be a URL' });
 
 const EnvSchema = z.object({
   TABLE_NAME: text,
@@ -43,16 +66,25 @@ const EnvSchema = z.object({
   CLUSTER_CA: z.base64('must be base64 (the PEM of the cluster CA)').optional(),
   KUBECONFIG: text.optional(),
   AWS_REGION: text,
-  SYNC_PERIOD_SECONDS: positiveInt(60),
-  MAX_WAIT_FOR_UNMOUNT_SECONDS: z.union([z.literal('disabled'), positiveInt(360)]).default(360),
-  LEASE_SECONDS: positiveInt(DEFAULT_PLAN_CONFIG.leaseMs / 1000),
-  MAX_CONCURRENT_OPERATIONS: positiveInt(10),
-  EC2_MUTATING_CALLS_PER_SECOND: positiveInt(4),
-  MASS_DETACH_MAX_FRACTION: z.union([z.literal('disabled'), z.coerce.number().gt(0, 'must be above 0').max(1, 'must be at most 1')]).default(0.5),
-  MASS_DETACH_MIN_ATTACHED: z.coerce.number().int('must be a whole number').nonnegative('must not be negative').default(10),
-  POWERTOOLS_SERVICE_NAME: text.default('ebs-attach-detach'),
-  POWERTOOLS_METRICS_NAMESPACE: text.default(METRICS_NAMESPACE),
-  POWERTOOLS_LOG_LEVEL: text.default('INFO'),
+  AWS_ENDPOINT_URL_EC2: url.optional(),
+  AWS_ENDPOINT_URL_DYNAMODB: url.optional(),
+  AWS_ACCESS_KEY_ID: text.optional(),
+  AWS_SECRET_ACCESS_KEY: text.optional(),
+  AWS_SESSION_TOKEN: text.optional(),
+  SYNC_PERIOD_SECONDS: positiveInt(SETTING_DEFAULTS.SYNC_PERIOD_SECONDS),
+  MAX_WAIT_FOR_UNMOUNT_SECONDS: z
+    .union([z.literal('disabled'), positiveInt(SETTING_DEFAULTS.MAX_WAIT_FOR_UNMOUNT_SECONDS)])
+    .default(Number(SETTING_DEFAULTS.MAX_WAIT_FOR_UNMOUNT_SECONDS)),
+  LEASE_SECONDS: positiveInt(SETTING_DEFAULTS.LEASE_SECONDS),
+  MAX_CONCURRENT_OPERATIONS: positiveInt(SETTING_DEFAULTS.MAX_CONCURRENT_OPERATIONS),
+  EC2_MUTATING_CALLS_PER_SECOND: positiveInt(SETTING_DEFAULTS.EC2_MUTATING_CALLS_PER_SECOND),
+  MASS_DETACH_MAX_FRACTION: z
+    .union([z.literal('disabled'), z.coerce.number().gt(0, 'must be above 0').max(1, 'must be at most 1')])
+    .default(Number(SETTING_DEFAULTS.MASS_DETACH_MAX_FRACTION)),
+  MASS_DETACH_MIN_ATTACHED: wholeNumber.nonnegative('must not be negative').default(Number(SETTING_DEFAULTS.MASS_DETACH_MIN_ATTACHED)),
+  POWERTOOLS_SERVICE_NAME: text.default(SETTING_DEFAULTS.POWERTOOLS_SERVICE_NAME),
+  POWERTOOLS_METRICS_NAMESPACE: text.default(SETTING_DEFAULTS.POWERTOOLS_METRICS_NAMESPACE),
+  POWERTOOLS_LOG_LEVEL: text.default(SETTING_DEFAULTS.POWERTOOLS_LOG_LEVEL),
 });
 
 type Env = z.infer<typeof EnvSchema>;
@@ -89,6 +121,11 @@ function toConfig(env: Env, runtime: Runtime): Config {
       ? { kind: 'eks', endpoint: env.CLUSTER_ENDPOINT as string, caData: env.CLUSTER_CA as string }
       : { kind: 'kubeconfig', path: env.KUBECONFIG },
     region: env.AWS_REGION,
+    endpoints: {
+      ...(env.AWS_ENDPOINT_URL_EC2 === undefined ? {} : { ec2: env.AWS_ENDPOINT_URL_EC2 }),
+      ...(env.AWS_ENDPOINT_URL_DYNAMODB === undefined ? {} : { dynamodb: env.AWS_ENDPOINT_URL_DYNAMODB }),
+    },
+    ...localCredentials(env, runtime),
     syncPeriodMs: env.SYNC_PERIOD_SECONDS * 1000,
     maxConcurrentOperations: env.MAX_CONCURRENT_OPERATIONS,
     ec2MutatingCallsPerSecond: env.EC2_MUTATING_CALLS_PER_SECOND,
@@ -105,4 +142,11 @@ function toConfig(env: Env, runtime: Runtime): Config {
     metricsNamespace: env.POWERTOOLS_METRICS_NAMESPACE,
     logLevel: env.POWERTOOLS_LOG_LEVEL,
   };
+}
+
+/** A local run's static keys; in Lambda the default provider chain keeps refreshing the role's. */
+function localCredentials(env: Env, runtime: Runtime): Pick<Config, 'credentials'> {
+  if (runtime !== 'local' || env.AWS_ACCESS_KEY_ID === undefined || env.AWS_SECRET_ACCESS_KEY === undefined) return {};
+  const session = env.AWS_SESSION_TOKEN === undefined ? {} : { sessionToken: env.AWS_SESSION_TOKEN };
+  return { credentials: { accessKeyId: env.AWS_ACCESS_KEY_ID, secretAccessKey: env.AWS_SECRET_ACCESS_KEY, ...session } };
 }

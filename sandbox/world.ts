@@ -1,30 +1,26 @@
 /**
- * A small world for end-to-end tests, the demo and benchmarks: dynalite with the volume table,
- * the local EC2 and the local Kubernetes API, with a cluster made the way a real one is — EC2
- * instances through RunInstances, EBS volumes through CreateVolume, and the matching Node, PV,
- * PVC and Pod objects. `env()` is what the composition root needs to run against it.
+ * A small world for end-to-end tests and the CLI's tests: the local stack with a cluster made the
+ * way a real one is — EC2 instances through RunInstances, EBS volumes through CreateVolume, and
+ * the matching Node, PV, PVC and Pod objects.
  */
-import { randomUUID } from 'node:crypto';
-import { CreateVolumeCommand, EC2Client, RunInstancesCommand } from '@aws-sdk/client-ec2';
+import { createHash } from 'node:crypto';
+import { CreateVolumeCommand, RunInstancesCommand, type EC2Client } from '@aws-sdk/client-ec2';
 import { uniqueNameFor } from '../lambda/core/volume-id.js';
-import { createVolumeTable, LOCAL_REGION, startLocalDynamo, type LocalDynamo } from './dynamodb.js';
-import type { Clock } from './ec2/clock.js';
-import { startLocalEc2, type LocalEc2 } from './ec2/server.js';
+import type { SandboxClock } from './clock.js';
 import type { Delays } from './ec2/state/model.js';
 import { nodeObject, podObject, pvcObject, pvObject } from './generate/kube-objects.js';
 import type { GenNode, GenPod, GenVolume } from './generate/model.js';
-import { startKubeSandbox, type KubeSandbox } from './kube/index.js';
-
-const CREDENTIALS = { accessKeyId: 'AKIDLOCAL', secretAccessKey: 'local-secret' };
+import { startLocalStack, type LocalStack, type LocalStackOptions } from './local-stack.js';
 
 export interface WorldOptions {
   nodes?: number;
   zone?: string;
-  tableName?: string;
   /** EC2 attach/detach delays; short by default so tests stay fast. */
   ec2Delays?: Partial<Delays>;
-  /** The local EC2's time (system time by default): share it with the controller to jump ahead. */
-  ec2Clock?: Clock;
+  clock?: SandboxClock;
+  /** Controller settings and seams (the stack's). */
+  env?: LocalStackOptions['env'];
+  controller?: LocalStackOptions['controller'];
 }
 
 export interface WorldVolume {
@@ -35,64 +31,50 @@ export interface WorldVolume {
   namespace: string;
 }
 
-export interface World {
-  dynamo: LocalDynamo;
-  ec2: LocalEc2;
-  kube: KubeSandbox;
-  /** A client of the local EC2 for setup and assertions. */
-  ec2Client: EC2Client;
-  tableName: string;
-  region: string;
+export interface World extends LocalStack {
   nodes: GenNode[];
-  /** Environment for `loadConfig(…, 'local')` and the SDK's endpoint variables. */
-  env(extra?: Record<string, string>): Record<string, string>;
   /** CreateVolume plus a bound PV and PVC (ReadWriteOnce unless `multiAttach`). */
   createVolume(options?: { name?: string; namespace?: string; zone?: string; multiAttach?: boolean }): Promise<WorldVolume>;
   /** A running pod on `nodeName` that mounts the volume's claim (unscheduled when nodeName is undefined). */
   addPod(name: string, volume: WorldVolume, nodeName: string | undefined): void;
-  stop(): Promise<void>;
 }
 
+/** EC2 polling and waits short enough for the sandbox's short delays. */
+export const FAST_CONTROLLER: NonNullable<LocalStackOptions['controller']> = {
+  ec2Wait: { initialDelayMs: 25, factor: 1.5 },
+  waits: { maxAttachWaitMs: 5_000, maxDetachWaitMs: 5_000, reserveMs: 500 },
+};
+
 export async function startWorld(options: WorldOptions = {}): Promise<World> {
-  const zone = options.zone ?? `${LOCAL_REGION}a`;
-  const tableName = options.tableName ?? 'ebs-attach-detach';
-  const [dynamo, ec2, kube] = await Promise.all([
-    startLocalDynamo(),
-    startLocalEc2({
+  const zone = options.zone ?? 'us-east-1a';
+  const stack = await startLocalStack({
+    ...(options.clock === undefined ? {} : { clock: options.clock }),
+    clusterName: 'world',
+    ec2: {
       delays: { attachMs: 100, detachMs: 100, instanceStartMs: 0, instanceStopMs: 200, instanceTerminateMs: 200, ...options.ec2Delays },
-      throttle: false, model: { defaultZone: zone }, ...(options.ec2Clock === undefined ? {} : { clock: options.ec2Clock }),
-    }),
-    startKubeSandbox(),
-  ]);
-  await createVolumeTable(dynamo.client, tableName);
-  const client = new EC2Client({ region: LOCAL_REGION, endpoint: ec2.endpoint, credentials: CREDENTIALS });
+      throttle: false, model: { defaultZone: zone },
+    },
+    ...(options.env === undefined ? {} : { env: options.env }),
+    controller: { ...FAST_CONTROLLER, ...options.controller },
+  });
+  const client = stack.ec2Client;
   const nodes: GenNode[] = [];
   for (let i = 0; i < (options.nodes ?? 2); i++) nodes.push(await runNode(client, `node-${i + 1}`, zone));
-  kube.seed(nodes.map((node) => nodeObject(node)));
-
-  const world: World = {
-    dynamo, ec2, kube, ec2Client: client, tableName, region: LOCAL_REGION, nodes,
-    env: (extra = {}) => ({
-      TABLE_NAME: tableName, AWS_REGION: LOCAL_REGION, CLUSTER_NAME: 'world', KUBECONFIG: kube.kubeconfigPath,
-      AWS_ENDPOINT_URL_EC2: ec2.endpoint, AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint,
-      AWS_ACCESS_KEY_ID: CREDENTIALS.accessKeyId, AWS_SECRET_ACCESS_KEY: CREDENTIALS.secretAccessKey, ...extra,
-    }),
+  stack.kube.seed(nodes.map((node) => nodeObject(node)));
+  return {
+    ...stack,
+    nodes,
     createVolume: async (volumeOptions = {}) => {
       const created = await client.send(new CreateVolumeCommand({
         AvailabilityZone: volumeOptions.zone ?? zone, Size: 10,
         VolumeType: volumeOptions.multiAttach ? 'io2' : 'gp3', ...(volumeOptions.multiAttach ? { Iops: 1000, MultiAttachEnabled: true } : {}),
       }));
       const volume = genVolume(created.VolumeId as string, volumeOptions.zone ?? zone, volumeOptions);
-      kube.seed([pvObject(volume), pvcObject(volume)]);
+      stack.kube.seed([pvObject(volume), pvcObject(volume)]);
       return { volumeId: volume.volumeId, uniqueName: uniqueNameFor(volume.volumeId), pvName: volume.pvName, claimName: volume.claim.name, namespace: volume.claim.namespace };
     },
-    addPod: (name, volume, nodeName) => kube.seed([podObject(genPod(name, volume, nodeName))]),
-    stop: async () => {
-      client.destroy();
-      await Promise.all([dynamo.stop(), ec2.stop(), kube.stop()]);
-    },
+    addPod: (name, volume, nodeName) => stack.kube.seed([podObject(genPod(name, volume, nodeName))]),
   };
-  return world;
 }
 
 async function runNode(client: EC2Client, name: string, zone: string): Promise<GenNode> {
@@ -102,18 +84,24 @@ async function runNode(client: EC2Client, name: string, zone: string): Promise<G
   return { name, instanceId: ran.Instances?.[0]?.InstanceId as string, zone, instanceType: 'm6i.xlarge' };
 }
 
+/** A UID derived from what it names: a world built twice has the same objects. */
+function uidOf(...parts: string[]): string {
+  const hex = createHash('sha256').update(parts.join('/')).digest('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-8${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+}
+
 function genVolume(volumeId: string, zone: string, options: { name?: string; namespace?: string; multiAttach?: boolean }): GenVolume {
   const name = options.name ?? `data-${volumeId.slice(-6)}`;
   return {
     volumeId, zone, volumeType: options.multiAttach ? 'io2' : 'gp3', sizeGiB: 10, multiAttach: options.multiAttach === true,
-    pvName: `pvc-${randomUUID()}`, pvUid: randomUUID(), claim: { namespace: options.namespace ?? 'default', name, uid: randomUUID() },
+    pvName: `pvc-${uidOf('pv', volumeId)}`, pvUid: uidOf('pv-uid', volumeId), claim: { namespace: options.namespace ?? 'default', name, uid: uidOf('pvc', volumeId) },
     accessModes: options.multiAttach ? ['ReadWriteMany'] : ['ReadWriteOnce'], volumeMode: options.multiAttach ? 'Block' : 'Filesystem',
   };
 }
 
 function genPod(name: string, volume: WorldVolume, nodeName: string | undefined): GenPod {
   return {
-    namespace: volume.namespace, name, uid: randomUUID(), app: name, owner: { kind: 'StatefulSet', name, uid: randomUUID() },
+    namespace: volume.namespace, name, uid: uidOf('pod', volume.namespace, name), app: name, owner: { kind: 'StatefulSet', name, uid: uidOf('owner', volume.namespace, name) },
     ...(nodeName === undefined ? {} : { nodeName }), claims: [volume.claimName], phase: nodeName === undefined ? 'Pending' : 'Running',
   };
 }

@@ -11,8 +11,8 @@ import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import {
   CLUSTER_EVENT_KINDS, CLUSTER_EVENT_REASONS, EC2_STOPPING_STATES, EXPORTER_DETAIL_TYPE, EXPORTER_SOURCE,
-  FULL_PASS_INPUT,
-} from '../contracts.js';
+  FULL_PASS_INPUT, EC2_SOURCE, EC2_STATE_CHANGE_DETAIL_TYPE,
+} from '../../lambda/handlers/contracts.js';
 import type { ControllerFunction } from './controller-function.js';
 import type { EventQueue } from './event-queue.js';
 
@@ -28,8 +28,8 @@ export const CLUSTER_EVENT_PATTERN: events.EventPattern = {
 
 /** EC2 instances going down: their volumes can be detached (at once when stopped or terminated). */
 export const EC2_STATE_CHANGE_PATTERN: events.EventPattern = {
-  source: ['aws.ec2'],
-  detailType: ['EC2 Instance State-change Notification'],
+  source: [EC2_SOURCE],
+  detailType: [EC2_STATE_CHANGE_DETAIL_TYPE],
   detail: { state: [...EC2_STOPPING_STATES] },
 };
 

@@ -6,8 +6,7 @@
  */
 import { Duration } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
-import { METRICS_NAMESPACE, Metric, type MetricName } from '../../lambda/observability/metric-names.js';
-import { SERVICE_NAME } from '../contracts.js';
+import { METRICS_NAMESPACE, Metric, SERVICE_NAME, type MetricName } from '../../lambda/observability/metric-names.js';
 
 export interface MetricView {
   /** Dimensions besides service and ClusterName, as documented next to each name. */

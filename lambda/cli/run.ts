@@ -44,14 +44,14 @@ export async function runCli(args: CliArgs, env: Record<string, string | undefin
 async function execute(controller: Controller, args: CliArgs, io: Io): Promise<number> {
   if (args.command === 'status') {
     const { records, corrupt } = await controller.ports.store.scan();
-    const rows = statusRows(records, Date.now());
+    const rows = statusRows(records, controller.clock.now());
     io.out(args.json ? JSON.stringify({ rows, corrupt }, null, 2) : formatStatus(rows));
     for (const item of corrupt) io.err(`corrupt item ${item.key}: ${item.problem}`);
     const unsettled = rows.some((r) => r.operation !== '-' || r.state !== 'attached');
     return unsettled ? EXIT.workRemains : EXIT.converged;
   }
   const dryRun = args.command === 'plan' || args.dryRun;
-  const report = await controller.fullPass({ deadline: Date.now() + CLI_BUDGET_MS }, { dryRun });
+  const report = await controller.fullPass({ deadline: controller.clock.now() + CLI_BUDGET_MS }, { dryRun });
   io.out(args.json ? JSON.stringify(report, null, 2) : formatPass(report));
   if (!report.clusterComplete) return EXIT.error;
   return report.converged ? EXIT.converged : EXIT.workRemains;

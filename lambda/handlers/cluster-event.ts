@@ -1,6 +1,6 @@
-/** Kubernetes events (kubernetes-event-exporter → EventBridge → SQS) → targeted passes per pod or node. */
-import { KubernetesEventSchema } from './schemas.js';
-import { sqsTargetHandler } from './sqs-handler.js';
-import { targetOfKubernetesEvent } from './targets-of.js';
+/** Lambda entry of the cluster-event pass: the controller is wired once per execution environment. */
+import { createController } from '../composition.js';
+import { loadConfig } from '../config.js';
+import { clusterEventHandler } from './sqs-handler.js';
 
-export const handler = sqsTargetHandler(KubernetesEventSchema, targetOfKubernetesEvent);
+export const handler = clusterEventHandler(createController(loadConfig(process.env)));

@@ -1,6 +1,6 @@
-/** EC2 instance state changes (EventBridge → SQS) → a targeted pass for the instance's node(s). */
-import { Ec2StateChangeSchema } from './schemas.js';
-import { sqsTargetHandler } from './sqs-handler.js';
-import { targetOfEc2Event } from './targets-of.js';
+/** Lambda entry of the EC2-event pass: the controller is wired once per execution environment. */
+import { createController } from '../composition.js';
+import { loadConfig } from '../config.js';
+import { ec2EventHandler } from './sqs-handler.js';
 
-export const handler = sqsTargetHandler(Ec2StateChangeSchema, targetOfEc2Event);
+export const handler = ec2EventHandler(createController(loadConfig(process.env)));

@@ -8,7 +8,7 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
-import { sharedTelemetry } from '../composition.js';
+import type { Controller } from '../composition.js';
 import { budgetFromContext } from '../reconcile/deadline.js';
 import type { Budget } from '../reconcile/types.js';
 
@@ -17,10 +17,13 @@ export const SAFETY_MARGIN_MS = 10_000;
 /** middy aborts the handler this long before Lambda's own timeout. */
 export const TIMEOUT_EARLY_MS = 2_000;
 
+/** What a handler needs of the controller: its passes, its telemetry and its clock. */
+export type PassRunner = Pick<Controller, 'fullPass' | 'targetedPass' | 'logger' | 'metrics' | 'clock'>;
+
 type Handler<E, R> = (event: E, context: Context, budget: Budget) => Promise<R>;
 
-export function lambdaHandler<E, R>(handler: Handler<E, R>) {
-  const { logger, metrics } = sharedTelemetry();
+export function lambdaHandler<E, R>(controller: PassRunner, handler: Handler<E, R>) {
+  const { logger, metrics, clock } = controller;
   return middy<E, R>({
     timeoutEarlyInMillis: TIMEOUT_EARLY_MS,
     timeoutEarlyResponse: () => {
@@ -30,6 +33,7 @@ export function lambdaHandler<E, R>(handler: Handler<E, R>) {
     .use(injectLambdaContext(logger, { resetKeys: true }))
     .use(logMetrics(metrics, { captureColdStartMetric: true }))
     .handler((event, context, { signal }) =>
-      handler(event, context, budgetFromContext(context, Date.now(), { safetyMarginMs: SAFETY_MARGIN_MS, signal })),
+      // The pass measures its budget on the controller's clock, so the deadline is anchored there too.
+      handler(event, context, budgetFromContext(context, clock.now(), { safetyMarginMs: SAFETY_MARGIN_MS, signal })),
     );
 }

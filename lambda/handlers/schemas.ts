@@ -5,9 +5,12 @@
 import { JSONStringified } from '@aws-lambda-powertools/parser/helpers';
 import { EventBridgeSchema, SqsRecordSchema } from '@aws-lambda-powertools/parser/schemas';
 import { z } from 'zod';
+import {
+  CLUSTER_EVENT_KINDS, EC2_SOURCE, EC2_STATE_CHANGE_DETAIL_TYPE, EXPORTER_DETAIL_TYPE, EXPORTER_SOURCE, FULL_PASS_INPUT,
+} from './contracts.js';
 
 /** EventBridge Scheduler's payload for the full pass (`{ "pass": "full" }`); an empty payload means the same. */
-export const ScheduledEventSchema = z.object({ pass: z.literal('full').default('full') }).loose();
+export const ScheduledEventSchema = z.object({ pass: z.literal(FULL_PASS_INPUT.pass).default(FULL_PASS_INPUT.pass) }).loose();
 
 /** The slice of a core/v1 Event the controller reads from kubernetes-event-exporter's detail. */
 const KubernetesEventDetailSchema = z
@@ -16,7 +19,7 @@ const KubernetesEventDetailSchema = z
     type: z.string().optional(),
     involvedObject: z
       .object({
-        kind: z.enum(['Pod', 'Node']),
+        kind: z.enum(CLUSTER_EVENT_KINDS),
         namespace: z.string().min(1).optional(),
         name: z.string().min(1),
         uid: z.string().optional(),
@@ -31,8 +34,8 @@ const KubernetesEventDetailSchema = z
 
 /** kubernetes-event-exporter's EventBridge sink: Source and DetailType as the stack's rule matches them. */
 export const KubernetesEventSchema = EventBridgeSchema.extend({
-  source: z.literal('kubernetes-event-exporter'),
-  'detail-type': z.literal('Kubernetes Event'),
+  source: z.literal(EXPORTER_SOURCE),
+  'detail-type': z.literal(EXPORTER_DETAIL_TYPE),
   detail: KubernetesEventDetailSchema,
 });
 
@@ -40,8 +43,8 @@ export const KubernetesEventSchema = EventBridgeSchema.extend({
 const InstanceIdSchema = z.string().regex(/^i-(?:[0-9a-f]{8}|[0-9a-f]{17})$/, 'not an EC2 instance id');
 
 export const Ec2StateChangeSchema = EventBridgeSchema.extend({
-  source: z.literal('aws.ec2'),
-  'detail-type': z.literal('EC2 Instance State-change Notification'),
+  source: z.literal(EC2_SOURCE),
+  'detail-type': z.literal(EC2_STATE_CHANGE_DETAIL_TYPE),
   detail: z.object({ 'instance-id': InstanceIdSchema, state: z.string().min(1) }).loose(),
 });
 

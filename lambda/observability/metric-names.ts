@@ -5,6 +5,12 @@
  */
 export const METRICS_NAMESPACE = 'EbsAttachDetach';
 
+/**
+ * POWERTOOLS_SERVICE_NAME of every function. Powertools Metrics adds it to every metric as the
+ * `service` dimension, so the alarms and the dashboard must name it too.
+ */
+export const SERVICE_NAME = 'ebs-attach-detach';
+
 export const Metric = {
   /** Milliseconds; dimension Pass = full | targeted. */
   PassDuration: 'PassDuration',

@@ -8,13 +8,13 @@ import { podObject, pvcObject, pvObject } from '../generate/kube-objects.js';
 import type { GeneratedCluster, GenNode, GenPod, GenVolume } from '../generate/model.js';
 import { podSuffix, volumeId } from '../generate/names.js';
 import type { Random } from '../generate/random.js';
-import type { Stage } from './harness/stage.js';
+import type { LocalStack } from '../local-stack.js';
 
 export class Actors {
   /** Nodes an earlier chapter already used, so chapters do not step on each other. */
   readonly used = new Set<string>();
 
-  constructor(private readonly stage: Stage, readonly cluster: GeneratedCluster, private readonly random: Random) {}
+  constructor(private readonly stage: LocalStack, readonly cluster: GeneratedCluster, private readonly random: Random) {}
 
   /** Dynamic provisioning: an EBS gp3 volume in `zone`, and a PV bound to a new claim. */
   provision(namespace: string, claim: string, zone: string): GenVolume {

@@ -1,11 +1,14 @@
 /**
  * A Lambda invocation in its own process, so the demo can kill it for real (SIGKILL, as Lambda
  * does at a timeout or an out-of-memory) in the middle of an attach. It builds the controller
- * from the same environment and story clock as the demo and runs the cluster-event handler.
+ * through the real composition root from the stack's environment, on the story's clock, and runs
+ * the cluster-event handler.
  */
+import { createController } from '../../lambda/composition.js';
 import { loadConfig } from '../../lambda/config.js';
-import { createController, sharedTelemetry, useController } from '../../lambda/composition.js';
-import { lambdaContext } from './harness/events.js';
+import { clusterEventHandler } from '../../lambda/handlers/sqs-handler.js';
+import { RunningClock } from '../clock.js';
+import { lambdaContext } from '../events.js';
 
 interface ChildInput {
   env: Record<string, string>;
@@ -15,11 +18,10 @@ interface ChildInput {
   event: unknown;
 }
 
+process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
 const input = JSON.parse(process.env.DEMO_CRASH_INPUT ?? '{}') as ChildInput;
-Object.assign(process.env, input.env);
-const clock = () => Math.floor(input.storyNow + (Date.now() - input.wallNow) * input.factor);
-useController(createController(loadConfig(input.env, 'local'), { telemetry: sharedTelemetry(), clock, ec2Wait: { initialDelayMs: 50 } }));
-const { handler } = await import('../../lambda/handlers/cluster-event.js');
+const clock = new RunningClock(input.factor, input.storyNow + (Date.now() - input.wallNow) * input.factor);
+const handler = clusterEventHandler(createController(loadConfig(input.env, 'local'), { clock, ec2Wait: { initialDelayMs: 50 } }));
 process.send?.('started');
-await handler(input.event, lambdaContext('cluster-event', 5 * 60_000));
+await handler(input.event, lambdaContext(5 * 60_000, 'cluster-event'));
 process.send?.('finished');

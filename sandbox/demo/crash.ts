@@ -6,7 +6,7 @@
 import { fork } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import type { Stage } from './harness/stage.js';
+import type { LocalStack } from '../local-stack.js';
 
 const CHILD = fileURLToPath(new URL('./crash-child.ts', import.meta.url));
 
@@ -16,7 +16,7 @@ export interface CrashResult {
 }
 
 /** Holds AttachVolume in the server for `holdMs`, kills the invocation once the call arrived, then lets EC2 finish it. */
-export async function invokeAndKillMidAttach(stage: Stage, event: unknown, holdMs = 400, timeoutMs = 20_000): Promise<CrashResult> {
+export async function invokeAndKillMidAttach(stage: LocalStack, event: unknown, holdMs = 400, timeoutMs = 20_000): Promise<CrashResult> {
   const attachesBefore = stage.ec2.counters().calls.AttachVolume ?? 0;
   stage.ec2.setLatency('AttachVolume', holdMs);
   const input = { env: stage.env, storyNow: stage.clock.now(), wallNow: Date.now(), factor: stage.clock.factor, event };

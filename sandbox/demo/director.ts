@@ -4,31 +4,15 @@
  * the live view and the summary, and the simulated kubelets run after each step.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { Context } from 'aws-lambda';
-import { useController, type Controller } from '../../lambda/composition.js';
+import type { Controller } from '../../lambda/composition.js';
 import type { PassReport } from '../../lambda/reconcile/types.js';
-import type { Stage } from './harness/stage.js';
-import { ec2StateChange, kubernetesEvent, lambdaContext, scheduledInput, sqsBatch, type InvolvedObject } from './harness/events.js';
-import { runKubelets } from './harness/kubelet.js';
-import { checkConvergence, checkStep, type Violation } from './invariants/checks.js';
-import type { Ec2Mutation } from './invariants/ledger.js';
-import { readTruth, type Truth } from './invariants/truth.js';
+import type { Handlers, LocalStack } from '../local-stack.js';
+import { ec2StateChange, kubernetesEvent, lambdaContext, scheduledInput, sqsBatch, type InvolvedObject } from '../events.js';
+import { runKubelets } from '../kubelets.js';
+import { checkConvergence, checkStep, type Violation } from '../oracle/checks.js';
+import type { Ec2Mutation } from '../oracle/ledger.js';
+import { readTruth, type Truth } from '../oracle/truth.js';
 
-type Handler = (event: unknown, context: Context) => Promise<unknown>;
-
-export interface Handlers {
-  scheduled: Handler;
-  clusterEvent: Handler;
-  ec2Event: Handler;
-}
-
-/** Imported only once the stage has set the environment: the handlers build their telemetry at import. */
-export async function importHandlers(): Promise<Handlers> {
-  const [scheduled, clusterEvent, ec2Event] = await Promise.all([
-    import('../../lambda/handlers/scheduled.js'), import('../../lambda/handlers/cluster-event.js'), import('../../lambda/handlers/ec2-event.js'),
-  ]);
-  return { scheduled: scheduled.handler, clusterEvent: clusterEvent.handler, ec2Event: ec2Event.handler };
-}
 
 export interface Invocation {
   handler: keyof Handlers;
@@ -56,8 +40,10 @@ export class Director {
   private readonly current = new AsyncLocalStorage<PassReport[]>();
   private listeners: ((invocation: Invocation) => void)[] = [];
 
-  constructor(readonly stage: Stage, private readonly handlers: Handlers) {
-    useController(observing(stage.controller, (report) => this.current.getStore()?.push(report)));
+  private readonly handlers: Handlers;
+
+  constructor(readonly stage: LocalStack) {
+    this.handlers = stage.handlers(observing(stage.controller, (report) => this.current.getStore()?.push(report)));
   }
 
   onInvoked(listener: (invocation: Invocation) => void): void {
@@ -112,7 +98,7 @@ export class Director {
   private async run(name: keyof Handlers, label: string, event: unknown): Promise<Invocation> {
     const invocation: Invocation = { handler: name, label, at: this.stage.clock.now(), reports: [] };
     try {
-      await this.current.run(invocation.reports, () => this.handlers[name](event, lambdaContext(name, LAMBDA_TIMEOUT_MS)));
+      await this.current.run(invocation.reports, () => (this.handlers[name] as (e: unknown, c: ReturnType<typeof lambdaContext>) => Promise<unknown>)(event, lambdaContext(LAMBDA_TIMEOUT_MS, name)));
     } catch (error) {
       invocation.error = error instanceof Error ? error.message : String(error);
     }

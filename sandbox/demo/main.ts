@@ -9,9 +9,9 @@ import { generateCluster } from '../generate/cluster.js';
 import { Random } from '../generate/random.js';
 import { seedEc2, seedKube } from '../generate/seed.js';
 import { Actors } from './actors.js';
-import { Director, importHandlers } from './director.js';
-import { AcceleratedClock } from './harness/clock.js';
-import { startStage, type Stage } from './harness/stage.js';
+import { RunningClock, SANDBOX_EPOCH } from '../clock.js';
+import { startLocalStack, type LocalStack } from '../local-stack.js';
+import { Director } from './director.js';
 import { chapterPassed, renderSummary, type ChapterOutcome } from './summary.js';
 import { multiAttach, reschedule, scaleUp, takeover } from './story-day.js';
 import { instanceTerminated, lambdaDies, nodeGoesQuiet, throttlingStorm } from './story-night.js';
@@ -52,11 +52,11 @@ export function parseOptions(argv: string[]): DemoOptions | 'help' {
 
 const CHAPTERS = [takeover, scaleUp, reschedule, multiAttach, nodeGoesQuiet, instanceTerminated, throttlingStorm, lambdaDies];
 
-async function play(stage: Stage, options: DemoOptions): Promise<boolean> {
+async function play(stage: LocalStack, options: DemoOptions): Promise<boolean> {
   const cluster = generateCluster({ seed: options.seed, nodes: options.nodes, pendingPods: 3, unscheduledPods: 1 });
   seedEc2(stage.ec2.world, cluster);
   seedKube(stage.kube, cluster);
-  const director = new Director(stage, await importHandlers());
+  const director = new Director(stage);
   const view = new LiveView(director, { seed: options.seed, nodes: options.nodes, speed: options.speed });
   director.onInvoked((invocation) => view.invoked(invocation));
   const actors = new Actors(stage, cluster, new Random(options.seed + 1));
@@ -103,9 +103,10 @@ async function main(): Promise<number> {
     return 0;
   }
   console.log(`Starting dynalite, the local EC2 and the local Kubernetes API on loopback (seed ${options.seed}, ${options.nodes} nodes, ×${options.speed})…`);
-  const stage = await startStage({
-    clock: new AcceleratedClock(options.speed),
-    overrides: { ec2Wait: { initialDelayMs: 100 } },
+  const stage = await startLocalStack({
+    clock: new RunningClock(options.speed, SANDBOX_EPOCH),
+    clusterName: 'demo',
+    controller: { ec2Wait: { initialDelayMs: 100 } },
   });
   const interrupted = new Promise<number>((resolve) => {
     for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => resolve(130));
@@ -120,6 +121,8 @@ async function main(): Promise<number> {
   }
 }
 
+// Metrics in embedded metric format mean nothing outside Lambda and would interleave with the story.
+process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
 process.exitCode = await main();
 // Whatever the story left pending (a killed child, an abandoned wait) must not keep the process alive.
 setTimeout(() => process.exit(), 1_000).unref();

@@ -7,7 +7,7 @@ import { uniqueNameFor } from '../../lambda/core/volume-id.js';
 import type { GenNode, GenPod, GenVolume } from '../generate/model.js';
 import type { Actors } from './actors.js';
 import type { Director } from './director.js';
-import { ec2Attachment } from './invariants/truth.js';
+import { ec2Attachment } from '../oracle/truth.js';
 
 export interface Check {
   name: string;

@@ -8,8 +8,8 @@ import { EC2_THROTTLE } from '../ec2/throttle.js';
 import type { Actors } from './actors.js';
 import { invokeAndKillMidAttach } from './crash.js';
 import type { Director } from './director.js';
-import { kubernetesEvent, sqsBatch } from './harness/events.js';
-import { total } from './invariants/ledger.js';
+import { kubernetesEvent, sqsBatch } from '../events.js';
+import { total } from '../oracle/ledger.js';
 import { check, notAttached, podEvents, scheduledEvent, served, short, stillAttached, type Chapter } from './scene.js';
 
 const MINUTE = 60_000;

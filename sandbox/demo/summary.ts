@@ -1,8 +1,8 @@
 /** The closing summary: chapters and their checks, actions, API calls by service, invariants. */
 import type { ActionResult } from '../../lambda/reconcile/types.js';
 import type { Director } from './director.js';
-import { INVARIANT_TITLES } from './invariants/checks.js';
-import { total, type CallCounts } from './invariants/ledger.js';
+import { INVARIANT_TITLES } from '../oracle/checks.js';
+import { total, type CallCounts } from '../oracle/ledger.js';
 import type { Check } from './scene.js';
 
 export interface ChapterOutcome {

@@ -4,8 +4,8 @@
  */
 import type { ActionResult } from '../../lambda/reconcile/types.js';
 import type { Director, Invocation } from './director.js';
-import { total } from './invariants/ledger.js';
-import type { Truth } from './invariants/truth.js';
+import { total } from '../oracle/ledger.js';
+import type { Truth } from '../oracle/truth.js';
 import type { Check } from './scene.js';
 
 export interface ViewHeader {

@@ -4,7 +4,7 @@
  * or `AWS_ENDPOINT_URL_EC2=http://127.0.0.1:4566` for the SDK.
  */
 import { parseArgs } from 'node:util';
-import { acceleratedClock, systemClock } from './clock.js';
+import { RunningClock } from '../clock.js';
 import { startLocalEc2 } from './server.js';
 
 const USAGE = 'usage: npm run sandbox:ec2 -- [--port N] [--host ADDR] [--accelerate FACTOR] [--no-throttle]';
@@ -31,7 +31,7 @@ async function main(): Promise<void> {
   const ec2 = await startLocalEc2({
     port: number(values.port, 'port', 0),
     host: values.host ?? '127.0.0.1',
-    clock: factor === 1 ? systemClock : acceleratedClock(factor),
+    clock: new RunningClock(factor),
     ...(values['no-throttle'] ? { throttle: false as const } : {}),
   });
   console.log(`local EC2 listening on ${ec2.endpoint} (control API under ${ec2.endpoint}/_control/)`);

@@ -4,7 +4,8 @@
  */
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { isManualClock, systemClock, type Clock } from './clock.js';
+import { ManualClock, RunningClock } from '../clock.js';
+import type { Clock } from './clock.js';
 import { handleControl, type Ec2Controls } from './control.js';
 import { Counters, type CounterSnapshot, type RecordedRequest } from './counters.js';
 import { Faults, type FailureSpec } from './faults.js';
@@ -49,7 +50,7 @@ function readBody(request: IncomingMessage): Promise<string> {
 }
 
 export async function startLocalEc2(options: LocalEc2Options = {}): Promise<LocalEc2> {
-  const clock = options.clock ?? systemClock;
+  const clock = options.clock ?? new RunningClock();
   const config: ModelConfig = { ...DEFAULT_MODEL_CONFIG, ...options.model, delays: { ...DEFAULT_MODEL_CONFIG.delays, ...options.delays } };
   const world = new World(config, clock);
   const faults = new Faults();
@@ -71,7 +72,7 @@ export async function startLocalEc2(options: LocalEc2Options = {}): Promise<Loca
     setAttachmentLimit: (instanceId, limit) => void world.attachmentLimits.set(instanceId, limit),
     configureThrottle: (change) => throttle.configure(throttleConfig(change)),
     advanceClock: (ms) => {
-      if (!isManualClock(clock)) throw new Error('the clock is not a ManualClock; it cannot be advanced');
+      if (!(clock instanceof ManualClock)) throw new Error('the clock is not a ManualClock; it cannot be advanced');
       return clock.advance(ms);
     },
   };

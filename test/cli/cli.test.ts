@@ -1,9 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseCli, UsageError } from '../../lambda/cli/args.js';
 import { runCli } from '../../lambda/cli/run.js';
 import { startWorld, type World, type WorldVolume } from '../../sandbox/world.js';
-
-vi.hoisted(() => Object.assign(process.env, { POWERTOOLS_METRICS_DISABLED: 'true' }));
 
 describe('parseCli', () => {
   it.each([
@@ -33,13 +31,12 @@ describe('runCli against the sandboxes', () => {
   const run = async (argv: string[]) => {
     const out: string[] = [];
     const err: string[] = [];
-    const code = await runCli(parseCli(argv), process.env, { out: (t) => out.push(t), err: (t) => err.push(t) }, { ec2Wait: { initialDelayMs: 25 } });
+    const code = await runCli(parseCli(argv), world.env, { out: (t) => out.push(t), err: (t) => err.push(t) }, { ec2Wait: { initialDelayMs: 25 } });
     return { code, out: out.join('\n'), err: err.join('\n') };
   };
 
   beforeAll(async () => {
     world = await startWorld({ nodes: 1 });
-    Object.assign(process.env, world.env());
     volume = await world.createVolume({ name: 'data-db-0' });
     world.addPod('db-0', volume, 'node-1');
   });

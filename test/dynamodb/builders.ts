@@ -8,10 +8,12 @@ export const LEASE = 60_000;
 
 export const volumeId = (n: number) => `vol-${n.toString(16).padStart(17, '0')}`;
 
+let operations = 0;
+
 export function attachInput(volume: string, node: string, extra: Partial<BeginOperationInput> = {}): BeginOperationInput {
   return {
     volumeId: volume, uniqueName: `${UNIQUE_NAME_PREFIX}${volume}`, accessModes: ['ReadWriteOnce'], multiAttach: false,
-    kind: 'attach', nodeName: node, instanceId: `i-${node}`, operationId: `op-${node}-${Math.random().toString(36).slice(2)}`, ...extra,
+    kind: 'attach', nodeName: node, instanceId: `i-${node}`, operationId: `op-${node}-${++operations}`, ...extra,
   };
 }
 

@@ -75,7 +75,7 @@ describe('configuration', () => {
     process.env.AWS_ENDPOINT_URL_DYNAMODB = local.running().endpoint;
     const client = new DynamoDBClient({ region: LOCAL_REGION, credentials: { accessKeyId: 'AKIDLOCAL', secretAccessKey: 'local' } });
     try {
-      const store = new DynamoVolumeStore({ client, tableName });
+      const store = new DynamoVolumeStore({ client, tableName, clock: () => 0 });
       expect((await store.put(attachedRecord(volumeId(9), 'a', 0))).ok).toBe(true);
     } finally {
       client.destroy();
@@ -85,7 +85,7 @@ describe('configuration', () => {
   });
 
   it('needs a table name', () => {
-    expect(() => new DynamoVolumeStore({ client: local.running().client, tableName: '' })).toThrow(/table name/);
+    expect(() => new DynamoVolumeStore({ client: local.running().client, tableName: '', clock: () => 0 })).toThrow(/table name/);
   });
 });
 

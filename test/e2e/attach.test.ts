@@ -1,21 +1,20 @@
-import { describe, expect, it, vi } from 'vitest';
-import { handler as scheduled } from '../../lambda/handlers/scheduled.js';
+import { describe, expect, it } from 'vitest';
 import type { World } from '../../sandbox/world.js';
 import { eventReasons, reportedOn, volumeAttachments } from '../support/kube-reads.js';
-import { lambdaContext } from '../support/lambda.js';
+import { lambdaContext } from '../../sandbox/events.js';
+import type { Handlers } from '../../sandbox/local-stack.js';
 import { useWorld } from './world-fixture.js';
 
-vi.hoisted(() => Object.assign(process.env, { POWERTOOLS_METRICS_DISABLED: 'true', POWERTOOLS_LOG_LEVEL: 'ERROR' }));
-
 let world: World;
-useWorld((started) => ({ world } = started));
+let handlers: Handlers;
+useWorld((started) => ({ world, handlers } = started));
 
 describe('a full pass through the scheduled handler', () => {
   it('attaches the volume of a scheduled pod and reports it on the node and its VolumeAttachment', async () => {
     const volume = await world.createVolume({ name: 'data-db-0' });
     world.addPod('db-0', volume, 'node-1');
 
-    const result = await scheduled({ pass: 'full' }, lambdaContext());
+    const result = await handlers.scheduled({ pass: 'full' }, lambdaContext());
 
     expect(result).toMatchObject({ converged: true, actions: 1 });
     expect(world.ec2.counters().calls).toMatchObject({ AttachVolume: 1 });

@@ -1,22 +1,20 @@
 import { DescribeVolumesCommand, StopInstancesCommand, TerminateInstancesCommand } from '@aws-sdk/client-ec2';
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Controller } from '../../lambda/composition.js';
-import { handler as clusterEvent } from '../../lambda/handlers/cluster-event.js';
-import { handler as ec2Event } from '../../lambda/handlers/ec2-event.js';
-import { handler as scheduled } from '../../lambda/handlers/scheduled.js';
 import type { World } from '../../sandbox/world.js';
 import { reportedOn, volumeAttachments } from '../support/kube-reads.js';
-import { lambdaContext, sqsBatch } from '../support/lambda.js';
+import { lambdaContext, sqsBatch } from '../../sandbox/events.js';
+import type { Handlers } from '../../sandbox/local-stack.js';
 import { useWorld } from './world-fixture.js';
-
-vi.hoisted(() => Object.assign(process.env, { POWERTOOLS_METRICS_DISABLED: 'true', POWERTOOLS_LOG_LEVEL: 'ERROR' }));
 
 let world: World;
 let controller: Controller;
-useWorld((started) => ({ world, controller } = started));
+let handlers: Handlers;
+useWorld((started) => ({ world, controller, handlers } = started));
 
+let events = 0;
 const envelope = (detailType: string, source: string, detail: object) => ({
-  version: '0', id: crypto.randomUUID(), 'detail-type': detailType, source, account: '123456789012',
+  version: '0', id: `event-${++events}`, 'detail-type': detailType, source, account: '123456789012',
   time: '2026-11-22T08:00:00Z', region: 'us-east-1', resources: [], detail,
 });
 const podEvent = (name: string, reason: string) =>
@@ -28,7 +26,7 @@ describe('targeted passes from events, through the real handlers', () => {
     world.addPod('db-0', volume, 'node-1');
     world.kube.resetRequests();
 
-    const response = await clusterEvent(sqsBatch([podEvent('db-0', 'Scheduled'), podEvent('db-0', 'Pulled')]), lambdaContext());
+    const response = await handlers.clusterEvent(sqsBatch([podEvent('db-0', 'Scheduled'), podEvent('db-0', 'Pulled')]), lambdaContext());
 
     expect(response).toEqual({ batchItemFailures: [] });
     expect(world.ec2.counters().calls.AttachVolume).toBe(1);
@@ -41,17 +39,17 @@ describe('targeted passes from events, through the real handlers', () => {
   it('a stopped instance\'s volumes are detached at once (forced), its root volume left alone', async () => {
     const volume = await world.createVolume({ name: 'data-db-0' });
     world.addPod('db-0', volume, 'node-1');
-    await scheduled({ pass: 'full' }, lambdaContext());
+    await handlers.scheduled({ pass: 'full' }, lambdaContext());
     world.kube.kubelet.setVolumesInUse('node-1', [volume.uniqueName]);
     world.kube.kubelet.deletePod('default', 'db-0');
     // The stopped node's kubelet no longer posts status: NotReady, its last volumesInUse still claiming the volume.
     world.kube.kubelet.setReady('node-1', false);
     const instanceId = world.nodes[0]!.instanceId;
     await world.ec2Client.send(new StopInstancesCommand({ InstanceIds: [instanceId] }));
-    await new Promise((resolve) => setTimeout(resolve, 250));
+    world.clock.advance(250); // EC2's stop (or termination) delay passes: no real waiting
 
     const event = envelope('EC2 Instance State-change Notification', 'aws.ec2', { 'instance-id': instanceId, state: 'stopped' });
-    const response = await ec2Event(sqsBatch([event]), lambdaContext());
+    const response = await handlers.ec2Event(sqsBatch([event]), lambdaContext());
 
     expect(response).toEqual({ batchItemFailures: [] });
     expect(world.ec2.requests('DetachVolume').map((r) => r.params)).toEqual([expect.objectContaining({ VolumeId: volume.volumeId, Force: 'true' })]);
@@ -62,20 +60,20 @@ describe('targeted passes from events, through the real handlers', () => {
   it('a terminated instance frees its records, node status and VolumeAttachments in that one event-driven pass', async () => {
     const volume = await world.createVolume({ name: 'data-db-0' });
     world.addPod('db-0', volume, 'node-1');
-    await scheduled({ pass: 'full' }, lambdaContext());
+    await handlers.scheduled({ pass: 'full' }, lambdaContext());
     world.kube.kubelet.setVolumesInUse('node-1', [volume.uniqueName]);
     // The instance is gone with its kubelet: the node object stays (NotReady, stale volumesInUse) and its pod was evicted.
     world.kube.kubelet.setReady('node-1', false);
     world.kube.kubelet.deletePod('default', 'db-0');
     const instanceId = world.nodes[0]!.instanceId;
     await world.ec2Client.send(new TerminateInstancesCommand({ InstanceIds: [instanceId] }));
-    await new Promise((resolve) => setTimeout(resolve, 250));
+    world.clock.advance(250); // EC2's stop (or termination) delay passes: no real waiting
     const released = await world.ec2Client.send(new DescribeVolumesCommand({ VolumeIds: [volume.volumeId] }));
     expect(released.Volumes?.[0]).toMatchObject({ State: 'available', Attachments: [] });
     world.kube.resetRequests();
 
     const event = envelope('EC2 Instance State-change Notification', 'aws.ec2', { 'instance-id': instanceId, state: 'terminated' });
-    const response = await ec2Event(sqsBatch([event]), lambdaContext());
+    const response = await handlers.ec2Event(sqsBatch([event]), lambdaContext());
 
     expect(response).toEqual({ batchItemFailures: [] });
     expect(await controller.ports.store.get(volume.volumeId)).toBeUndefined();
@@ -90,11 +88,11 @@ describe('targeted passes from events, through the real handlers', () => {
   it('does not detach when the node status cannot be updated first (the unreport must succeed)', async () => {
     const volume = await world.createVolume({ name: 'data-db-0' });
     world.addPod('db-0', volume, 'node-1');
-    await scheduled({ pass: 'full' }, lambdaContext());
+    await handlers.scheduled({ pass: 'full' }, lambdaContext());
     world.kube.kubelet.deletePod('default', 'db-0');
     world.kube.faults.failNext({ method: 'PATCH', path: '/api/v1/nodes/node-1/status' }, 20, 403, 'Forbidden');
 
-    const result = await scheduled({ pass: 'full' }, lambdaContext());
+    const result = await handlers.scheduled({ pass: 'full' }, lambdaContext());
 
     expect(result).toMatchObject({ converged: false });
     expect(world.ec2.counters().calls.DetachVolume).toBeUndefined();

@@ -1,18 +1,17 @@
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Controller } from '../../lambda/composition.js';
-import { handler as scheduled } from '../../lambda/handlers/scheduled.js';
 import type { World, WorldVolume } from '../../sandbox/world.js';
 import { reportedOn, volumeAttachments } from '../support/kube-reads.js';
-import { lambdaContext } from '../support/lambda.js';
+import { lambdaContext } from '../../sandbox/events.js';
+import type { Handlers } from '../../sandbox/local-stack.js';
 import { useWorld } from './world-fixture.js';
-
-vi.hoisted(() => Object.assign(process.env, { POWERTOOLS_METRICS_DISABLED: 'true', POWERTOOLS_LOG_LEVEL: 'ERROR' }));
 
 let world: World;
 let controller: Controller;
-useWorld((started) => ({ world, controller } = started));
+let handlers: Handlers;
+useWorld((started) => ({ world, controller, handlers } = started));
 
-const fullPass = () => scheduled({ pass: 'full' }, lambdaContext());
+const fullPass = () => handlers.scheduled({ pass: 'full' }, lambdaContext());
 const ec2Calls = () => world.ec2.counters().calls;
 const reported = (node: string) => reportedOn(world, node);
 

@@ -1,23 +1,22 @@
 import { DescribeVolumesCommand } from '@aws-sdk/client-ec2';
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Controller } from '../../lambda/composition.js';
 import { beginOperation } from '../../lambda/core/transitions.js';
-import { handler as scheduled } from '../../lambda/handlers/scheduled.js';
 import type { World } from '../../sandbox/world.js';
 import { reportedOn } from '../support/kube-reads.js';
-import { lambdaContext } from '../support/lambda.js';
-import type { JumpClock } from './jump-clock.js';
+import { lambdaContext } from '../../sandbox/events.js';
+import type { RunningClock } from '../../sandbox/clock.js';
+import type { Handlers } from '../../sandbox/local-stack.js';
 import { useWorld } from './world-fixture.js';
-
-vi.hoisted(() => Object.assign(process.env, { POWERTOOLS_METRICS_DISABLED: 'true', POWERTOOLS_LOG_LEVEL: 'ERROR' }));
 
 let world: World;
 let controller: Controller;
-let clock: JumpClock;
+let clock: RunningClock;
 // The controller and EC2 share a clock that can jump past a lease (the default 15 min) without waiting.
-useWorld((started) => ({ world, controller, clock } = started));
+let handlers: Handlers;
+useWorld((started) => ({ world, controller, clock, handlers } = started));
 
-const fullPass = () => scheduled({ pass: 'full' }, lambdaContext());
+const fullPass = () => handlers.scheduled({ pass: 'full' }, lambdaContext());
 const ec2Calls = () => world.ec2.counters().calls;
 const reported = (node: string) => reportedOn(world, node);
 
@@ -57,18 +56,18 @@ describe('safety (DESIGN §11)', () => {
 
     // Within the lease the dead holder may still be at work: passes leave its volume alone.
     expect(await fullPass()).toMatchObject({ converged: false });
-    clock.jump(leaseMs - 60_000);
-    expect(await controller.fullPass(clock.budget())).toMatchObject({ converged: false });
+    clock.advance(leaseMs - 60_000);
+    expect(await controller.fullPass({ deadline: clock.now() + 30_000 })).toMatchObject({ converged: false });
     expect(ec2Calls().AttachVolume ?? 0).toBe(attachesBefore);
     const held = await controller.ports.store.get(volume.volumeId);
     expect(Object.values(held?.operations ?? {}).map((op) => op.id)).toEqual(['dead-invocation']);
 
     // Past the lease: the next pass resolves the intent against EC2, and the volume converges.
-    clock.jump(60_001);
-    const resolving = await controller.fullPass(clock.budget());
+    clock.advance(60_001);
+    const resolving = await controller.fullPass({ deadline: clock.now() + 30_000 });
     expect(resolving.results).toEqual(expect.arrayContaining([expect.objectContaining({ kind: 'resolve', outcome: 'ok' })]));
-    await controller.fullPass(clock.budget());
-    expect(await controller.fullPass(clock.budget())).toMatchObject({ converged: true });
+    await controller.fullPass({ deadline: clock.now() + 30_000 });
+    expect(await controller.fullPass({ deadline: clock.now() + 30_000 })).toMatchObject({ converged: true });
 
     expect(ec2Calls().AttachVolume).toBe(1);
     const record = await controller.ports.store.get(volume.volumeId);

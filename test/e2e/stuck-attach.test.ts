@@ -1,20 +1,19 @@
 import { DescribeVolumesCommand } from '@aws-sdk/client-ec2';
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Controller } from '../../lambda/composition.js';
 import type { World } from '../../sandbox/world.js';
 import { reportedOn, volumeAttachments } from '../support/kube-reads.js';
-import type { JumpClock } from './jump-clock.js';
+import type { RunningClock } from '../../sandbox/clock.js';
+import { FAST_CONTROLLER } from '../../sandbox/world.js';
 import { useWorld } from './world-fixture.js';
-
-vi.hoisted(() => Object.assign(process.env, { POWERTOOLS_METRICS_DISABLED: 'true', POWERTOOLS_LOG_LEVEL: 'ERROR' }));
 
 let world: World;
 let controller: Controller;
-let clock: JumpClock;
+let clock: RunningClock;
 // A short wait for `attached`, so the stuck attach is left to the next pass at once.
-useWorld((started) => ({ world, controller, clock } = started), { overrides: { waits: { maxAttachWaitMs: 300, maxDetachWaitMs: 5_000, reserveMs: 500 } } });
+useWorld((started) => ({ world, controller, clock } = started), { controller: { ...FAST_CONTROLLER, waits: { maxAttachWaitMs: 300, maxDetachWaitMs: 5_000, reserveMs: 500 } } });
 
-const fullPass = () => controller.fullPass(clock.budget());
+const fullPass = () => controller.fullPass({ deadline: clock.now() + 30_000 });
 
 describe('an attach stuck in `attaching` (DESIGN §8)', () => {
   it('is detached after 90 s and retried from scratch, and ends attached', async () => {
@@ -27,11 +26,11 @@ describe('an attach stuck in `attaching` (DESIGN §8)', () => {
     expect((await controller.ports.store.get(volume.volumeId))?.attachments['node-1']).toMatchObject({ state: 'attaching' });
     expect(reportedOn(world, 'node-1')).toEqual([]);
 
-    clock.jump(60_000);
+    clock.advance(60_000);
     const stillWaiting = await fullPass();
     expect(stillWaiting.actions.filter((a) => a.kind === 'detach')).toEqual([]);
 
-    clock.jump(31_000);
+    clock.advance(31_000);
     const unstuck = await fullPass();
     expect(unstuck.results).toEqual([expect.objectContaining({ kind: 'detach', outcome: 'ok', forcedTrigger: 'stuck-attach' })]);
     expect(world.ec2.requests('DetachVolume').map((r) => r.params)).toEqual([expect.not.objectContaining({ Force: 'true' })]);

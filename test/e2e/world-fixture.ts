@@ -1,38 +1,30 @@
 /**
- * The e2e setup every scenario shares: a fresh world per test (two nodes), its EC2 and the
- * controller on one clock that can jump, the real handlers wired to that controller, and all of
+ * The e2e setup every scenario shares: a fresh world per test (two nodes) on one running clock
+ * that can jump, the real handlers wired to the world's controller by the local stack, and all of
  * it stopped after the test.
  */
 import { afterEach, beforeEach } from 'vitest';
-import type { Controller, ControllerOverrides } from '../../lambda/composition.js';
-import { startWorld, type World } from '../../sandbox/world.js';
-import { wireHandlers } from '../support/lambda.js';
-import { JumpClock } from './jump-clock.js';
+import type { Controller } from '../../lambda/composition.js';
+import { RunningClock } from '../../sandbox/clock.js';
+import type { Handlers } from '../../sandbox/local-stack.js';
+import { startWorld, type WorldOptions, type World } from '../../sandbox/world.js';
 
 export interface Started {
   world: World;
   controller: Controller;
-  clock: JumpClock;
+  clock: RunningClock;
+  handlers: Handlers;
 }
 
-export interface WorldSetup {
-  /** Extra environment for the controller's configuration. */
-  env?: Record<string, string>;
-  /** Controller overrides beyond the shared clock (e.g. shorter waits). */
-  overrides?: ControllerOverrides;
-}
-
-export function useWorld(onStart: (started: Started) => void, setup: WorldSetup = {}): void {
+export function useWorld(onStart: (started: Started) => void, setup: Omit<WorldOptions, 'clock' | 'nodes'> = {}): void {
   let started: Started | undefined;
   beforeEach(async () => {
-    const clock = new JumpClock();
-    const world = await startWorld({ nodes: 2, ec2Clock: clock });
-    const controller = wireHandlers(world, setup.env, { clock: clock.now, ...setup.overrides });
-    started = { world, controller, clock };
+    const clock = new RunningClock();
+    const world = await startWorld({ nodes: 2, clock, ...setup });
+    started = { world, controller: world.controller, clock, handlers: world.handlers() };
     onStart(started);
   });
   afterEach(async () => {
-    await started?.controller.close();
     await started?.world.stop();
     started = undefined;
   });

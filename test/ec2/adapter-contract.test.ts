@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Ec2BlockStorage } from '../../lambda/adapters/ec2/block-storage.js';
 import type { LocalEc2 } from '../../sandbox/ec2/server.js';
 import { clientFor, createVolume, localEc2, runInstance, seedVolumes } from './support.js';
+import { systemClock } from '../../lambda/clock.js';
 
 let ec2: LocalEc2;
 let client: EC2Client;
@@ -15,7 +16,7 @@ let storage: Ec2BlockStorage;
 beforeAll(async () => {
   ec2 = await localEc2();
   client = await clientFor(ec2);
-  storage = new Ec2BlockStorage({ client });
+  storage = new Ec2BlockStorage({ client, clock: systemClock });
 });
 afterAll(() => ec2.stop());
 

@@ -5,9 +5,10 @@
 import { DescribeVolumesCommand, type EC2Client } from '@aws-sdk/client-ec2';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Ec2BlockStorage } from '../../lambda/adapters/ec2/block-storage.js';
-import { ManualClock } from '../../sandbox/ec2/clock.js';
+import { ManualClock } from '../../sandbox/clock.js';
 import type { LocalEc2 } from '../../sandbox/ec2/server.js';
 import { clientFor, createVolume, localEc2, runInstance } from './support.js';
+import { systemClock } from '../../lambda/clock.js';
 
 describe('waitFor with accelerated delays (attach and detach take 150 ms)', () => {
   let ec2: LocalEc2;
@@ -16,7 +17,7 @@ describe('waitFor with accelerated delays (attach and detach take 150 ms)', () =
   beforeAll(async () => {
     ec2 = await localEc2({ delays: { attachMs: 150, detachMs: 150 } });
     client = await clientFor(ec2);
-    storage = new Ec2BlockStorage({ client, wait: { initialDelayMs: 10, factor: 1.8 } });
+    storage = new Ec2BlockStorage({ client, clock: systemClock, wait: { initialDelayMs: 10, factor: 1.8 } });
   });
   afterAll(() => ec2.stop());
 
@@ -61,7 +62,7 @@ describe('stuck attach and busy detach (manual clock)', () => {
   beforeAll(async () => {
     ec2 = await localEc2({ clock, delays: { attachMs: 1_000, detachMs: 1_000 } });
     client = await clientFor(ec2);
-    storage = new Ec2BlockStorage({ client, now: () => clock.now(), sleep: (ms) => Promise.resolve(void clock.advance(ms)) });
+    storage = new Ec2BlockStorage({ client, clock: { now: () => clock.now(), sleep: (ms) => Promise.resolve(void clock.advance(ms)) } });
   });
   afterAll(() => ec2.stop());
 
@@ -102,7 +103,7 @@ describe('throttling and network failures', () => {
 
   it('the SDK retries through RequestLimitExceeded (standard mode, 5 attempts) and the describes succeed', async () => {
     const client = await clientFor(ec2, { maxAttempts: 5 });
-    const storage = new Ec2BlockStorage({ client });
+    const storage = new Ec2BlockStorage({ client, clock: systemClock });
     const volumeId = await createVolume(client);
     ec2.resetCounters();
     const results = await Promise.all(Array.from({ length: 6 }, () => storage.describeVolumes([volumeId])));
@@ -123,7 +124,7 @@ describe('throttling and network failures', () => {
     const setup = await clientFor(ec2);
     const instanceId = await runInstance(setup);
     const volumeId = await createVolume(setup);
-    const storage = new Ec2BlockStorage({ client: await clientFor(ec2, { requestTimeoutMs: 100 }) });
+    const storage = new Ec2BlockStorage({ client: await clientFor(ec2, { requestTimeoutMs: 100 }), clock: systemClock });
     ec2.setLatency('AttachVolume', 500);
     expect((await storage.attach({ volumeId, instanceId })).kind).toBe('transient');
     ec2.setLatency('AttachVolume', 0);
@@ -133,7 +134,7 @@ describe('throttling and network failures', () => {
     const closed = await localEc2();
     const client = await clientFor(closed);
     await closed.stop();
-    const storage = new Ec2BlockStorage({ client });
+    const storage = new Ec2BlockStorage({ client, clock: systemClock });
     expect(await storage.detach({ volumeId: 'vol-0000000000000000a', instanceId: 'i-0000000000000000a', force: false })).toMatchObject({ kind: 'transient' });
   });
 });

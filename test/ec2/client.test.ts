@@ -6,6 +6,7 @@ import { createEc2Client, EC2_RETRY_DEFAULTS } from '../../lambda/adapters/ec2/c
 import type { RateLimiter } from '../../lambda/adapters/ec2/rate-limit.js';
 import type { LocalEc2 } from '../../sandbox/ec2/server.js';
 import { clientFor, createVolume, localEc2, runInstance, withEndpointEnv } from './support.js';
+import { systemClock } from '../../lambda/clock.js';
 
 let ec2: LocalEc2;
 beforeAll(async () => {
@@ -35,7 +36,7 @@ describe('rate limiter', () => {
     const client = await clientFor(ec2);
     let acquired = 0;
     const limiter: RateLimiter = { acquire: () => Promise.resolve(void (acquired += 1)) };
-    const storage = new Ec2BlockStorage({ client, limiter });
+    const storage = new Ec2BlockStorage({ client, clock: systemClock, limiter });
     const instanceId = await runInstance(client);
     const volumeId = await createVolume(client);
     await storage.attach({ volumeId, instanceId });

@@ -1,11 +1,12 @@
 /** The token bucket bounding mutating calls: burst, then one call per 1/rate seconds, fairly. */
 import { describe, expect, it } from 'vitest';
 import { TokenBucketLimiter, unlimited } from '../../lambda/adapters/ec2/rate-limit.js';
+import { systemClock } from '../../lambda/clock.js';
 
 function limiter(ratePerSecond: number, burst: number) {
   let now = 0;
   const sleeps: number[] = [];
-  const bucket = new TokenBucketLimiter({ ratePerSecond, burst, now: () => now, sleep: (ms) => (sleeps.push(ms), Promise.resolve()) });
+  const bucket = new TokenBucketLimiter({ ratePerSecond, burst, clock: { now: () => now, sleep: (ms) => (sleeps.push(ms), Promise.resolve()) } });
   return { bucket, sleeps, advance: (ms: number) => (now += ms) };
 }
 
@@ -35,7 +36,7 @@ describe('TokenBucketLimiter', () => {
     ['a zero rate', 0, 1],
     ['a burst below one', 1, 0],
   ])('refuses %s', (_name, ratePerSecond, burst) => {
-    expect(() => new TokenBucketLimiter({ ratePerSecond, burst })).toThrow(RangeError);
+    expect(() => new TokenBucketLimiter({ ratePerSecond, burst, clock: systemClock })).toThrow(RangeError);
   });
 
   it('unlimited never waits', async () => {

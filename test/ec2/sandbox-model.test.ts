@@ -4,7 +4,7 @@ import {
   DetachVolumeCommand, StartInstancesCommand, StopInstancesCommand, TerminateInstancesCommand, type EC2Client,
 } from '@aws-sdk/client-ec2';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ManualClock } from '../../sandbox/ec2/clock.js';
+import { ManualClock } from '../../sandbox/clock.js';
 import type { LocalEc2 } from '../../sandbox/ec2/server.js';
 import { clientFor, createVolume, localEc2, runInstance, ZONE } from './support.js';
 

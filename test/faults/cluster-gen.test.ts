@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { generateCluster } from '../../sandbox/generate/cluster.js';
 import { clusterObjects } from '../../sandbox/generate/kube-objects.js';
 import { seedEc2 } from '../../sandbox/generate/seed.js';
-import { ManualClock } from '../../sandbox/ec2/clock.js';
+import { ManualClock } from '../../sandbox/clock.js';
 import { DEFAULT_MODEL_CONFIG, World } from '../../sandbox/ec2/state/model.js';
 import { attachmentState } from '../../sandbox/ec2/state/lifecycle.js';
 

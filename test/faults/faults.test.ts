@@ -4,8 +4,8 @@
  * convergence at the end. A failing seed is printed with its replay command
  * (`npm run soak -- --seed N`); `npm run soak -- --seeds N` runs more.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startRig, type Rig } from './rig.js';
+import { describe, expect, it } from 'vitest';
+import { startRig } from './rig.js';
 import { runScenario, type ScenarioResult } from './scenario.js';
 import { describeFailure } from './report.js';
 
@@ -14,14 +14,8 @@ const SEEDS = Number(process.env.FAULT_SEEDS ?? 200);
 const FIRST_SEED = Number(process.env.FAULT_FIRST_SEED ?? 1);
 
 describe(`fault scenarios, seeds ${FIRST_SEED}..${FIRST_SEED + SEEDS - 1}`, () => {
-  let rig: Rig;
+  const rig = startRig();
   const results: ScenarioResult[] = [];
-  beforeAll(async () => {
-    rig = await startRig();
-  });
-  afterAll(async () => {
-    await rig.stop();
-  });
 
   it('keeps every invariant at every step and converges once the faults stop', async () => {
     for (let seed = FIRST_SEED; seed < FIRST_SEED + SEEDS; seed++) results.push(await runScenario(rig, seed));

@@ -3,20 +3,16 @@
  * passes, one of which may be killed at a random call) with DESIGN §11's invariants checked
  * around every step, then a clean phase that must converge (invariant 4).
  */
-import { setTimeout as sleep } from 'node:timers/promises';
-import { randomUUID } from 'node:crypto';
-import { runFullPass } from '../../lambda/reconcile/full-pass.js';
-import { runTargetedPass } from '../../lambda/reconcile/targeted-pass.js';
-import type { PassLog, ReconcileDeps, Target } from '../../lambda/reconcile/types.js';
+import type { Target } from '../../lambda/reconcile/types.js';
 import { Random } from '../../sandbox/generate/random.js';
-import { runKubelets } from '../../sandbox/demo/harness/kubelet.js';
-import { checkConvergence, checkStep, type Violation } from '../../sandbox/demo/invariants/checks.js';
-import { ApiLedger } from '../../sandbox/demo/invariants/ledger.js';
-import { readTruth } from '../../sandbox/demo/invariants/truth.js';
+import { runKubelets } from '../../sandbox/kubelets.js';
+import { checkConvergence, checkStep, type Violation } from '../../sandbox/oracle/checks.js';
+import { ApiLedger } from '../../sandbox/oracle/ledger.js';
+import { readTruth } from '../../sandbox/oracle/truth.js';
 import { applyChange, buildCluster, pickChange, type Change, type FaultCluster } from './cluster.js';
 import { clearFaults, describeFault, inject, pickFaults, unstick } from './faults.js';
-import { killable, type Kill } from './killable.js';
-import { SETTINGS, type Rig, type World } from './rig.js';
+import { killable, type Kill, type Killable } from './killable.js';
+import type { Rig, World } from './rig.js';
 
 export interface ScenarioResult {
   seed: number;
@@ -31,7 +27,6 @@ export interface ScenarioResult {
 
 const MINUTE = 60_000;
 const ADVANCES = [0, 2_000, 15_000, MINUTE, 100_000, 7 * MINUTE];
-const quiet: PassLog = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
 
 interface PassSpec {
   target?: Target;
@@ -61,12 +56,20 @@ function describePass(spec: PassSpec): string {
 }
 
 async function runPass(world: World, spec: PassSpec): Promise<'done' | 'killed' | 'threw'> {
-  const dying = killable(world.ports, spec.kill);
-  const deps: ReconcileDeps = { ...dying.ports, settings: SETTINGS, clock: () => world.clock.now(), newId: randomUUID, log: quiet };
+  let dying: Killable | undefined;
+  const controller = world.invocation((ports) => (dying = killable(ports, spec.kill)).ports);
   const budget = { deadline: world.clock.now() + 5 * MINUTE };
-  const pass = spec.target ? runTargetedPass(deps, spec.target, budget) : runFullPass(deps, budget);
+  const pass = spec.target ? controller.targetedPass(spec.target, budget) : controller.fullPass(budget);
   if (process.env.DEBUG_PASSES) void pass.then((r) => console.log('pass', describePass(spec), r.results.map((x) => `${x.kind} ${x.volumeId} ${x.nodeName} ${x.outcome} ${x.forcedTrigger ?? ''} ${x.detail}`)), (e: unknown) => console.log('pass', describePass(spec), 'threw', String(e)));
-  return Promise.race([pass.then(() => 'done' as const, () => 'threw' as const), dying.killed.then(() => 'killed' as const)]);
+  const outcome = await Promise.race([pass.then(() => 'done' as const, () => 'threw' as const), dying!.killed.then(() => 'killed' as const)]);
+  if (outcome !== 'killed') await controller.close();
+  // A killed invocation's clients stay open: its last request may still land, as a dead Lambda's can.
+  return outcome;
+}
+
+/** Lets requests already on the wire reach the servers (a few turns of the event loop, no timer). */
+async function settleInFlight(): Promise<void> {
+  for (let i = 0; i < 20; i++) await new Promise((resolve) => setImmediate(resolve));
 }
 
 export async function runScenario(rig: Rig, seed: number, stepCount = 8): Promise<ScenarioResult> {
@@ -98,7 +101,7 @@ async function playStep(world: World, cluster: FaultCluster, random: Random, led
   ledger.drain();
   for (const fault of faults) inject(world, fault);
   const outcomes = await Promise.all(passes.map((spec) => runPass(world, spec)));
-  await sleep(2); // let a killed pass's last request land
+  await settleInFlight(); // let a killed pass's last request land
   clearFaults(world);
   result.passes += passes.length;
   result.kills += outcomes.filter((o) => o === 'killed').length;

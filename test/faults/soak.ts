@@ -3,6 +3,9 @@
  * `npm run soak -- --seed N` replays one, printing its steps. Exit 1 if any invariant broke.
  */
 import { parseArgs } from 'node:util';
+
+// Metrics in embedded metric format mean nothing outside Lambda.
+process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
 import { startRig } from './rig.js';
 import { describeFailure } from './report.js';
 import { runScenario } from './scenario.js';
@@ -13,22 +16,18 @@ const first = single ?? Number(values.from);
 const count = single === undefined ? Number(values.seeds) : 1;
 const steps = Number(values.steps);
 
-const rig = await startRig();
+const rig = startRig();
 let failed = 0;
 const started = Date.now();
-try {
-  for (let seed = first; seed < first + count; seed++) {
-    const result = await runScenario(rig, seed, steps);
-    if (single !== undefined) for (const line of result.trace) console.log(line);
-    if (result.violations.length > 0) {
-      failed += 1;
-      for (const line of describeFailure(result)) console.log(line);
-    } else if (single !== undefined || seed % 50 === 0) {
-      console.log(`seed ${seed}: ok (${result.passes} passes, ${result.kills} killed)`);
-    }
+for (let seed = first; seed < first + count; seed++) {
+  const result = await runScenario(rig, seed, steps);
+  if (single !== undefined) for (const line of result.trace) console.log(line);
+  if (result.violations.length > 0) {
+    failed += 1;
+    for (const line of describeFailure(result)) console.log(line);
+  } else if (single !== undefined || seed % 50 === 0) {
+    console.log(`seed ${seed}: ok (${result.passes} passes, ${result.kills} killed)`);
   }
-} finally {
-  await rig.stop();
 }
 console.log(`${count} seed(s) from ${first}, ${failed} failed, ${((Date.now() - started) / 1000).toFixed(1)} s`);
 process.exitCode = failed > 0 ? 1 : 0;

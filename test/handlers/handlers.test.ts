@@ -1,13 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { useController } from '../../lambda/composition.js';
-import { handler as clusterEvent } from '../../lambda/handlers/cluster-event.js';
-import { handler as ec2Event } from '../../lambda/handlers/ec2-event.js';
-import { handler as scheduled } from '../../lambda/handlers/scheduled.js';
-import { lambdaContext, sqsBatch } from '../support/lambda.js';
+import { scheduledHandler } from '../../lambda/handlers/scheduled-handler.js';
+import { clusterEventHandler, ec2EventHandler } from '../../lambda/handlers/sqs-handler.js';
+import { lambdaContext, sqsBatch } from '../../sandbox/events.js';
 import { recordingController, type RecordingController } from '../support/recording-controller.js';
-
-vi.hoisted(() => Object.assign(process.env, { POWERTOOLS_LOG_LEVEL: 'SILENT', CLUSTER_NAME: 'test' }));
 
 const fixture = (name: string): Record<string, unknown> => JSON.parse(readFileSync(new URL(`fixtures/${name}.json`, import.meta.url), 'utf8')) as Record<string, unknown>;
 const withPod = (name: string) => {
@@ -17,11 +13,17 @@ const withPod = (name: string) => {
 };
 
 let controller: RecordingController;
+let clusterEvent: ReturnType<typeof clusterEventHandler>;
+let ec2Event: ReturnType<typeof ec2EventHandler>;
+let scheduled: ReturnType<typeof scheduledHandler>;
 let emitted: string[];
 
 beforeEach(() => {
+  vi.stubEnv('POWERTOOLS_METRICS_DISABLED', 'false');
   controller = recordingController({ failTargets: ['pod/default/broken'] });
-  useController(controller);
+  clusterEvent = clusterEventHandler(controller);
+  ec2Event = ec2EventHandler(controller);
+  scheduled = scheduledHandler(controller);
   emitted = [];
   vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
     emitted.push(String(chunk));
@@ -30,7 +32,7 @@ beforeEach(() => {
 });
 afterEach(() => {
   vi.restoreAllMocks();
-  useController(undefined);
+  vi.unstubAllEnvs();
 });
 
 /** Embedded-metric-format lines carrying `name`, as CloudWatch would read them from the log. */

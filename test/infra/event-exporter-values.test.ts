@@ -6,9 +6,8 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import {
-  CLUSTER_EVENT_KINDS, CLUSTER_EVENT_REASONS, EXPORTER_DETAIL_TYPE, EXPORTER_SOURCE, REPO_ROOT,
-} from '../../infra/contracts.js';
+import { REPO_ROOT } from '../../infra/contracts.js';
+import { CLUSTER_EVENT_KINDS, CLUSTER_EVENT_REASONS, EXPORTER_DETAIL_TYPE, EXPORTER_SOURCE } from '../../lambda/handlers/contracts.js';
 import { readSettings } from '../../infra/settings.js';
 
 interface Values {

@@ -1,8 +1,7 @@
 import type { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
-import { METRICS_NAMESPACE, Metric, type MetricName } from '../../lambda/observability/metric-names.js';
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
-import { SERVICE_NAME } from '../../infra/contracts.js';
+import { METRICS_NAMESPACE, Metric, SERVICE_NAME, type MetricName } from '../../lambda/observability/metric-names.js';
 import { METRIC_VIEWS } from '../../infra/observability/controller-metrics.js';
 import { createTelemetry } from '../../lambda/observability/telemetry.js';
 import { SYNTH_TIMEOUT_MS, resourceId, synthesize } from './synth.js';
@@ -78,6 +77,7 @@ describe('metric dimensions', () => {
   const published = (name: MetricName, extra: Record<string, string>): string[][] => {
     const written: string[] = [];
     const stdout = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => written.push(String(chunk)) > 0);
+    vi.stubEnv('POWERTOOLS_METRICS_DISABLED', 'false'); // on, as in Lambda
     try {
       const { metrics } = createTelemetry({
         serviceName: SERVICE_NAME, metricsNamespace: METRICS_NAMESPACE, clusterName: 'prod', logLevel: 'INFO',
@@ -85,6 +85,7 @@ describe('metric dimensions', () => {
       metrics.singleMetric().addDimensions(extra).addMetric(name, MetricUnit.Count, 1);
     } finally {
       stdout.mockRestore();
+      vi.unstubAllEnvs();
     }
     const emf = written.map((line) => JSON.parse(line) as { _aws: { CloudWatchMetrics: { Dimensions: string[][] }[] } });
     return emf.flatMap((blob) => blob._aws.CloudWatchMetrics.flatMap((m) => m.Dimensions.map((set) => [...set].sort())));

@@ -1,6 +1,6 @@
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { CLUSTER_EVENT_REASONS } from '../../infra/contracts.js';
+import { CLUSTER_EVENT_REASONS } from '../../lambda/handlers/contracts.js';
 import { loadConfig } from '../../lambda/config.js';
 import { SYNTH_TIMEOUT_MS, TEST_CA, resourceId, synthesize } from './synth.js';
 
@@ -34,11 +34,11 @@ describe('state table', () => {
 
 describe('functions', () => {
   it.each([
-    ['ScheduledPass', 1024, 300, '900'],
-    ['ClusterEventPass', 512, 120, '360'],
-    ['Ec2EventPass', 512, 120, '360'],
+    ['ScheduledPass', 1024, 300],
+    ['ClusterEventPass', 512, 120],
+    ['Ec2EventPass', 512, 120],
   ])('%s runs Node 24 on ARM64 with %i MB, a %i s timeout, a 3 × timeout lease, tracing and reserved concurrency',
-    (name, memory, timeout, lease) => {
+    (name, memory, timeout) => {
       expect(functionProperties(`${name}Function`)).toMatchObject({
         Runtime: 'nodejs24.x',
         Architectures: ['arm64'],
@@ -48,11 +48,13 @@ describe('functions', () => {
         ReservedConcurrentExecutions: 5,
         TracingConfig: { Mode: 'Active' },
         LoggingConfig: { LogGroup: { Ref: resourceId(template, 'AWS::Logs::LogGroup', `${name}Logs`) } },
-        Environment: { Variables: { LEASE_SECONDS: lease } },
       });
+      const variables = (functionProperties(`${name}Function`)?.Environment as { Variables: Record<string, string> }).Variables;
+      const env = { ...variables, TABLE_NAME: 'state-table', AWS_REGION: 'eu-west-1' };
+      expect(loadConfig(env, 'lambda').plan.leaseMs).toBe(3 * timeout * 1000);
     });
 
-  it('gives every function the whole environment contract the handlers validate', () => {
+  it('gives every function what identifies the cluster and only the settings that differ from the handlers\' defaults', () => {
     const functions = template.findResources('AWS::Lambda::Function');
     expect(Object.keys(functions)).toHaveLength(3);
     for (const fn of Object.values(functions)) {
@@ -63,15 +65,6 @@ describe('functions', () => {
         CLUSTER_NAME: 'prod',
         CLUSTER_ENDPOINT: 'https://ABC123.gr7.eu-west-1.eks.amazonaws.com',
         CLUSTER_CA: TEST_CA,
-        SYNC_PERIOD_SECONDS: '60',
-        MAX_WAIT_FOR_UNMOUNT_SECONDS: '360',
-        MAX_CONCURRENT_OPERATIONS: '10',
-        EC2_MUTATING_CALLS_PER_SECOND: '4',
-        MASS_DETACH_MAX_FRACTION: '0.5',
-        MASS_DETACH_MIN_ATTACHED: '10',
-        POWERTOOLS_SERVICE_NAME: 'ebs-attach-detach',
-        POWERTOOLS_METRICS_NAMESPACE: 'EbsAttachDetach',
-        POWERTOOLS_LOG_LEVEL: 'INFO',
         NODE_OPTIONS: '--enable-source-maps',
       });
     }
@@ -89,7 +82,6 @@ describe('functions', () => {
         serviceName: 'ebs-attach-detach',
         metricsNamespace: 'EbsAttachDetach',
       });
-      expect(config.plan.leaseMs).toBe(Number(env.LEASE_SECONDS) * 1000);
     });
 
   it('keeps each function\'s logs for a month in its own log group', () => {

@@ -6,9 +6,9 @@ import { pod as podObject, startHarness, stored as storedIn, storedList, type Ha
 
 let h: Harness;
 const clock = { now: new Date('2025-06-01T12:00:00Z') };
-const options = { now: () => clock.now, instance: 'ebs-attach-detach-scheduled' };
+const options = { instance: 'ebs-attach-detach-scheduled' };
 beforeAll(async () => {
-  h = await startHarness({ cluster: options });
+  h = await startHarness({ cluster: options, clock: { now: () => clock.now.getTime() } });
   h.sandbox.seed([podObject('shop', 'db-0', 'node-1')]);
 });
 afterAll(() => h.stop());

@@ -5,6 +5,7 @@ import { kubeConfigForEks, kubeConfigFromFile } from '../../lambda/adapters/kube
 import { KubernetesCluster } from '../../lambda/adapters/kubernetes/kubernetes-cluster.js';
 import { startKubeSandbox, type KubeSandbox } from '../../sandbox/kube/index.js';
 import { node } from './support.js';
+import { systemClock } from '../../lambda/clock.js';
 
 let sandbox: KubeSandbox;
 beforeAll(async () => {
@@ -14,9 +15,9 @@ beforeAll(async () => {
 afterAll(() => sandbox.stop());
 
 async function readWith(kc: ReturnType<typeof kubeConfigFromFile>) {
-  const clients = createKubeClients(kc);
+  const clients = createKubeClients(kc, { clock: systemClock });
   try {
-    return await new KubernetesCluster(clients).readNode('n1');
+    return await new KubernetesCluster(clients, systemClock).readNode('n1');
   } finally {
     await clients.close();
   }

@@ -8,6 +8,7 @@ import { createKubeClients, type KubeClientOptions, type KubeClients } from '../
 import { KubernetesCluster, type KubernetesClusterOptions } from '../../lambda/adapters/kubernetes/kubernetes-cluster.js';
 import { kubeConfigFromFile } from '../../lambda/adapters/kubernetes/kubeconfig.js';
 import { UNIQUE_NAME_PREFIX } from '../../lambda/core/types.js';
+import { systemClock, type Clock } from '../../lambda/clock.js';
 
 /** Fast retries and no client-side throttling so tests stay quick (the limiter has its own test); Retry-After is honoured but capped. */
 export const FAST_POLICY = { qps: 1_000, burst: 1_000, backoffBaseMs: 5, backoffMaxMs: 20, maxRetryAfterMs: 20, timeoutMs: 5_000 };
@@ -21,11 +22,12 @@ export interface Harness {
   stop(): Promise<void>;
 }
 
-export async function startHarness(options: { cluster?: KubernetesClusterOptions; clients?: KubeClientOptions } = {}): Promise<Harness> {
+export async function startHarness(options: { cluster?: KubernetesClusterOptions; clients?: Partial<KubeClientOptions>; clock?: Pick<Clock, 'now'> } = {}): Promise<Harness> {
+  const clock = options.clock ?? systemClock;
   const sandbox = await startKubeSandbox();
   const opened: KubeClients[] = [];
   const open = () => {
-    const clients = createKubeClients(kubeConfigFromFile(sandbox.kubeconfigPath), { ...options.clients, policy: { ...FAST_POLICY, ...options.clients?.policy } });
+    const clients = createKubeClients(kubeConfigFromFile(sandbox.kubeconfigPath), { clock: systemClock, ...options.clients, policy: { ...FAST_POLICY, ...options.clients?.policy } });
     opened.push(clients);
     return clients;
   };
@@ -34,8 +36,8 @@ export async function startHarness(options: { cluster?: KubernetesClusterOptions
   return {
     sandbox,
     clients,
-    cluster: new KubernetesCluster(clients, clusterOptions()),
-    another: (extra) => new KubernetesCluster(open(), clusterOptions(extra)),
+    cluster: new KubernetesCluster(clients, clock, clusterOptions()),
+    another: (extra) => new KubernetesCluster(open(), clock, clusterOptions(extra)),
     async stop() {
       await Promise.all(opened.map((c) => c.close()));
       await sandbox.stop();

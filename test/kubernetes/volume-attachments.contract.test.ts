@@ -6,7 +6,7 @@ import { startHarness, stored as storedIn, volumeAttachment, type Harness, type 
 let h: Harness;
 const now = new Date('2025-06-01T12:00:00Z');
 beforeAll(async () => {
-  h = await startHarness({ cluster: { now: () => now } });
+  h = await startHarness({ clock: { now: () => now.getTime() } });
 });
 afterAll(() => h.stop());
 beforeEach(() => {

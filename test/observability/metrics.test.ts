@@ -1,27 +1,24 @@
 import { StopInstancesCommand } from '@aws-sdk/client-ec2';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { Controller } from '../../lambda/composition.js';
-import { handler as ec2Event } from '../../lambda/handlers/ec2-event.js';
-import { handler as scheduled } from '../../lambda/handlers/scheduled.js';
 import { Metric, METRICS_NAMESPACE } from '../../lambda/observability/metric-names.js';
+import { lambdaContext, sqsBatch } from '../../sandbox/events.js';
+import type { Handlers } from '../../sandbox/local-stack.js';
 import { startWorld, type World } from '../../sandbox/world.js';
-import { lambdaContext, sqsBatch, wireHandlers } from '../support/lambda.js';
 import { readEmf, type EmittedMetric } from './emf.js';
 
-// Metrics on, as in Lambda: the handlers' shared telemetry is built when they are imported.
-vi.hoisted(() => Object.assign(process.env, { POWERTOOLS_METRICS_DISABLED: 'false', POWERTOOLS_LOG_LEVEL: 'ERROR', CLUSTER_NAME: 'world', POWERTOOLS_SERVICE_NAME: 'ebs-attach-detach' }));
-
 let world: World;
-let controller: Controller;
+let handlers: Handlers;
 let stdout: string;
 
 beforeAll(async () => {
+  // Metrics on, as in Lambda (the test runner turns Powertools' metrics off everywhere else).
+  vi.stubEnv('POWERTOOLS_METRICS_DISABLED', 'false');
   world = await startWorld({ nodes: 2 });
-  controller = wireHandlers(world, { POWERTOOLS_METRICS_DISABLED: 'false' });
+  handlers = world.handlers();
 });
 afterAll(async () => {
-  await controller?.close();
   await world?.stop();
+  vi.unstubAllEnvs();
 });
 beforeEach(() => {
   stdout = '';
@@ -36,8 +33,9 @@ afterEach(() => {
 
 const base = { ClusterName: 'world', service: 'ebs-attach-detach' };
 const emitted = (name: string): EmittedMetric[] => readEmf(stdout).filter((m) => m.name === name);
+let events = 0;
 const envelope = (detail: object) => ({
-  version: '0', id: crypto.randomUUID(), 'detail-type': 'EC2 Instance State-change Notification', source: 'aws.ec2',
+  version: '0', id: `event-${++events}`, 'detail-type': 'EC2 Instance State-change Notification', source: 'aws.ec2',
   account: '123456789012', time: '2026-11-22T08:00:00Z', region: 'us-east-1', resources: [], detail,
 });
 
@@ -46,7 +44,7 @@ describe('pass metrics in embedded metric format, as the handlers flush them', (
     const volume = await world.createVolume({ name: 'data-db-0' });
     world.addPod('db-0', volume, 'node-1');
 
-    await scheduled({ pass: 'full' }, lambdaContext());
+    await handlers.scheduled({ pass: 'full' }, lambdaContext());
 
     expect(readEmf(stdout).every((m) => m.namespace === METRICS_NAMESPACE)).toBe(true);
     expect(emitted(Metric.PassDuration)).toEqual([expect.objectContaining({ unit: 'Milliseconds', dimensions: { ...base, Pass: 'full' } })]);
@@ -67,14 +65,14 @@ describe('pass metrics in embedded metric format, as the handlers flush them', (
     const node = world.nodes[1]!;
     const volume = await world.createVolume({ name: 'data-web-0' });
     world.addPod('web-0', volume, node.name);
-    await scheduled({ pass: 'full' }, lambdaContext());
+    await handlers.scheduled({ pass: 'full' }, lambdaContext());
     world.kube.kubelet.deletePod('default', 'web-0');
     world.kube.kubelet.setReady(node.name, false);
     await world.ec2Client.send(new StopInstancesCommand({ InstanceIds: [node.instanceId] }));
-    await new Promise((resolve) => setTimeout(resolve, 250));
+    world.clock.advance(250); // EC2's stop (or termination) delay passes: no real waiting
     stdout = '';
 
-    await ec2Event(sqsBatch([envelope({ 'instance-id': node.instanceId, state: 'stopped' })]), lambdaContext());
+    await handlers.ec2Event(sqsBatch([envelope({ 'instance-id': node.instanceId, state: 'stopped' })]), lambdaContext());
 
     expect(emitted(Metric.PassDuration)).toEqual([expect.objectContaining({ dimensions: { ...base, Pass: 'targeted' } })]);
     expect(emitted(Metric.ForcedDetaches)).toEqual([expect.objectContaining({ unit: 'Count', value: 1, dimensions: { ...base, Trigger: 'instance-stopped' } })]);
@@ -83,7 +81,7 @@ describe('pass metrics in embedded metric format, as the handlers flush them', (
   });
 
   it('a malformed event: Rejected with Source=event, and no pass', async () => {
-    await ec2Event(sqsBatch([envelope({ 'instance-id': 'not-an-instance', state: 'stopped' })]), lambdaContext());
+    await handlers.ec2Event(sqsBatch([envelope({ 'instance-id': 'not-an-instance', state: 'stopped' })]), lambdaContext());
 
     expect(emitted(Metric.Rejected)).toEqual([expect.objectContaining({ unit: 'Count', value: 1, dimensions: { ...base, Source: 'event' } })]);
     expect(emitted(Metric.PassDuration)).toEqual([]);

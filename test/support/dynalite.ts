@@ -32,9 +32,9 @@ export function useLocalDynamo() {
       const local = running();
       const tableName = `volumes-${++tables}`;
       await createVolumeTable(local.client, tableName);
-      const store = new DynamoVolumeStore({ client: local.client, tableName, ...options });
+      const store = new DynamoVolumeStore({ client: local.client, tableName, clock: () => 0, ...options });
       const otherStore = (more: Partial<DynamoVolumeStoreOptions> = {}) =>
-        new DynamoVolumeStore({ tableName, ...options, ...more, client: more.client ?? local.newClient() });
+        new DynamoVolumeStore({ tableName, clock: () => 0, ...options, ...more, client: more.client ?? local.newClient() });
       return { tableName, client: local.client, store, otherStore };
     },
   };

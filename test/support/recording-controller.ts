@@ -1,10 +1,12 @@
 /** A controller that records the passes it is asked for (handler tests: parsing, dedupe, failure mapping). */
-import { sharedTelemetry, type Controller } from '../../lambda/composition.js';
+import { systemClock } from '../../lambda/clock.js';
 import { loadConfig } from '../../lambda/config.js';
+import type { PassRunner } from '../../lambda/handlers/middleware.js';
+import { createTelemetry } from '../../lambda/observability/telemetry.js';
 import { targetKey } from '../../lambda/reconcile/targets.js';
-import type { PassReport, Ports, Target } from '../../lambda/reconcile/types.js';
+import type { PassReport, Target } from '../../lambda/reconcile/types.js';
 
-export interface RecordingController extends Controller {
+export interface RecordingController extends PassRunner {
   targets: string[];
   fullPasses: number;
 }
@@ -16,9 +18,8 @@ export function recordingController(options: { failTargets?: string[] } = {}): R
     expiredOperations: 0, problems: [], reportErrors: [], converged: true,
   });
   const controller: RecordingController = {
-    ...sharedTelemetry(),
-    config: loadConfig({ TABLE_NAME: 'volumes', AWS_REGION: 'us-east-1' }, 'local'),
-    ports: {} as Ports,
+    ...createTelemetry(loadConfig({ TABLE_NAME: 'volumes', AWS_REGION: 'us-east-1', CLUSTER_NAME: 'test', POWERTOOLS_LOG_LEVEL: 'SILENT' }, 'local')),
+    clock: systemClock,
     targets: [],
     fullPasses: 0,
     fullPass: () => {
@@ -31,7 +32,6 @@ export function recordingController(options: { failTargets?: string[] } = {}): R
       if (options.failTargets?.includes(key)) return Promise.reject(new Error(`store unavailable during ${key}`));
       return Promise.resolve(report('targeted', target));
     },
-    close: () => Promise.resolve(),
   };
   return controller;
 }

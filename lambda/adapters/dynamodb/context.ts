@@ -14,7 +14,7 @@ export interface DynamoVolumeStoreOptions {
   /** How long a removed volume's tombstone lives before DynamoDB TTL deletes it (default one day). */
   tombstoneTtlSeconds?: number;
   /** Epoch ms; only stamps tombstones. */
-  clock?: () => number;
+  clock: () => number;
 }
 
 export type StoreContext = Required<Omit<DynamoVolumeStoreOptions, 'scanPageSize'>> & { scanPageSize?: number };
@@ -25,7 +25,6 @@ export function storeContext(options: DynamoVolumeStoreOptions): StoreContext {
     consistentRead: true,
     batchGetRetry: { maxAttempts: 8, baseDelayMs: 50 },
     tombstoneTtlSeconds: 24 * 3600,
-    clock: Date.now,
     ...options,
   };
 }

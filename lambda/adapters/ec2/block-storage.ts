@@ -3,6 +3,7 @@
  * by `createEc2Client` in the composition root); clock and sleep are injectable for tests.
  */
 import type { EC2Client } from '@aws-sdk/client-ec2';
+import type { Clock } from '../../clock.js';
 import type { InstanceId, InstanceState, VolumeId, VolumeObservation } from '../../core/types.js';
 import type {
   AttachOutcome, AttachRequest, BlockStorage, DetachOutcome, DetachRequest, WaitRequest, WaitResult,
@@ -17,27 +18,21 @@ export interface Ec2BlockStorageOptions {
   client: EC2Client;
   /** Bounds AttachVolume/DetachVolume per second (see TokenBucketLimiter); unlimited by default. */
   limiter?: RateLimiter;
-  now?: () => number;
-  sleep?: (ms: number) => Promise<void>;
+  /** Polling delays and device holds. */
+  clock: Clock;
   /** waitFor's backoff: first delay (1 s) and growth factor (1.8). */
   wait?: { initialDelayMs?: number; factor?: number; stuckAfterMs?: number };
   /** How long a handed-out device name is held before EC2 shows it (5 min). */
   deviceHoldMs?: number;
 }
 
-const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
 export class Ec2BlockStorage implements BlockStorage {
   private readonly reader: Ec2Reader;
   private readonly deps: AttachDetachDeps;
-  private readonly now: () => number;
-  private readonly sleep: (ms: number) => Promise<void>;
 
   constructor(private readonly options: Ec2BlockStorageOptions) {
-    this.now = options.now ?? Date.now;
-    this.sleep = options.sleep ?? realSleep;
     this.reader = new Ec2Reader(options.client);
-    const devices = new DeviceAllocator({ now: this.now, holdMs: options.deviceHoldMs });
+    const devices = new DeviceAllocator({ now: () => options.clock.now(), holdMs: options.deviceHoldMs });
     this.deps = { client: options.client, reader: this.reader, devices, limiter: options.limiter ?? unlimited };
   }
 
@@ -63,6 +58,6 @@ export class Ec2BlockStorage implements BlockStorage {
 
   waitFor(request: WaitRequest): Promise<WaitResult> {
     const observe = async (volumeId: VolumeId) => (await this.reader.describeVolumes([volumeId])).get(volumeId);
-    return waitForAttachment(observe, request, { now: this.now, sleep: this.sleep, ...this.options.wait });
+    return waitForAttachment(observe, request, { now: () => this.options.clock.now(), sleep: (ms) => this.options.clock.sleep(ms), ...this.options.wait });
   }
 }

@@ -1,7 +1,7 @@
 /**
  * The EC2 client the composition root builds once per cold start and injects into the adapter.
- * The endpoint is not an option here on purpose: SDK v3 reads `AWS_ENDPOINT_URL_EC2` (then
- * `AWS_ENDPOINT_URL`) itself when no endpoint is configured, which is how the local EC2 is used.
+ * In Lambda neither endpoint nor credentials are set: the SDK finds the regional endpoint and the
+ * role's credentials itself. Local runs name the local EC2 and its static credentials.
  */
 import { EC2Client, type EC2ClientConfig } from '@aws-sdk/client-ec2';
 
@@ -13,8 +13,10 @@ export interface Ec2ClientOptions {
   /** Socket timeouts so a stalled connection becomes a retryable TimeoutError, not a hung pass. */
   requestTimeoutMs?: number;
   connectionTimeoutMs?: number;
-  /** Tests only; production leaves credentials to the default provider chain (the Lambda role). */
+  /** Local runs only; production leaves credentials to the default provider chain (the Lambda role). */
   credentials?: EC2ClientConfig['credentials'];
+  /** Local runs only (the local EC2). */
+  endpoint?: string;
 }
 
 /**
@@ -41,5 +43,6 @@ export function createEc2Client(options: Ec2ClientOptions): EC2Client {
       throwOnRequestTimeout: true,
     },
     ...(options.credentials ? { credentials: options.credentials } : {}),
+    ...(options.endpoint ? { endpoint: options.endpoint } : {}),
   });
 }

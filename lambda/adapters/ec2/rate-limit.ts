@@ -3,6 +3,8 @@
  * so a pass leaves room in the account's shared EC2 bucket (50 tokens, 5/s). Callers reserve a
  * token; when the bucket is empty they wait their turn, first come first served.
  */
+import type { Clock } from '../../clock.js';
+
 export interface RateLimiter {
   acquire(): Promise<void>;
 }
@@ -10,8 +12,7 @@ export interface RateLimiter {
 export interface TokenBucketOptions {
   ratePerSecond: number;
   burst: number;
-  now?: () => number;
-  sleep?: (ms: number) => Promise<void>;
+  clock: Clock;
 }
 
 export const unlimited: RateLimiter = { acquire: () => Promise.resolve() };
@@ -19,26 +20,22 @@ export const unlimited: RateLimiter = { acquire: () => Promise.resolve() };
 export class TokenBucketLimiter implements RateLimiter {
   private tokens: number;
   private updatedAt: number;
-  private readonly now: () => number;
-  private readonly sleep: (ms: number) => Promise<void>;
 
   constructor(private readonly options: TokenBucketOptions) {
     if (!(options.ratePerSecond > 0) || !(options.burst >= 1)) {
       throw new RangeError(`token bucket needs ratePerSecond > 0 and burst >= 1, got ${options.ratePerSecond}/${options.burst}`);
     }
-    this.now = options.now ?? Date.now;
-    this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
     this.tokens = options.burst;
-    this.updatedAt = this.now();
+    this.updatedAt = options.clock.now();
   }
 
   /** Reserves a token now (possibly going into debt) and waits until the debt is repaid. */
   async acquire(): Promise<void> {
-    const now = this.now();
+    const now = this.options.clock.now();
     const refill = ((now - this.updatedAt) / 1000) * this.options.ratePerSecond;
     this.tokens = Math.min(this.options.burst, this.tokens + refill) - 1;
     this.updatedAt = now;
     if (this.tokens >= 0) return;
-    await this.sleep((-this.tokens / this.options.ratePerSecond) * 1000);
+    await this.options.clock.sleep((-this.tokens / this.options.ratePerSecond) * 1000);
   }
 }

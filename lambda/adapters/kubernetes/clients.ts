@@ -13,7 +13,8 @@ import {
   type RequestContext,
   type SecurityAuthentication,
 } from '@kubernetes/client-node';
-import { PolicyHttpLibrary, systemClock, type PolicyClock, type RequestPolicy, type RetryNotice, DEFAULT_REQUEST_POLICY } from './request-policy.js';
+import type { Clock } from '../../clock.js';
+import { PolicyHttpLibrary, type RequestPolicy, type RetryNotice, DEFAULT_REQUEST_POLICY } from './request-policy.js';
 
 type Dispatcher = NonNullable<ReturnType<RequestContext['getDispatcher']>>;
 
@@ -53,8 +54,9 @@ class PooledKubeConfigAuth implements SecurityAuthentication {
 }
 
 export interface KubeClientOptions {
+  /** Paces and times requests (rate limit, timeouts, retry delays); `random` jitters the retry delays. */
+  clock: Clock & { random?(): number };
   policy?: Partial<RequestPolicy>;
-  clock?: PolicyClock;
   onRetry?: (notice: RetryNotice) => void;
 }
 
@@ -65,14 +67,14 @@ export interface KubeClients {
   close(): Promise<void>;
 }
 
-export function createKubeClients(kc: KubeConfig, options: KubeClientOptions = {}): KubeClients {
+export function createKubeClients(kc: KubeConfig, options: KubeClientOptions): KubeClients {
   const cluster = kc.getCurrentCluster();
   if (cluster === null) throw new Error('kubeconfig has no current cluster');
   const auth = new PooledKubeConfigAuth(kc);
   const configuration = createConfiguration({
     baseServer: new ServerConfiguration(cluster.server.replace(/\/+$/, ''), {}),
     authMethods: { default: auth },
-    httpApi: new PolicyHttpLibrary({ ...DEFAULT_REQUEST_POLICY, ...options.policy }, options.clock ?? systemClock, undefined, options.onRetry),
+    httpApi: new PolicyHttpLibrary({ ...DEFAULT_REQUEST_POLICY, ...options.policy }, { now: () => options.clock.now(), sleep: (ms) => options.clock.sleep(ms), random: () => options.clock.random?.() ?? Math.random() }, undefined, options.onRetry),
     middleware: [setHeaderMiddleware('User-Agent', USER_AGENT)],
   });
   return { core: new CoreV1Api(configuration), storage: new StorageV1Api(configuration), close: () => auth.close() };

@@ -12,6 +12,7 @@ import type {
   VolumeAttachmentRef,
   VolumeAttachmentStatus,
 } from '../../ports/cluster.js';
+import type { Clock } from '../../clock.js';
 import type { KubeClients } from './clients.js';
 import { DEFAULT_EVENT_COMPONENT, recordEvent, type EventWriter } from './events.js';
 import { setVolumesAttached, type NodeStatusResult } from './node-status.js';
@@ -28,7 +29,6 @@ export interface KubernetesClusterOptions {
   component?: string;
   /** Events' `source.host` / `reportingInstance`. */
   instance?: string;
-  now?: () => Date;
 }
 
 export const DEFAULT_MAX_CONFLICT_RETRIES = 5;
@@ -39,10 +39,14 @@ export class KubernetesCluster implements Cluster {
   private readonly events: EventWriter;
   private readonly maxConflictRetries: number;
 
-  constructor(private readonly clients: Pick<KubeClients, 'core' | 'storage'>, options: KubernetesClusterOptions = {}) {
+  constructor(
+    private readonly clients: Pick<KubeClients, 'core' | 'storage'>,
+    clock: Pick<Clock, 'now'>,
+    options: KubernetesClusterOptions = {},
+  ) {
     this.paging = { ...DEFAULT_PAGING, ...options.paging };
     this.maxConflictRetries = options.maxConflictRetries ?? DEFAULT_MAX_CONFLICT_RETRIES;
-    const now = options.now ?? (() => new Date());
+    const now = () => new Date(clock.now());
     this.attachments = { storage: clients.storage, now, maxConflictRetries: this.maxConflictRetries };
     this.events = {
       core: clients.core,

@@ -13,6 +13,7 @@ import {
   type HttpLibrary,
   type RequestContext,
 } from '@kubernetes/client-node';
+import type { Clock } from '../../clock.js';
 
 export interface RequestPolicy {
   /** Sustained requests per second of this client (kube-controller-manager runs 20). */
@@ -39,17 +40,10 @@ export const DEFAULT_REQUEST_POLICY: RequestPolicy = {
   maxRetryAfterMs: 10_000,
 };
 
-export interface PolicyClock {
-  now(): number;
-  sleep(ms: number): Promise<void>;
+/** The controller's clock plus a source of jitter for retry delays. */
+export interface PolicyClock extends Clock {
   random(): number;
 }
-
-export const systemClock: PolicyClock = {
-  now: () => Date.now(),
-  sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
-  random: () => Math.random(),
-};
 
 export interface RetryNotice {
   method: string;
@@ -97,8 +91,8 @@ export class PolicyHttpLibrary implements HttpLibrary {
   private readonly bucket: TokenBucket;
 
   constructor(
-    private readonly policy: RequestPolicy = DEFAULT_REQUEST_POLICY,
-    private readonly clock: PolicyClock = systemClock,
+    private readonly policy: RequestPolicy,
+    private readonly clock: PolicyClock,
     private readonly inner: HttpLibrary = new IsomorphicFetchHttpLibrary(),
     private readonly onRetry: (notice: RetryNotice) => void = () => undefined,
   ) {

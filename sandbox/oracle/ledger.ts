@@ -3,8 +3,8 @@
  * invariant checks need, and running totals by service and operation for summaries and the
  * benchmark. Draining resets the sandboxes' own counters, so their logs stay small.
  */
-import type { Ec2Controls } from '../../ec2/control.js';
-import type { KubeSandbox } from '../../kube/index.js';
+import type { Ec2Controls } from '../ec2/control.js';
+import type { KubeSandbox } from '../kube/index.js';
 import type { DetachCall } from './checks.js';
 
 export type CallCounts = Record<string, number>;

@@ -3,8 +3,8 @@
  * `checkStep` looks at the state before and after a step and at the DetachVolume calls EC2
  * received during it; `checkConvergence` says whether the world has settled where it should.
  */
-import { volumeAttachmentName } from '../../../lambda/adapters/kubernetes/volume-attachment-name.js';
-import { volumeIdOf } from '../../../lambda/core/volume-id.js';
+import { volumeAttachmentName } from '../../lambda/adapters/kubernetes/volume-attachment-name.js';
+import { volumeIdOf } from '../../lambda/core/volume-id.js';
 import { ec2Attachment, type Truth, type TruthNode } from './truth.js';
 
 export type InvariantId = 1 | 2 | 3 | 4 | 5;

@@ -3,8 +3,8 @@
  * core and deliberately conservative: a pod counts only while it is scheduled, not terminal and
  * not being deleted; a claim counts only when bound to a PV that names it back.
  */
-import type { KubeNode, KubePod, KubePv, KubePvc } from '../../../lambda/core/kube.js';
-import { uniqueNameFor } from '../../../lambda/core/volume-id.js';
+import type { KubeNode, KubePod, KubePv, KubePvc } from '../../lambda/core/kube.js';
+import { uniqueNameFor } from '../../lambda/core/volume-id.js';
 
 export interface DesiredPair {
   volumeId: string;

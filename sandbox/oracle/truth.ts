@@ -2,10 +2,10 @@
  * Ground truth, read from the sandboxes themselves (EC2's model and the API server's objects),
  * never from the controller: the invariant checks compare what the controller did with this.
  */
-import { attachmentState, type AttachmentStateName } from '../../ec2/state/lifecycle.js';
-import type { World } from '../../ec2/state/model.js';
-import type { KubeNode, KubePod, KubePv, KubePvc, KubeVolumeAttachment } from '../../../lambda/core/kube.js';
-import type { KubeSandbox } from '../../kube/index.js';
+import { attachmentState, type AttachmentStateName } from '../ec2/state/lifecycle.js';
+import type { World } from '../ec2/state/model.js';
+import type { KubeNode, KubePod, KubePv, KubePvc, KubeVolumeAttachment } from '../../lambda/core/kube.js';
+import type { KubeSandbox } from '../kube/index.js';
 import { desiredPairs, type DesiredPair } from './desired.js';
 
 export interface Ec2Side {

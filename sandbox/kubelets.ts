@@ -4,10 +4,10 @@
  * that need it and lists it in `volumesInUse`; when no pod needs it any more it unmounts it. A node
  * that is not Ready has no working kubelet: its status stays as it was.
  */
-import { volumeAttachmentName } from '../../../lambda/adapters/kubernetes/volume-attachment-name.js';
-import type { KubeNode, KubePod, KubePv, KubePvc, KubeVolumeAttachment } from '../../../lambda/core/kube.js';
-import type { KubeSandbox } from '../../kube/index.js';
-import { desiredPairs } from '../invariants/desired.js';
+import { volumeAttachmentName } from '../lambda/adapters/kubernetes/volume-attachment-name.js';
+import type { KubeNode, KubePod, KubePv, KubePvc, KubeVolumeAttachment } from '../lambda/core/kube.js';
+import type { KubeSandbox } from './kube/index.js';
+import { desiredPairs } from './oracle/desired.js';
 
 /** Returns how many nodes changed their volumesInUse. */
 export function runKubelets(kube: Pick<KubeSandbox, 'list' | 'kubelet'>): number {

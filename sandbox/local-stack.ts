@@ -1,0 +1,116 @@
+/**
+ * The whole controller on loopback, wired as production wires it: dynalite (metered) with the
+ * volume table, the local EC2 and the local Kubernetes API on one clock, and controllers built by
+ * the real composition root from a validated configuration. The e2e tests, the fault suite, the
+ * demo and the bench all start here. Nothing here writes `process.env`: the configuration carries
+ * the local endpoints and credentials to the SDK clients.
+ *
+ * Each `invocation()` is a separate execution environment, as Lambda runs them: its own composition
+ * root, SDK clients, caches and rate limiter. What invocations must agree on lives in the store.
+ */
+import { EC2Client } from '@aws-sdk/client-ec2';
+import { createController, type Controller, type ControllerOverrides } from '../lambda/composition.js';
+import { loadConfig, type Config } from '../lambda/config.js';
+import type { PassRunner } from '../lambda/handlers/middleware.js';
+import { scheduledHandler } from '../lambda/handlers/scheduled-handler.js';
+import { clusterEventHandler, ec2EventHandler } from '../lambda/handlers/sqs-handler.js';
+import { RunningClock, type SandboxClock } from './clock.js';
+import { createVolumeTable, LOCAL_REGION, localDynamoClient } from './dynamodb.js';
+import { startLocalEc2, type LocalEc2, type LocalEc2Options } from './ec2/server.js';
+import { startKubeSandbox, type KubeSandbox } from './kube/index.js';
+import { startMeteredDynamo, type MeteredDynamo } from './metered-dynamo.js';
+import { ApiLedger } from './oracle/ledger.js';
+
+const CREDENTIALS = { accessKeyId: 'AKIDLOCALSTACK', secretAccessKey: 'local-stack-secret' };
+
+export interface LocalStackOptions {
+  /** Shared by the controller, the local EC2 and the kubelet; real time by default. */
+  clock?: SandboxClock;
+  ec2?: Omit<LocalEc2Options, 'clock'>;
+  tableName?: string;
+  clusterName?: string;
+  /** Controller settings on top of the stack's (e.g. LEASE_SECONDS, EC2_MUTATING_CALLS_PER_SECOND). */
+  env?: Record<string, string>;
+  /** Seams every invocation gets (the clock is always the stack's). */
+  controller?: Omit<ControllerOverrides, 'clock'>;
+}
+
+export interface Handlers {
+  scheduled: ReturnType<typeof scheduledHandler>;
+  clusterEvent: ReturnType<typeof clusterEventHandler>;
+  ec2Event: ReturnType<typeof ec2EventHandler>;
+}
+
+export interface LocalStack {
+  clock: SandboxClock;
+  dynamo: MeteredDynamo;
+  ec2: LocalEc2;
+  kube: KubeSandbox;
+  /** The calls the servers saw, for the invariant oracle and the summaries. */
+  ledger: ApiLedger;
+  /** A client of the local EC2 for setup and assertions (not the controller's). */
+  ec2Client: EC2Client;
+  tableName: string;
+  region: string;
+  /** The controller's environment: what a Lambda (or a child process, or the CLI) would be given. */
+  env: Record<string, string>;
+  config: Config;
+  /** The first execution environment. */
+  controller: Controller;
+  /** Another execution environment: its own composition root, clients, caches and limiter. */
+  invocation(overrides?: Omit<ControllerOverrides, 'clock'>): Controller;
+  /** The real Lambda handlers, wired to `runner` (default: the first execution environment). */
+  handlers(runner?: PassRunner): Handlers;
+  stop(): Promise<void>;
+}
+
+export async function startLocalStack(options: LocalStackOptions = {}): Promise<LocalStack> {
+  const stoppers: (() => Promise<unknown>)[] = [];
+  const stop = async () => {
+    for (const stopOne of stoppers.reverse()) await stopOne().catch((error: unknown) => console.error('stopping:', error));
+    stoppers.length = 0;
+  };
+  try {
+    const clock = options.clock ?? new RunningClock();
+    const dynamo = await startMeteredDynamo();
+    stoppers.push(() => dynamo.stop());
+    const ec2 = await startLocalEc2({ ...options.ec2, clock });
+    stoppers.push(() => ec2.stop());
+    const kube = await startKubeSandbox();
+    stoppers.push(() => kube.stop());
+    const tableName = options.tableName ?? 'ebs-attach-detach-volumes';
+    const setup = localDynamoClient(dynamo.endpoint);
+    await createVolumeTable(setup, tableName).finally(() => setup.destroy());
+    const ec2Client = new EC2Client({ region: LOCAL_REGION, endpoint: ec2.endpoint, credentials: CREDENTIALS });
+    stoppers.push(() => Promise.resolve(ec2Client.destroy()));
+    const env = controllerEnv(options, { dynamo: dynamo.endpoint, ec2: ec2.endpoint, kubeconfig: kube.kubeconfigPath, tableName });
+    const config = loadConfig(env, 'local');
+    const invocation = (overrides: Omit<ControllerOverrides, 'clock'> = {}) => {
+      const controller = createController(config, { ...options.controller, ...overrides, clock });
+      stoppers.push(() => controller.close());
+      return controller;
+    };
+    const controller = invocation();
+    dynamo.resetMeter();
+    const handlers = (runner: PassRunner = controller): Handlers => ({
+      scheduled: scheduledHandler(runner), clusterEvent: clusterEventHandler(runner), ec2Event: ec2EventHandler(runner),
+    });
+    return {
+      clock, dynamo, ec2, kube, ledger: new ApiLedger(ec2, kube), ec2Client, tableName, region: LOCAL_REGION,
+      env, config, controller, invocation, handlers, stop,
+    };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
+function controllerEnv(options: LocalStackOptions, parts: { dynamo: string; ec2: string; kubeconfig: string; tableName: string }): Record<string, string> {
+  return {
+    TABLE_NAME: parts.tableName, CLUSTER_NAME: options.clusterName ?? 'local', KUBECONFIG: parts.kubeconfig, AWS_REGION: LOCAL_REGION,
+    AWS_ENDPOINT_URL_DYNAMODB: parts.dynamo, AWS_ENDPOINT_URL_EC2: parts.ec2,
+    AWS_ACCESS_KEY_ID: CREDENTIALS.accessKeyId, AWS_SECRET_ACCESS_KEY: CREDENTIALS.secretAccessKey,
+    POWERTOOLS_LOG_LEVEL: 'SILENT',
+    ...options.env,
+  };
+}
