@@ -4,7 +4,7 @@
  */
 import { createController, type Controller, type ControllerOverrides } from '../composition.js';
 import { ConfigError, loadConfig } from '../config.js';
-import { USAGE, type CliArgs } from './args.js';
+import { parseCli, USAGE, UsageError, type CliArgs } from './args.js';
 import { formatPass, formatStatus, statusRows } from './format.js';
 
 export interface Io {
@@ -16,6 +16,19 @@ export const EXIT = { converged: 0, error: 1, workRemains: 2 } as const;
 
 /** A CLI pass may take this long (there is no Lambda timeout to respect). */
 const CLI_BUDGET_MS = 5 * 60_000;
+
+/** Parses the command line and runs it; a usage mistake prints the help and exits 1. */
+export async function runMain(argv: string[], env: Record<string, string | undefined>, io: Io, overrides: ControllerOverrides = {}): Promise<number> {
+  let args: CliArgs;
+  try {
+    args = parseCli(argv);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    io.err(`${error.message}\n\n${USAGE.help}`);
+    return EXIT.error;
+  }
+  return runCli(args, env, io, overrides);
+}
 
 export async function runCli(args: CliArgs, env: Record<string, string | undefined>, io: Io, overrides: ControllerOverrides = {}): Promise<number> {
   if (args.help) {

@@ -23,6 +23,8 @@ export function createTelemetry(options: TelemetryOptions): Telemetry {
     namespace: options.metricsNamespace,
     serviceName: options.serviceName,
     defaultDimensions: { ClusterName: options.clusterName },
+    // Powertools' own warnings (e.g. an invocation with nothing to publish) go through our logger and its level.
+    logger,
   });
   return { logger, metrics };
 }

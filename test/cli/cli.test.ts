@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseCli, UsageError } from '../../lambda/cli/args.js';
-import { runCli } from '../../lambda/cli/run.js';
+import { runMain } from '../../lambda/cli/run.js';
 import { startWorld, type World, type WorldVolume } from '../../sandbox/world.js';
 
 describe('parseCli', () => {
@@ -28,10 +28,10 @@ describe('parseCli', () => {
 describe('runCli against the sandboxes', () => {
   let world: World;
   let volume: WorldVolume;
-  const run = async (argv: string[]) => {
+  const run = async (argv: string[], env: Record<string, string | undefined> = world.env) => {
     const out: string[] = [];
     const err: string[] = [];
-    const code = await runCli(parseCli(argv), world.env, { out: (t) => out.push(t), err: (t) => err.push(t) }, { ec2Wait: { initialDelayMs: 25 } });
+    const code = await runMain(argv, env, { out: (t) => out.push(t), err: (t) => err.push(t) }, { ec2Wait: { initialDelayMs: 25 } });
     return { code, out: out.join('\n'), err: err.join('\n') };
   };
 
@@ -80,5 +80,41 @@ describe('runCli against the sandboxes', () => {
 
     expect(result.code).toBe(1);
     expect(result.err).toMatch(/error: .*(not found|non-existent|ResourceNotFound)/i);
+  });
+
+  it('reconcile --json, once converged: the pass report, nothing to do', async () => {
+    const result = await run(['reconcile', '--json']);
+
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.out)).toMatchObject({ kind: 'full', converged: true, actions: [], dryRun: false });
+  });
+
+  it('plan on a converged cluster: nothing to do, exit 0', async () => {
+    const result = await run(['plan']);
+
+    expect(result.code).toBe(0);
+    expect(result.out).toContain('Nothing to do.');
+  });
+
+  it('a mistyped command prints the reason and the help, exit 1', async () => {
+    const result = await run(['attach-everything']);
+
+    expect(result.code).toBe(1);
+    expect(result.err).toContain('unknown command "attach-everything"');
+    expect(result.err).toContain('Usage: npm run cli -- <command>');
+  });
+
+  it('--help prints a command\'s help and exits 0 without touching anything', async () => {
+    const result = await run(['status', '--help'], {});
+
+    expect(result.code).toBe(0);
+    expect(result.out).toContain('Usage: npm run cli -- status');
+  });
+
+  it('a configuration without a table is an error naming the setting (exit 1)', async () => {
+    const result = await run(['status'], { ...world.env, TABLE_NAME: undefined });
+
+    expect(result.code).toBe(1);
+    expect(result.err).toContain('TABLE_NAME');
   });
 });
