@@ -7,10 +7,10 @@
 import type { KubeVolumeAttachment } from '../core/kube.js';
 import { nodeReports } from '../core/report.js';
 import { markReported } from '../core/transitions.js';
-import { EBS_CSI_DRIVER, type ActualAttachment, type DesiredState, type NodeName, type VolumeId } from '../core/types.js';
+import type { ActualAttachment, DesiredState, NodeName, VolumeId } from '../core/types.js';
+import { ebsVolumeId, pvLookup, volumeOfVolumeAttachment } from '../core/volume-sources.js';
 import { bestEffort, pairKey, type PassContext } from './context.js';
 import { onRecord, writeRecord } from './records.js';
-import { volumeOfPv } from './snapshot.js';
 import { syncVolumeAttachment } from './volume-attachments.js';
 import type { ClusterSnapshot } from '../core/kube.js';
 
@@ -91,12 +91,10 @@ function upToDate(va: KubeVolumeAttachment | undefined, attachment: ActualAttach
 }
 
 function indexVolumeAttachments(snapshot: ClusterSnapshot): Map<string, KubeVolumeAttachment> {
-  const pvs = new Map(snapshot.pvs.map((pv) => [pv.metadata.name ?? '', pv]));
+  const pvNamed = pvLookup(snapshot.pvs);
   const index = new Map<string, KubeVolumeAttachment>();
   for (const va of snapshot.volumeAttachments) {
-    if (va.spec.attacher !== EBS_CSI_DRIVER) continue;
-    const pv = pvs.get(va.spec.source.persistentVolumeName ?? '');
-    const volumeId: VolumeId | undefined = pv ? volumeOfPv(pv) : va.spec.source.inlineVolumeSpec?.csi?.volumeHandle;
+    const volumeId = ebsVolumeId(volumeOfVolumeAttachment(va, pvNamed));
     if (volumeId !== undefined) index.set(pairKey(volumeId, va.spec.nodeName), va);
   }
   return index;

@@ -53,6 +53,8 @@ export class FakeCluster implements Cluster {
   readonly events: { pod: PodRef; event: ClusterEvent }[] = [];
   readonly statusWrites: { node: string; volumes: AttachedVolume[] }[] = [];
   readonly volumeAttachments = new Map<string, VolumeAttachmentStatus>();
+  /** Every VolumeAttachment write in order: `upsert <volume>|<node>` or `delete <volume>|<node>`. */
+  readonly volumeAttachmentWrites: string[] = [];
   /** volumesInUse as a live GET answers it (defaults to the snapshot's). */
   liveInUse = new Map<string, string[]>();
   failStatusWrites = false;
@@ -85,10 +87,12 @@ export class FakeCluster implements Cluster {
     return Promise.resolve('updated' as const);
   }
   upsertVolumeAttachment(ref: VolumeAttachmentRef, status: VolumeAttachmentStatus) {
+    this.volumeAttachmentWrites.push(`upsert ${ref.volumeId}|${ref.nodeName}`);
     this.volumeAttachments.set(`${ref.volumeId}|${ref.nodeName}`, status);
     return Promise.resolve();
   }
   deleteVolumeAttachment(ref: VolumeAttachmentRef) {
+    this.volumeAttachmentWrites.push(`delete ${ref.volumeId}|${ref.nodeName}`);
     this.volumeAttachments.delete(`${ref.volumeId}|${ref.nodeName}`);
     return Promise.resolve();
   }
