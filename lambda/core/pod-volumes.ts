@@ -6,8 +6,8 @@
  */
 import { accessModesOf, allowsMultiAttach } from './access-modes.js';
 import type { KubePodVolume, KubePv, KubePvc } from './kube.js';
-import { EBS_CSI_DRIVER, type AccessMode, type PodRef, type VolumeId, type VolumeSource } from './types.js';
-import { parseVolumeId } from './volume-id.js';
+import type { AccessMode, PodRef, VolumeId, VolumeSource } from './types.js';
+import { volumeOfInline, volumeOfPv } from './volume-sources.js';
 
 export type VolumeResolution =
   | { kind: 'ebs'; volumeId: VolumeId; accessModes: AccessMode[]; multiAttach: boolean; source: VolumeSource }
@@ -26,13 +26,11 @@ function badId(raw: string, where: string, error: string): VolumeResolution {
 }
 
 function fromPv(pv: KubePv, pvName: string): VolumeResolution {
-  const csi = pv.spec?.csi;
-  const raw = csi?.driver === EBS_CSI_DRIVER ? csi.volumeHandle : pv.spec?.awsElasticBlockStore?.volumeID;
-  if (raw === undefined) return IGNORED;
-  const parsed = parseVolumeId(raw);
-  if (!parsed.ok) return badId(raw, `PV ${pvName}`, parsed.error);
+  const volume = volumeOfPv(pv);
+  if (volume.kind === 'not-ours') return IGNORED;
+  if (volume.kind === 'invalid') return badId(volume.raw, `PV ${pvName}`, volume.error);
   const accessModes = accessModesOf(pv.spec?.accessModes);
-  return { kind: 'ebs', volumeId: parsed.volumeId, accessModes, multiAttach: allowsMultiAttach(accessModes), source: { kind: 'pv', pvName } };
+  return { kind: 'ebs', volumeId: volume.volumeId, accessModes, multiAttach: allowsMultiAttach(accessModes), source: { kind: 'pv', pvName } };
 }
 
 /** Upstream's ephemeral.VolumeIsForPod: the PVC must be controlled by this very pod. */
@@ -62,11 +60,10 @@ function fromClaim(pod: PodRef, claimName: string, ephemeral: boolean, lookup: C
 }
 
 function fromInline(pod: PodRef, volume: KubePodVolume): VolumeResolution {
-  const raw = volume.awsElasticBlockStore!.volumeID;
-  const parsed = parseVolumeId(raw);
-  if (!parsed.ok) return badId(raw, `inline volume ${volume.name} of pod ${pod.namespace}/${pod.name}`, parsed.error);
+  const resolved = volumeOfInline(volume.awsElasticBlockStore!);
+  if (resolved.kind === 'invalid') return badId(resolved.raw, `inline volume ${volume.name} of pod ${pod.namespace}/${pod.name}`, resolved.error);
   // Inline volumes carry no access modes: exclusive.
-  return { kind: 'ebs', volumeId: parsed.volumeId, accessModes: [], multiAttach: false, source: { kind: 'inline', podVolumeName: volume.name } };
+  return { kind: 'ebs', volumeId: resolved.volumeId, accessModes: [], multiAttach: false, source: { kind: 'inline', podVolumeName: volume.name } };
 }
 
 /** `pod` is the validated reference of the pod that holds `volume`. */

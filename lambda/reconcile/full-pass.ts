@@ -9,13 +9,14 @@
  */
 import { buildDesiredState } from '../core/desired-state.js';
 import type { ClusterSnapshot } from '../core/kube.js';
+import { pvNamesByVolume } from '../core/volume-sources.js';
 import type { ControllerState } from '../ports/volume-store.js';
 import type { PassContext } from './context.js';
 import { dryRunStore } from './dry-run.js';
 import { createPassContext, planAndExecute, summarize } from './pass.js';
 import { reportVolumeAttachments } from './report.js';
 import { seedFromCluster } from './seed.js';
-import { EMPTY_SNAPSHOT, pvNamesOf } from './snapshot.js';
+import { EMPTY_SNAPSHOT } from './snapshot.js';
 import type { Budget, PassOptions, PassReport, ReconcileDeps } from './types.js';
 import { unsettledTargets, verificationTargets, verifyAgainstEc2 } from './verify.js';
 
@@ -27,7 +28,7 @@ export async function runFullPass(baseDeps: ReconcileDeps, budget: Budget, optio
   const cluster = await readCluster(deps);
   const [controllerState, scanned] = await Promise.all([deps.store.getControllerState(), deps.store.scan()]);
   const desired = buildDesiredState(cluster.snapshot, { complete: cluster.complete });
-  const ctx = createPassContext(deps, budget, desired, new Map(scanned.records), pvNamesOf(cluster.snapshot.pvs));
+  const ctx = createPassContext(deps, budget, desired, new Map(scanned.records), pvNamesByVolume(cluster.snapshot.pvs));
 
   const seeded = cluster.complete && controllerState.seededAt === undefined;
   if (seeded) deps.log.info('seeding the actual state from the cluster', { claims: await seedFromCluster(ctx, cluster.snapshot) });

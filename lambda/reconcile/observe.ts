@@ -4,9 +4,9 @@
  */
 import { applyObservation, seedUncertain } from '../core/transitions.js';
 import type { DesiredState, InstanceId, NodeName, VolumeId, VolumeObservation } from '../core/types.js';
+import { volumeOfNodeStatusName } from '../core/volume-sources.js';
 import { pairKey, type PassContext } from './context.js';
 import { writeRecord } from './records.js';
-import { volumeOfUniqueName } from './snapshot.js';
 
 /** Instance → node for every node the desired state knows, so EC2 attachments can be named. */
 export function nodesByInstance(desired: Pick<DesiredState, 'nodes'>): Map<InstanceId, NodeName> {
@@ -51,7 +51,7 @@ function clusterKnows(ctx: PassContext, volumeId: VolumeId): boolean {
   if (ctx.desired.attachments.some((a) => a.volumeId === volumeId)) return true;
   for (const view of ctx.desired.nodes.values()) {
     const names = [...view.volumesAttached.map((v) => v.name), ...view.volumesInUse];
-    if (names.some((name) => volumeOfUniqueName(name) === volumeId)) return true;
+    if (names.some((name) => volumeOfNodeStatusName(name) === volumeId)) return true;
   }
   return false;
 }

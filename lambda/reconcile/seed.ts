@@ -5,11 +5,10 @@
  */
 import type { ClusterSnapshot } from '../core/kube.js';
 import { seedUncertain, type SeedInput } from '../core/transitions.js';
-import { EBS_CSI_DRIVER, type VolumeId, type VolumeRecord } from '../core/types.js';
-import { parseVolumeId } from '../core/volume-id.js';
+import type { VolumeId, VolumeRecord } from '../core/types.js';
+import { ebsVolumeId, pvLookup, volumeOfNodeStatusName, volumeOfVolumeAttachment } from '../core/volume-sources.js';
 import type { PassContext } from './context.js';
 import { writeRecord } from './records.js';
-import { volumeOfPv, volumeOfUniqueName } from './snapshot.js';
 
 /** Seeds the actual state; returns how many (volume, node) claims were found. */
 export async function seedFromCluster(ctx: PassContext, snapshot: ClusterSnapshot): Promise<number> {
@@ -38,7 +37,7 @@ function claimsFromNodes(ctx: PassContext): SeedInput[] {
   for (const view of ctx.desired.nodes.values()) {
     if (!view.managed || view.instanceId === undefined) continue;
     for (const entry of view.volumesAttached) {
-      const volumeId = volumeOfUniqueName(entry.name);
+      const volumeId = volumeOfNodeStatusName(entry.name);
       if (volumeId === undefined) continue;
       claims.push({ volumeId, nodeName: view.name, instanceId: view.instanceId, device: entry.devicePath, reported: true });
     }
@@ -47,22 +46,15 @@ function claimsFromNodes(ctx: PassContext): SeedInput[] {
 }
 
 function claimsFromVolumeAttachments(ctx: PassContext, snapshot: ClusterSnapshot): SeedInput[] {
-  const pvs = new Map(snapshot.pvs.map((pv) => [pv.metadata.name ?? '', pv]));
+  const pvNamed = pvLookup(snapshot.pvs);
   const claims: SeedInput[] = [];
   for (const va of snapshot.volumeAttachments) {
-    if (va.spec.attacher !== EBS_CSI_DRIVER || va.status?.attached !== true) continue;
-    const pv = pvs.get(va.spec.source.persistentVolumeName ?? '');
-    const inline = va.spec.source.inlineVolumeSpec?.csi?.volumeHandle;
-    const volumeId = pv ? volumeOfPv(pv) : inline === undefined ? undefined : idOf(inline);
+    if (va.status?.attached !== true) continue;
+    const volumeId = ebsVolumeId(volumeOfVolumeAttachment(va, pvNamed));
     const instanceId = ctx.desired.nodes.get(va.spec.nodeName)?.instanceId;
     if (volumeId === undefined || instanceId === undefined) continue;
     const device = va.status.attachmentMetadata?.devicePath;
     claims.push({ volumeId, nodeName: va.spec.nodeName, instanceId, ...(device === undefined ? {} : { device }) });
   }
   return claims;
-}
-
-function idOf(raw: string): VolumeId | undefined {
-  const parsed = parseVolumeId(raw);
-  return parsed.ok ? parsed.volumeId : undefined;
 }

@@ -12,8 +12,9 @@ import { resolvePodVolume } from '../core/pod-volumes.js';
 import { podRefOf } from '../core/pods.js';
 import { parseProviderId } from '../core/provider-id.js';
 import type { ActualState, DesiredState, InstanceId, NodeName, VolumeId } from '../core/types.js';
+import { volumeOfNodeStatusName } from '../core/volume-sources.js';
 import type { CorruptItem } from '../ports/volume-store.js';
-import { mergeSnapshots, volumeOfUniqueName } from './snapshot.js';
+import { mergeSnapshots } from './snapshot.js';
 import type { ReconcileDeps, Target } from './types.js';
 
 export interface TargetedInputs {
@@ -124,7 +125,7 @@ function volumesOnNodes(snapshot: ClusterSnapshot, nodes: Set<NodeName>): Volume
   for (const node of snapshot.nodes) {
     const names = [...(node.status?.volumesAttached ?? []).map((v) => v.name), ...(node.status?.volumesInUse ?? [])];
     for (const name of names) {
-      const id = volumeOfUniqueName(name);
+      const id = volumeOfNodeStatusName(name);
       if (id !== undefined) ids.push(id);
     }
   }
