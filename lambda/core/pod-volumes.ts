@@ -5,7 +5,8 @@
  * Volumes of any other kind are ignored without a word: they are not ours.
  */
 import { accessModesOf, allowsMultiAttach } from './access-modes.js';
-import type { KubePodVolume, KubePv, KubePvc } from './kube.js';
+import type { KubePod, KubePodVolume, KubePv, KubePvc } from './kube.js';
+import { podRefOf } from './pods.js';
 import type { AccessMode, PodRef, VolumeId, VolumeSource } from './types.js';
 import { volumeOfInline, volumeOfPv } from './volume-sources.js';
 
@@ -20,6 +21,13 @@ export interface ClaimLookup {
 }
 
 const IGNORED: VolumeResolution = { kind: 'ignored' };
+
+/** PVCs by namespace/name and PVs by name, from lists read from the cluster. */
+export function claimLookup(pvcs: readonly KubePvc[], pvs: readonly KubePv[]): ClaimLookup {
+  const byClaim = new Map(pvcs.map((pvc) => [`${pvc.metadata.namespace ?? ''}/${pvc.metadata.name ?? ''}`, pvc]));
+  const byName = new Map(pvs.map((pv) => [pv.metadata.name ?? '', pv]));
+  return { pvc: (namespace, name) => byClaim.get(`${namespace}/${name}`), pv: (name) => byName.get(name) };
+}
 
 function badId(raw: string, where: string, error: string): VolumeResolution {
   return { kind: 'skipped', reason: `${where} has an invalid EBS volume id ${JSON.stringify(raw)}`, problem: `${where}: ${error}` };
@@ -66,10 +74,38 @@ function fromInline(pod: PodRef, volume: KubePodVolume): VolumeResolution {
   return { kind: 'ebs', volumeId: resolved.volumeId, accessModes: [], multiAttach: false, source: { kind: 'inline', podVolumeName: volume.name } };
 }
 
+/** Upstream's ephemeral.VolumeClaimName: a generic ephemeral volume's PVC is `<pod>-<volume>`. */
+export function ephemeralClaimName(podName: string, volumeName: string): string {
+  return `${podName}-${volumeName}`;
+}
+
+/** Every claim a pod's volumes use, once each: what must be read to resolve them. */
+export function claimNamesOf(pod: KubePod): string[] {
+  const names = (pod.spec?.volumes ?? []).flatMap((volume) => {
+    if (volume.persistentVolumeClaim) return [volume.persistentVolumeClaim.claimName];
+    if (volume.ephemeral) return [ephemeralClaimName(pod.metadata.name ?? '', volume.name)];
+    return [];
+  });
+  return [...new Set(names)];
+}
+
 /** `pod` is the validated reference of the pod that holds `volume`. */
 export function resolvePodVolume(pod: PodRef, volume: KubePodVolume, lookup: ClaimLookup): VolumeResolution {
   if (volume.persistentVolumeClaim) return fromClaim(pod, volume.persistentVolumeClaim.claimName, false, lookup);
-  if (volume.ephemeral) return fromClaim(pod, `${pod.name}-${volume.name}`, true, lookup);
+  if (volume.ephemeral) return fromClaim(pod, ephemeralClaimName(pod.name, volume.name), true, lookup);
   if (volume.awsElasticBlockStore) return fromInline(pod, volume);
   return IGNORED;
+}
+
+/**
+ * Every EBS volume a pod names, whether or not the pod counts for the desired state (a
+ * terminated pod's volumes still need looking at: they may have to leave its node).
+ */
+export function volumesOfPod(pod: KubePod, lookup: ClaimLookup): VolumeId[] {
+  const ref = podRefOf(pod);
+  if (ref === undefined) return [];
+  return (pod.spec?.volumes ?? []).flatMap((volume) => {
+    const resolved = resolvePodVolume(ref, volume, lookup);
+    return resolved.kind === 'ebs' ? [resolved.volumeId] : [];
+  });
 }
