@@ -108,6 +108,8 @@ export class FakeBlockStorage implements BlockStorage {
   attachOutcome: AttachOutcome = { kind: 'started', device: '/dev/xvdaa' };
   detachOutcome: DetachOutcome = { kind: 'started' };
   waitResult?: WaitResult;
+  /** The last wait asked for, with the caller's `giveUp`. */
+  lastWait?: WaitRequest;
   volumes = new Map<VolumeId, VolumeObservation>();
 
   attach(request: { volumeId: VolumeId }) {
@@ -129,6 +131,7 @@ export class FakeBlockStorage implements BlockStorage {
   }
   waitFor(request: WaitRequest) {
     this.calls.push(`wait ${request.target}`);
+    this.lastWait = request;
     return Promise.resolve(this.waitResult ?? { state: request.target, device: '/dev/xvdaa', reachedTarget: true });
   }
 }

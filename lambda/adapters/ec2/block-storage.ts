@@ -20,7 +20,7 @@ export interface Ec2BlockStorageOptions {
   now?: () => number;
   sleep?: (ms: number) => Promise<void>;
   /** waitFor's backoff: first delay (1 s) and growth factor (1.8). */
-  wait?: { initialDelayMs?: number; factor?: number; stuckAfterMs?: number };
+  wait?: { initialDelayMs?: number; factor?: number };
   /** How long a handed-out device name is held before EC2 shows it (5 min). */
   deviceHoldMs?: number;
 }
