@@ -8,8 +8,9 @@ import { attachFailedEvent, attachSucceededEvent, type VolumeEvent } from '../co
 import { attachStuck } from '../core/observed.js';
 import { completeAttach, failOperation, leaveInProgress } from '../core/transitions.js';
 import { lockKey } from '../core/types.js';
+import { pairKey } from '../core/volume-attachments.js';
 import type { AttachOutcome } from '../ports/block-storage.js';
-import { bestEffort, desiredAttachment, pairKey, reservedDevices, specNameOf, type PassContext } from './context.js';
+import { bestEffort, desiredAttachment, reservedDevices, specNameOf, type PassContext } from './context.js';
 import { observeVolume } from './observe.js';
 import { startOperation } from './operation-start.js';
 import { onRecord, writeRecord, type Step } from './records.js';

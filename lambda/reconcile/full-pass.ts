@@ -15,11 +15,11 @@ import type { ControllerState } from '../ports/volume-store.js';
 import type { PassContext } from './context.js';
 import { dryRunStore } from './dry-run.js';
 import { createPassContext, planAndExecute, summarize } from './pass.js';
-import { reportVolumeAttachments } from './report.js';
 import { seedFromCluster } from './seed.js';
 import { EMPTY_SNAPSHOT } from './snapshot.js';
 import type { Budget, PassOptions, PassReport, ReconcileDeps } from './types.js';
 import { verifyAgainstEc2 } from './verify.js';
+import { reportVolumeAttachments } from './volume-attachments.js';
 
 export async function runFullPass(baseDeps: ReconcileDeps, budget: Budget, options: PassOptions = {}): Promise<PassReport> {
   const dryRun = options.dryRun === true;

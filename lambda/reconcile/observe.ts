@@ -5,7 +5,8 @@
 import { applyObservation, seedUncertain } from '../core/transitions.js';
 import type { InstanceId, NodeName, VolumeId, VolumeObservation } from '../core/types.js';
 import { clusterKnows, nodesByInstance } from '../core/verification.js';
-import { pairKey, type PassContext } from './context.js';
+import { pairKey } from '../core/volume-attachments.js';
+import type { PassContext } from './context.js';
 import { writeRecord } from './records.js';
 
 /**

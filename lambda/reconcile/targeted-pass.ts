@@ -7,10 +7,10 @@ import { instancesOf } from '../core/verification.js';
 import { pvNamesByVolume } from '../core/volume-sources.js';
 import { dryRunStore } from './dry-run.js';
 import { createPassContext, planAndExecute, summarize } from './pass.js';
-import { reportVolumeAttachments } from './report.js';
 import { loadTargeted } from './targeted-load.js';
 import type { Budget, PassOptions, PassReport, ReconcileDeps, Target } from './types.js';
 import { verifyAgainstEc2 } from './verify.js';
+import { reportVolumeAttachments } from './volume-attachments.js';
 
 export async function runTargetedPass(baseDeps: ReconcileDeps, target: Target, budget: Budget, options: PassOptions = {}): Promise<PassReport> {
   const dryRun = options.dryRun === true;
