@@ -4,7 +4,7 @@
  */
 import type { Plan } from '../core/actions.js';
 import { plan } from '../core/plan.js';
-import type { ActualState, DesiredState, Observations, VolumeId } from '../core/types.js';
+import type { ActualState, DesiredState, VolumeId } from '../core/types.js';
 import type { PassContext } from './context.js';
 import { Deadline } from './deadline.js';
 import { executePlan } from './execute.js';
@@ -16,15 +16,15 @@ import type { ActionResult, Budget, PassReport, ReconcileDeps } from './types.js
 export function createPassContext(
   deps: ReconcileDeps, budget: Budget, desired: DesiredState, actual: ActualState, pvNames: Map<VolumeId, string>,
 ): PassContext {
-  const pass = {
+  const pass: Omit<PassContext, 'nodeStatus' | 'replan'> = {
     deps,
     deadline: new Deadline(budget, deps.clock, deps.settings.reserveMs),
     desired,
     actual,
-    observations: {} as Observations,
+    observations: {},
     pvNames,
-    touched: new Set<string>(),
-    reportErrors: [] as string[],
+    touched: new Set(),
+    reportErrors: [],
   };
   const ctx: PassContext = Object.assign(pass, {
     nodeStatus: new NodeStatusUpdater(pass),
