@@ -6,9 +6,9 @@
  */
 import { compareText } from './compare.js';
 import { buildNodeViews, MANAGED_ANNOTATION } from './nodes.js';
-import type { ClusterSnapshot, KubePod, KubePv, KubePvc } from './kube.js';
+import type { ClusterSnapshot, KubePod } from './kube.js';
 import { comparePods, isPodTerminated, podKey, podRefOf } from './pods.js';
-import { resolvePodVolume, type ClaimLookup } from './pod-volumes.js';
+import { claimLookup, resolvePodVolume, type ClaimLookup } from './pod-volumes.js';
 import type { DesiredAttachment, DesiredState, NodeName, NodeView, PodRef, SkippedVolume } from './types.js';
 import { uniqueNameFor } from './volume-id.js';
 
@@ -16,12 +16,6 @@ export interface BuildOptions {
   /** False when any list was missing or partial: the plan then detaches nothing. Default true. */
   complete?: boolean;
   scope?: DesiredState['scope'];
-}
-
-function claimLookup(pvcs: KubePvc[], pvs: KubePv[]): ClaimLookup {
-  const byClaim = new Map(pvcs.map((pvc) => [`${pvc.metadata.namespace ?? ''}/${pvc.metadata.name ?? ''}`, pvc]));
-  const byName = new Map(pvs.map((pv) => [pv.metadata.name ?? '', pv]));
-  return { pvc: (namespace, name) => byClaim.get(`${namespace}/${name}`), pv: (name) => byName.get(name) };
 }
 
 /** Why a pod's node cannot take attachments, or undefined when it can. */

@@ -3,7 +3,8 @@
  * and change nothing; present ones correct the picture: an attachment EC2 no longer shows is
  * not detached again, and an attachment EC2 shows elsewhere blocks an exclusive attach.
  */
-import type { ActualAttachment, InstanceId, InstanceState, Observations, VolumeObservation } from './types.js';
+import type { PlanConfig } from './config.js';
+import type { ActualAttachment, Ec2Attachment, InstanceId, InstanceState, Observations, VolumeObservation } from './types.js';
 
 /** False when EC2 was asked about the volume and shows no attachment to this instance. */
 export function ec2ShowsAttachment(attachment: Pick<ActualAttachment, 'instanceId'>, observation: VolumeObservation | undefined): boolean {
@@ -25,4 +26,18 @@ export function instanceStateOf(observations: Observations, instanceId: Instance
 /** EC2 no longer runs (or knows) the instance: nothing can be writing to its volumes. */
 export function instanceGone(state: InstanceState | 'missing' | undefined): boolean {
   return state === 'terminated' || state === 'missing';
+}
+
+/** How long EC2 has been attaching: from its AttachTime when it gives one, else from `fallbackSince`. */
+export function attachingFor(seen: Pick<Ec2Attachment, 'attachTime'>, fallbackSince: number, now: number): number {
+  return now - (seen.attachTime ?? fallbackSince);
+}
+
+/**
+ * DESIGN §8: an attach EC2 still shows `attaching` after `stuckAttachMs` will not finish; it is
+ * detached and retried from scratch, and waiting for it longer cannot help.
+ */
+export function attachStuck(seen: Pick<Ec2Attachment, 'state' | 'attachTime'>, fallbackSince: number, now: number,
+  config: Pick<PlanConfig, 'stuckAttachMs'>): boolean {
+  return seen.state === 'attaching' && attachingFor(seen, fallbackSince, now) > config.stuckAttachMs;
 }

@@ -8,7 +8,7 @@ import { decideDetach, nodeOfAttachment, type DetachDecision } from './detach-de
 import { isMounted } from './nodes.js';
 import { INCOMPLETE_INPUT, inScope, nodeInDetachScope } from './guards.js';
 import { lostAttachMayLand } from './attachment-facts.js';
-import { instanceStateOf, ec2ShowsAttachment } from './observed.js';
+import { attachingFor, attachStuck, instanceStateOf, ec2ShowsAttachment } from './observed.js';
 import { blockedReason, claim, defer, sortedNodeNames, sortedRecords, type PlanContext } from './plan-context.js';
 import type { ActualAttachment, NodeName, VolumeRecord } from './types.js';
 
@@ -33,8 +33,8 @@ function isDesiredHere(ctx: PlanContext, record: VolumeRecord, attachment: Actua
 function stuckDecision(ctx: PlanContext, record: VolumeRecord, attachment: ActualAttachment): DetachDecision {
   const seen = ctx.observations.volumes?.get(record.volumeId)?.attachments.find((a) => a.instanceId === attachment.instanceId);
   if (seen?.state !== 'attaching') return { detach: false, why: 'attach in progress; a stuck attach is judged only on what EC2 says this pass' };
-  const attaching = ctx.now - (seen.attachTime ?? attachment.since);
-  if (attaching <= ctx.config.stuckAttachMs) return { detach: false, why: 'attach in progress' };
+  if (!attachStuck(seen, attachment.since, ctx.now, ctx.config)) return { detach: false, why: 'attach in progress' };
+  const attaching = attachingFor(seen, attachment.since, ctx.now);
   const node = nodeOfAttachment(ctx.desired.nodes.get(attachment.nodeName), attachment);
   if (attachment.reported && node?.ready && !node.outOfService && isMounted(node.volumesInUse, record.uniqueName)) {
     return { detach: false, why: `attach stuck but already reported and mounted on Ready node ${attachment.nodeName}` };

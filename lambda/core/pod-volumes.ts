@@ -5,9 +5,10 @@
  * Volumes of any other kind are ignored without a word: they are not ours.
  */
 import { accessModesOf, allowsMultiAttach } from './access-modes.js';
-import type { KubePodVolume, KubePv, KubePvc } from './kube.js';
-import { EBS_CSI_DRIVER, type AccessMode, type PodRef, type VolumeId, type VolumeSource } from './types.js';
-import { parseVolumeId } from './volume-id.js';
+import type { KubePod, KubePodVolume, KubePv, KubePvc } from './kube.js';
+import { podRefOf } from './pods.js';
+import type { AccessMode, PodRef, VolumeId, VolumeSource } from './types.js';
+import { volumeOfInline, volumeOfPv } from './volume-sources.js';
 
 export type VolumeResolution =
   | { kind: 'ebs'; volumeId: VolumeId; accessModes: AccessMode[]; multiAttach: boolean; source: VolumeSource }
@@ -21,18 +22,23 @@ export interface ClaimLookup {
 
 const IGNORED: VolumeResolution = { kind: 'ignored' };
 
+/** PVCs by namespace/name and PVs by name, from lists read from the cluster. */
+export function claimLookup(pvcs: readonly KubePvc[], pvs: readonly KubePv[]): ClaimLookup {
+  const byClaim = new Map(pvcs.map((pvc) => [`${pvc.metadata.namespace ?? ''}/${pvc.metadata.name ?? ''}`, pvc]));
+  const byName = new Map(pvs.map((pv) => [pv.metadata.name ?? '', pv]));
+  return { pvc: (namespace, name) => byClaim.get(`${namespace}/${name}`), pv: (name) => byName.get(name) };
+}
+
 function badId(raw: string, where: string, error: string): VolumeResolution {
   return { kind: 'skipped', reason: `${where} has an invalid EBS volume id ${JSON.stringify(raw)}`, problem: `${where}: ${error}` };
 }
 
 function fromPv(pv: KubePv, pvName: string): VolumeResolution {
-  const csi = pv.spec?.csi;
-  const raw = csi?.driver === EBS_CSI_DRIVER ? csi.volumeHandle : pv.spec?.awsElasticBlockStore?.volumeID;
-  if (raw === undefined) return IGNORED;
-  const parsed = parseVolumeId(raw);
-  if (!parsed.ok) return badId(raw, `PV ${pvName}`, parsed.error);
+  const volume = volumeOfPv(pv);
+  if (volume.kind === 'not-ours') return IGNORED;
+  if (volume.kind === 'invalid') return badId(volume.raw, `PV ${pvName}`, volume.error);
   const accessModes = accessModesOf(pv.spec?.accessModes);
-  return { kind: 'ebs', volumeId: parsed.volumeId, accessModes, multiAttach: allowsMultiAttach(accessModes), source: { kind: 'pv', pvName } };
+  return { kind: 'ebs', volumeId: volume.volumeId, accessModes, multiAttach: allowsMultiAttach(accessModes), source: { kind: 'pv', pvName } };
 }
 
 /** Upstream's ephemeral.VolumeIsForPod: the PVC must be controlled by this very pod. */
@@ -62,17 +68,44 @@ function fromClaim(pod: PodRef, claimName: string, ephemeral: boolean, lookup: C
 }
 
 function fromInline(pod: PodRef, volume: KubePodVolume): VolumeResolution {
-  const raw = volume.awsElasticBlockStore!.volumeID;
-  const parsed = parseVolumeId(raw);
-  if (!parsed.ok) return badId(raw, `inline volume ${volume.name} of pod ${pod.namespace}/${pod.name}`, parsed.error);
+  const resolved = volumeOfInline(volume.awsElasticBlockStore!);
+  if (resolved.kind === 'invalid') return badId(resolved.raw, `inline volume ${volume.name} of pod ${pod.namespace}/${pod.name}`, resolved.error);
   // Inline volumes carry no access modes: exclusive.
-  return { kind: 'ebs', volumeId: parsed.volumeId, accessModes: [], multiAttach: false, source: { kind: 'inline', podVolumeName: volume.name } };
+  return { kind: 'ebs', volumeId: resolved.volumeId, accessModes: [], multiAttach: false, source: { kind: 'inline', podVolumeName: volume.name } };
+}
+
+/** Upstream's ephemeral.VolumeClaimName: a generic ephemeral volume's PVC is `<pod>-<volume>`. */
+export function ephemeralClaimName(podName: string, volumeName: string): string {
+  return `${podName}-${volumeName}`;
+}
+
+/** Every claim a pod's volumes use, once each: what must be read to resolve them. */
+export function claimNamesOf(pod: KubePod): string[] {
+  const names = (pod.spec?.volumes ?? []).flatMap((volume) => {
+    if (volume.persistentVolumeClaim) return [volume.persistentVolumeClaim.claimName];
+    if (volume.ephemeral) return [ephemeralClaimName(pod.metadata.name ?? '', volume.name)];
+    return [];
+  });
+  return [...new Set(names)];
 }
 
 /** `pod` is the validated reference of the pod that holds `volume`. */
 export function resolvePodVolume(pod: PodRef, volume: KubePodVolume, lookup: ClaimLookup): VolumeResolution {
   if (volume.persistentVolumeClaim) return fromClaim(pod, volume.persistentVolumeClaim.claimName, false, lookup);
-  if (volume.ephemeral) return fromClaim(pod, `${pod.name}-${volume.name}`, true, lookup);
+  if (volume.ephemeral) return fromClaim(pod, ephemeralClaimName(pod.name, volume.name), true, lookup);
   if (volume.awsElasticBlockStore) return fromInline(pod, volume);
   return IGNORED;
+}
+
+/**
+ * Every EBS volume a pod names, whether or not the pod counts for the desired state (a
+ * terminated pod's volumes still need looking at: they may have to leave its node).
+ */
+export function volumesOfPod(pod: KubePod, lookup: ClaimLookup): VolumeId[] {
+  const ref = podRefOf(pod);
+  if (ref === undefined) return [];
+  return (pod.spec?.volumes ?? []).flatMap((volume) => {
+    const resolved = resolvePodVolume(ref, volume, lookup);
+    return resolved.kind === 'ebs' ? [resolved.volumeId] : [];
+  });
 }

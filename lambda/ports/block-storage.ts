@@ -2,7 +2,7 @@
  * EBS through EC2 (DESIGN §8). Implemented by `adapters/ec2`. Every EC2 error is
  * classified here into a domain outcome; callers never see an AWS error code.
  */
-import type { Ec2AttachmentState, InstanceId, InstanceState, VolumeId, VolumeObservation } from '../core/types.js';
+import type { Ec2Attachment, Ec2AttachmentState, InstanceId, InstanceState, VolumeId, VolumeObservation } from '../core/types.js';
 
 /** Failures shared by attach and detach. `throttled` and `transient` may be retried; `failed` may not. */
 export type CommonFailure =
@@ -51,6 +51,12 @@ export interface WaitRequest {
   target: 'attached' | 'detached';
   /** Epoch ms after which the wait returns what it last saw. */
   deadline: number;
+  /**
+   * Asked with each attachment EC2 shows for this (volume, instance) and the time: true ends the wait
+   * early, returning what was seen (e.g. an attach the caller judges stuck). The adapter holds no
+   * threshold of its own; without it, only the target, a vanished volume or the deadline end the wait.
+   */
+  giveUp?: (seen: Ec2Attachment, now: number) => boolean;
 }
 
 export interface WaitResult {
@@ -60,8 +66,6 @@ export interface WaitResult {
   reachedTarget: boolean;
   /** EC2's AttachTime of the attachment last seen (epoch ms), when there was one. */
   attachTime?: number;
-  /** Still `attaching` longer than the stuck threshold (90 s): detach and retry from scratch (DESIGN §8). */
-  stuck?: boolean;
 }
 
 export interface BlockStorage {
@@ -73,6 +77,10 @@ export interface BlockStorage {
   describeInstanceVolumes(instanceId: InstanceId): Promise<VolumeObservation[]>;
   /** Instance states; ids EC2 does not know come back `missing`. */
   describeInstances(instanceIds: InstanceId[]): Promise<Map<InstanceId, InstanceState | 'missing'>>;
-  /** Polls with backoff (1 s, ×1.8) until the target state or the deadline; never throws on timeout. */
+  /**
+   * Polls with backoff (1 s, ×1.8) until the target state, the deadline, a vanished volume (when
+   * waiting for `attached`) or `giveUp`; returns what it last saw and never throws on timeout. Throws
+   * only when EC2 never answered before the deadline.
+   */
   waitFor(request: WaitRequest): Promise<WaitResult>;
 }

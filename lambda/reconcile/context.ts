@@ -1,12 +1,12 @@
 /**
- * The state one pass carries from planning through execution to reporting. `actual` and
- * `reported` are kept current as writes succeed, so later steps decide on what is true now.
+ * The state one pass carries from planning through execution to reporting. `actual` is kept
+ * current as writes succeed (and node lists by `nodeStatus`), so later steps decide on what is true now.
  */
 import type { Action } from '../core/actions.js';
 import { volumeSpecName } from '../core/events.js';
-import type { AttachedVolume } from '../core/kube.js';
 import type { DesiredAttachment, DesiredState, NodeName, Observations, ActualState, VolumeId } from '../core/types.js';
 import type { Deadline } from './deadline.js';
+import type { NodeStatusUpdater } from './node-status.js';
 import type { ReconcileDeps } from './types.js';
 
 export interface PassContext {
@@ -15,21 +15,15 @@ export interface PassContext {
   desired: DesiredState;
   actual: ActualState;
   observations: Observations;
-  /** What each node's `status.volumesAttached` lists now (read, then updated after each write). */
-  reported: Map<NodeName, AttachedVolume[]>;
+  /** The only writer of node status in this pass: owns what each node's list says and what left it. */
+  nodeStatus: NodeStatusUpdater;
   /** PV name of each volume, for VolumeAttachment references. */
   pvNames: Map<VolumeId, string>;
-  /** (volume, node) pairs removed from the node's reported list in this pass: their detach may go ahead. */
-  unreported: Set<string>;
-  /** (volume, node) pairs whose attachment changed in this pass: their VolumeAttachment is brought in line. */
+  /** (volume, node) pairs (`pairKey`) whose attachment changed in this pass: their VolumeAttachment is brought in line. */
   touched: Set<string>;
   reportErrors: string[];
   /** The plan again for one volume, on its freshly read record (after a conflicting write). */
   replan(volumeId: VolumeId): Action[];
-}
-
-export function pairKey(volumeId: VolumeId, nodeName: NodeName): string {
-  return `${volumeId}|${nodeName}`;
 }
 
 export function desiredAttachment(ctx: PassContext, volumeId: VolumeId, nodeName: NodeName): DesiredAttachment | undefined {
@@ -57,7 +51,7 @@ export function reservedDevices(actual: ActualState, instanceId: string): string
 }
 
 /** Runs a reporting side effect; a failure is written down, never thrown through the pass. */
-export async function bestEffort(ctx: PassContext, what: string, effect: () => Promise<unknown>): Promise<void> {
+export async function bestEffort(ctx: Pick<PassContext, 'deps' | 'reportErrors'>, what: string, effect: () => Promise<unknown>): Promise<void> {
   try {
     await effect();
   } catch (error) {

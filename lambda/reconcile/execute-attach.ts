@@ -5,10 +5,12 @@
  */
 import type { AttachAction } from '../core/actions.js';
 import { attachFailedEvent, attachSucceededEvent, type VolumeEvent } from '../core/events.js';
+import { attachStuck } from '../core/observed.js';
 import { completeAttach, failOperation, leaveInProgress } from '../core/transitions.js';
 import { lockKey } from '../core/types.js';
+import { pairKey } from '../core/volume-attachments.js';
 import type { AttachOutcome } from '../ports/block-storage.js';
-import { bestEffort, desiredAttachment, pairKey, reservedDevices, specNameOf, type PassContext } from './context.js';
+import { bestEffort, desiredAttachment, reservedDevices, specNameOf, type PassContext } from './context.js';
 import { observeVolume } from './observe.js';
 import { startOperation } from './operation-start.js';
 import { onRecord, writeRecord, type Step } from './records.js';
@@ -49,9 +51,12 @@ async function settle(
   finish: (step: Step) => ReturnType<typeof writeRecord>,
   result: ResultOf,
 ): Promise<ActionResult> {
+  // An attach the core judges stuck is not worth waiting for: the next pass detaches and retries it.
+  const since = ctx.actual.get(action.volumeId)?.attachments[action.nodeName]?.since ?? calledAt;
   const waited = await ctx.deps.blockStorage.waitFor({
     volumeId: action.volumeId, instanceId: action.instanceId, target: 'attached',
     deadline: ctx.deadline.waitUntil(ctx.deps.settings.maxAttachWaitMs),
+    giveUp: (seen, now) => attachStuck(seen, since, now, ctx.deps.settings.plan),
   });
   const now = ctx.deps.clock();
   if (waited.reachedTarget) {

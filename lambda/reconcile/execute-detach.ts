@@ -6,8 +6,9 @@
 import type { DetachAction } from '../core/actions.js';
 import { completeDetach, failOperation, leaveInProgress } from '../core/transitions.js';
 import { lockKey } from '../core/types.js';
+import { pairKey } from '../core/volume-attachments.js';
 import type { DetachOutcome } from '../ports/block-storage.js';
-import { pairKey, type PassContext } from './context.js';
+import type { PassContext } from './context.js';
 import { startOperation } from './operation-start.js';
 import { onRecord, removeIfEmpty, writeRecord, type Step } from './records.js';
 import type { ActionResult, ResultOf } from './types.js';
@@ -22,7 +23,7 @@ export async function executeDetach(ctx: PassContext, planned: DetachAction): Pr
     ...(forcedTrigger === undefined ? {} : { forcedTrigger }), ...extra,
   });
   if (!ctx.deadline.canStart(MIN_DETACH_MS)) return result('deferred', 'no time left in this pass');
-  if (planned.requiresUnreport && !ctx.unreported.has(pairKey(planned.volumeId, planned.nodeName))) {
+  if (planned.requiresUnreport && !ctx.nodeStatus.wasUnreported(planned.volumeId, planned.nodeName)) {
     return result('deferred', 'not removed from the node\'s reported list: detaching now could pull a volume the kubelet uses');
   }
   const stillUnmounted = await unmountedRightNow(ctx, planned);

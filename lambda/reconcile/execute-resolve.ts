@@ -5,7 +5,8 @@
 import type { ResolveAction } from '../core/actions.js';
 import { resolveExpired } from '../core/transitions.js';
 import { lockKey } from '../core/types.js';
-import { pairKey, type PassContext } from './context.js';
+import { pairKey } from '../core/volume-attachments.js';
+import type { PassContext } from './context.js';
 import { onRecord, writeRecord } from './records.js';
 import type { ActionResult, ResultOf } from './types.js';
 import { syncVolumeAttachment } from './volume-attachments.js';

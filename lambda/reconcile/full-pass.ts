@@ -9,15 +9,17 @@
  */
 import { buildDesiredState } from '../core/desired-state.js';
 import type { ClusterSnapshot } from '../core/kube.js';
+import { seedDue, unsettledTargets, verificationDue, verificationTargets } from '../core/verification.js';
+import { pvNamesByVolume } from '../core/volume-sources.js';
 import type { ControllerState } from '../ports/volume-store.js';
 import type { PassContext } from './context.js';
 import { dryRunStore } from './dry-run.js';
 import { createPassContext, planAndExecute, summarize } from './pass.js';
-import { reportVolumeAttachments } from './report.js';
 import { seedFromCluster } from './seed.js';
-import { EMPTY_SNAPSHOT, pvNamesOf } from './snapshot.js';
+import { EMPTY_SNAPSHOT } from './snapshot.js';
 import type { Budget, PassOptions, PassReport, ReconcileDeps } from './types.js';
-import { unsettledTargets, verificationTargets, verifyAgainstEc2 } from './verify.js';
+import { verifyAgainstEc2 } from './verify.js';
+import { reportVolumeAttachments } from './volume-attachments.js';
 
 export async function runFullPass(baseDeps: ReconcileDeps, budget: Budget, options: PassOptions = {}): Promise<PassReport> {
   const dryRun = options.dryRun === true;
@@ -27,12 +29,12 @@ export async function runFullPass(baseDeps: ReconcileDeps, budget: Budget, optio
   const cluster = await readCluster(deps);
   const [controllerState, scanned] = await Promise.all([deps.store.getControllerState(), deps.store.scan()]);
   const desired = buildDesiredState(cluster.snapshot, { complete: cluster.complete });
-  const ctx = createPassContext(deps, budget, desired, new Map(scanned.records), pvNamesOf(cluster.snapshot.pvs));
+  const ctx = createPassContext(deps, budget, desired, new Map(scanned.records), pvNamesByVolume(cluster.snapshot.pvs));
 
-  const seeded = cluster.complete && controllerState.seededAt === undefined;
+  const seeded = seedDue(cluster.complete, controllerState.seededAt);
   if (seeded) deps.log.info('seeding the actual state from the cluster', { claims: await seedFromCluster(ctx, cluster.snapshot) });
-  const due = seeded || controllerState.lastVerifiedAt === undefined || startedAt - controllerState.lastVerifiedAt >= deps.settings.syncPeriodMs;
-  const targets = due ? verificationTargets(ctx) : unsettledTargets(ctx);
+  const due = verificationDue(seeded, controllerState.lastVerifiedAt, startedAt, deps.settings.syncPeriodMs);
+  const targets = due ? verificationTargets(ctx.desired, ctx.actual) : unsettledTargets(ctx.actual);
   const asked = (due || targets.volumeIds.length > 0) && (await verifyAgainstEc2(ctx, targets.volumeIds, targets.instanceIds)) !== undefined;
   const verified = due && asked;
 

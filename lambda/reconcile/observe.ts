@@ -3,17 +3,11 @@
  * records with the pure `applyObservation`, each written with a compare-and-swap.
  */
 import { applyObservation, seedUncertain } from '../core/transitions.js';
-import type { DesiredState, InstanceId, NodeName, VolumeId, VolumeObservation } from '../core/types.js';
-import { pairKey, type PassContext } from './context.js';
+import type { InstanceId, NodeName, VolumeId, VolumeObservation } from '../core/types.js';
+import { clusterKnows, nodesByInstance } from '../core/verification.js';
+import { pairKey } from '../core/volume-attachments.js';
+import type { PassContext } from './context.js';
 import { writeRecord } from './records.js';
-import { volumeOfUniqueName } from './snapshot.js';
-
-/** Instance → node for every node the desired state knows, so EC2 attachments can be named. */
-export function nodesByInstance(desired: Pick<DesiredState, 'nodes'>): Map<InstanceId, NodeName> {
-  const map = new Map<InstanceId, NodeName>();
-  for (const view of desired.nodes.values()) if (view.instanceId !== undefined) map.set(view.instanceId, view.name);
-  return map;
-}
 
 /**
  * Corrects one volume's record with EC2's view. A volume with no record that EC2 shows attached
@@ -26,7 +20,7 @@ export async function applyVolumeObservation(ctx: PassContext, observation: Volu
   const volumeId = observation.volumeId;
   let record = ctx.actual.get(volumeId);
   if (record === undefined) {
-    if (!clusterKnows(ctx, volumeId)) return;
+    if (!clusterKnows(ctx.desired, volumeId)) return;
     const first = observation.attachments.find((a) => a.state !== 'detached' && byInstance.has(a.instanceId));
     if (first === undefined) return;
     const seeded = seedUncertain(undefined, { volumeId, nodeName: byInstance.get(first.instanceId) as string, instanceId: first.instanceId, device: first.device }, now);
@@ -45,15 +39,6 @@ export async function applyVolumeObservation(ctx: PassContext, observation: Volu
   for (const attachment of [...Object.keys(record.attachments), ...Object.keys(written.record.attachments)]) {
     ctx.touched.add(pairKey(volumeId, attachment));
   }
-}
-
-function clusterKnows(ctx: PassContext, volumeId: VolumeId): boolean {
-  if (ctx.desired.attachments.some((a) => a.volumeId === volumeId)) return true;
-  for (const view of ctx.desired.nodes.values()) {
-    const names = [...view.volumesAttached.map((v) => v.name), ...view.volumesInUse];
-    if (names.some((name) => volumeOfUniqueName(name) === volumeId)) return true;
-  }
-  return false;
 }
 
 /** DescribeVolumes for one volume (e.g. after `attached-elsewhere`), applied to its record. */

@@ -9,26 +9,27 @@ import type { PassContext } from './context.js';
 import { Deadline } from './deadline.js';
 import { executePlan } from './execute.js';
 import { recordFacts } from './facts.js';
+import { NodeStatusUpdater } from './node-status.js';
 import { removeIfEmpty } from './records.js';
-import { reportNodes } from './report.js';
 import type { ActionResult, Budget, PassReport, ReconcileDeps } from './types.js';
 
 export function createPassContext(
   deps: ReconcileDeps, budget: Budget, desired: DesiredState, actual: ActualState, pvNames: Map<VolumeId, string>,
 ): PassContext {
-  const ctx: PassContext = {
+  const pass: Omit<PassContext, 'nodeStatus' | 'replan'> = {
     deps,
     deadline: new Deadline(budget, deps.clock, deps.settings.reserveMs),
     desired,
     actual,
     observations: {},
-    reported: new Map([...desired.nodes].map(([name, view]) => [name, view.volumesAttached])),
     pvNames,
-    unreported: new Set(),
     touched: new Set(),
     reportErrors: [],
-    replan: (volumeId) => replanVolume(ctx, volumeId),
   };
+  const ctx: PassContext = Object.assign(pass, {
+    nodeStatus: new NodeStatusUpdater(pass),
+    replan: (volumeId: VolumeId) => replanVolume(ctx, volumeId),
+  });
   return ctx;
 }
 
@@ -55,7 +56,7 @@ export async function planAndExecute(ctx: PassContext, dryRun: boolean): Promise
   if (dryRun) return { plan: planned, results: [] };
   await recordFacts(ctx, planned.detachRequests ?? []);
   const results = await executePlan(ctx, planned);
-  await reportNodes(ctx);
+  await ctx.nodeStatus.reportAll();
   await forgetEmptyRecords(ctx);
   return { plan: planned, results };
 }

@@ -1,68 +1,34 @@
 /**
- * Taking over from kube-controller-manager: on the first full pass (no `seededAt`), every
- * attachment the cluster claims — node `status.volumesAttached` and attached VolumeAttachments —
- * is recorded as `uncertain`; verification against EC2 in the same pass then settles each.
+ * Taking over from kube-controller-manager: on the first full pass (no `seededAt`), the attachments
+ * the core finds claimed by the cluster (core/takeover.ts) are recorded `uncertain`, one
+ * compare-and-swap per volume; verification against EC2 in the same pass then settles each.
  */
 import type { ClusterSnapshot } from '../core/kube.js';
-import { seedUncertain, type SeedInput } from '../core/transitions.js';
-import { EBS_CSI_DRIVER, type VolumeId, type VolumeRecord } from '../core/types.js';
-import { parseVolumeId } from '../core/volume-id.js';
+import { takeoverSeeds } from '../core/takeover.js';
+import { seedUncertain, type SeedInput, type Transition } from '../core/transitions.js';
+import type { VolumeRecord } from '../core/types.js';
 import type { PassContext } from './context.js';
 import { writeRecord } from './records.js';
-import { volumeOfPv, volumeOfUniqueName } from './snapshot.js';
 
 /** Seeds the actual state; returns how many (volume, node) claims were found. */
 export async function seedFromCluster(ctx: PassContext, snapshot: ClusterSnapshot): Promise<number> {
-  const claims = [...claimsFromNodes(ctx), ...claimsFromVolumeAttachments(ctx, snapshot)];
-  const byVolume = new Map<VolumeId, SeedInput[]>();
-  for (const claim of claims) byVolume.set(claim.volumeId, [...(byVolume.get(claim.volumeId) ?? []), claim]);
+  const byVolume = takeoverSeeds(ctx.desired.nodes, snapshot);
   const now = ctx.deps.clock();
+  let claims = 0;
   for (const [volumeId, inputs] of byVolume) {
-    const step = (record: VolumeRecord | undefined) => {
-      let next = record;
-      for (const input of inputs) {
-        const seeded = seedUncertain(next, input, now);
-        if (!seeded.ok) return seeded;
-        next = seeded.record;
-      }
-      return { ok: true as const, record: next as VolumeRecord };
-    };
-    const written = await writeRecord(ctx.deps.store, ctx.actual, volumeId, ctx.actual.get(volumeId), step);
+    claims += inputs.length;
+    const written = await writeRecord(ctx.deps.store, ctx.actual, volumeId, ctx.actual.get(volumeId), (record) => seedAll(record, inputs, now));
     if (!written.ok) ctx.deps.log.warn('could not seed volume', { volumeId, reason: written.reason });
   }
-  return claims.length;
-}
-
-function claimsFromNodes(ctx: PassContext): SeedInput[] {
-  const claims: SeedInput[] = [];
-  for (const view of ctx.desired.nodes.values()) {
-    if (!view.managed || view.instanceId === undefined) continue;
-    for (const entry of view.volumesAttached) {
-      const volumeId = volumeOfUniqueName(entry.name);
-      if (volumeId === undefined) continue;
-      claims.push({ volumeId, nodeName: view.name, instanceId: view.instanceId, device: entry.devicePath, reported: true });
-    }
-  }
   return claims;
 }
 
-function claimsFromVolumeAttachments(ctx: PassContext, snapshot: ClusterSnapshot): SeedInput[] {
-  const pvs = new Map(snapshot.pvs.map((pv) => [pv.metadata.name ?? '', pv]));
-  const claims: SeedInput[] = [];
-  for (const va of snapshot.volumeAttachments) {
-    if (va.spec.attacher !== EBS_CSI_DRIVER || va.status?.attached !== true) continue;
-    const pv = pvs.get(va.spec.source.persistentVolumeName ?? '');
-    const inline = va.spec.source.inlineVolumeSpec?.csi?.volumeHandle;
-    const volumeId = pv ? volumeOfPv(pv) : inline === undefined ? undefined : idOf(inline);
-    const instanceId = ctx.desired.nodes.get(va.spec.nodeName)?.instanceId;
-    if (volumeId === undefined || instanceId === undefined) continue;
-    const device = va.status.attachmentMetadata?.devicePath;
-    claims.push({ volumeId, nodeName: va.spec.nodeName, instanceId, ...(device === undefined ? {} : { device }) });
+function seedAll(record: VolumeRecord | undefined, inputs: SeedInput[], now: number): Transition {
+  let next = record;
+  for (const input of inputs) {
+    const seeded = seedUncertain(next, input, now);
+    if (!seeded.ok) return seeded;
+    next = seeded.record;
   }
-  return claims;
-}
-
-function idOf(raw: string): VolumeId | undefined {
-  const parsed = parseVolumeId(raw);
-  return parsed.ok ? parsed.volumeId : undefined;
+  return { ok: true, record: next as VolumeRecord };
 }

@@ -7,13 +7,13 @@
  * full pass remains the safety net; nothing is decided on a partial read.
  */
 import { buildDesiredState } from '../core/desired-state.js';
-import type { ClusterSnapshot, KubePod } from '../core/kube.js';
-import { resolvePodVolume } from '../core/pod-volumes.js';
-import { podRefOf } from '../core/pods.js';
+import type { ClusterSnapshot } from '../core/kube.js';
+import { claimLookup, volumesOfPod } from '../core/pod-volumes.js';
 import { parseProviderId } from '../core/provider-id.js';
 import type { ActualState, DesiredState, InstanceId, NodeName, VolumeId } from '../core/types.js';
+import { volumeOfNodeStatusName } from '../core/volume-sources.js';
 import type { CorruptItem } from '../ports/volume-store.js';
-import { mergeSnapshots, volumeOfUniqueName } from './snapshot.js';
+import { mergeSnapshots } from './snapshot.js';
 import type { ReconcileDeps, Target } from './types.js';
 
 export interface TargetedInputs {
@@ -51,7 +51,8 @@ async function seedsOf(deps: ReconcileDeps, target: Target, reading: Reading): P
       const closure = await deps.cluster.readPod(target.namespace, target.name);
       if (closure.pod === undefined) return [];
       reading.parts.push({ pods: [closure.pod], pvcs: closure.pvcs, pvs: closure.pvs });
-      for (const id of volumesOfPod(closure.pod, mergeSnapshots(reading.parts))) reading.volumes.add(id);
+      const known = mergeSnapshots(reading.parts);
+      for (const id of volumesOfPod(closure.pod, claimLookup(known.pvcs, known.pvs))) reading.volumes.add(id);
       return closure.pod.spec?.nodeName ? [closure.pod.spec.nodeName] : [];
     }
     case 'node':
@@ -104,27 +105,15 @@ function attachedNodes(actual: ActualState, volumes: Set<VolumeId>): NodeName[] 
   return [...volumes].flatMap((id) => Object.keys(actual.get(id)?.attachments ?? {}));
 }
 
-/** Every EBS volume a pod names (terminated or not): the pass must look at it either way. */
-function volumesOfPod(pod: KubePod, snapshot: ClusterSnapshot): VolumeId[] {
-  const pvcs = new Map(snapshot.pvcs.map((pvc) => [`${pvc.metadata.namespace ?? ''}/${pvc.metadata.name ?? ''}`, pvc]));
-  const pvs = new Map(snapshot.pvs.map((pv) => [pv.metadata.name ?? '', pv]));
-  const lookup = { pvc: (ns: string, name: string) => pvcs.get(`${ns}/${name}`), pv: (name: string) => pvs.get(name) };
-  const ref = podRefOf(pod);
-  if (ref === undefined) return [];
-  return (pod.spec?.volumes ?? []).flatMap((volume) => {
-    const resolved = resolvePodVolume(ref, volume, lookup);
-    return resolved.kind === 'ebs' ? [resolved.volumeId] : [];
-  });
-}
-
 /** Volumes the read nodes use or report: their records must be loaded before the plan looks at those nodes. */
 function volumesOnNodes(snapshot: ClusterSnapshot, nodes: Set<NodeName>): VolumeId[] {
   const ids: VolumeId[] = [];
-  for (const pod of snapshot.pods) if (nodes.has(pod.spec?.nodeName ?? '')) ids.push(...volumesOfPod(pod, snapshot));
+  const lookup = claimLookup(snapshot.pvcs, snapshot.pvs);
+  for (const pod of snapshot.pods) if (nodes.has(pod.spec?.nodeName ?? '')) ids.push(...volumesOfPod(pod, lookup));
   for (const node of snapshot.nodes) {
     const names = [...(node.status?.volumesAttached ?? []).map((v) => v.name), ...(node.status?.volumesInUse ?? [])];
     for (const name of names) {
-      const id = volumeOfUniqueName(name);
+      const id = volumeOfNodeStatusName(name);
       if (id !== undefined) ids.push(id);
     }
   }

@@ -3,13 +3,14 @@
  * the target (targeted-load.ts), asks EC2 about just those volumes and instances, and then plans,
  * acts and reports exactly as the full pass does, within the scope it read.
  */
+import { instancesOf } from '../core/verification.js';
+import { pvNamesByVolume } from '../core/volume-sources.js';
 import { dryRunStore } from './dry-run.js';
 import { createPassContext, planAndExecute, summarize } from './pass.js';
-import { reportVolumeAttachments } from './report.js';
-import { pvNamesOf } from './snapshot.js';
 import { loadTargeted } from './targeted-load.js';
 import type { Budget, PassOptions, PassReport, ReconcileDeps, Target } from './types.js';
-import { instancesOf, verifyAgainstEc2 } from './verify.js';
+import { verifyAgainstEc2 } from './verify.js';
+import { reportVolumeAttachments } from './volume-attachments.js';
 
 export async function runTargetedPass(baseDeps: ReconcileDeps, target: Target, budget: Budget, options: PassOptions = {}): Promise<PassReport> {
   const dryRun = options.dryRun === true;
@@ -17,9 +18,9 @@ export async function runTargetedPass(baseDeps: ReconcileDeps, target: Target, b
   const startedAt = deps.clock();
   const passId = options.passId ?? deps.newId();
   const inputs = await loadTargeted(deps, target);
-  const ctx = createPassContext(deps, budget, inputs.desired, inputs.actual, pvNamesOf(inputs.snapshot.pvs));
+  const ctx = createPassContext(deps, budget, inputs.desired, inputs.actual, pvNamesByVolume(inputs.snapshot.pvs));
 
-  const instanceIds = instancesOf(ctx, target.kind === 'instance' ? [target.instanceId] : []);
+  const instanceIds = instancesOf(ctx.desired, ctx.actual, target.kind === 'instance' ? [target.instanceId] : []);
   const verified = (await verifyAgainstEc2(ctx, inputs.desired.scope?.volumes ?? [], instanceIds)) !== undefined;
 
   const executed = await planAndExecute(ctx, dryRun);

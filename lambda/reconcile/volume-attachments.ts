@@ -1,37 +1,51 @@
 /**
- * VolumeAttachment objects follow the actual state: attached → `status.attached` with the
- * devicePath the EBS node plugin needs; no attachment and not wanted → deleted; anything in
- * between is left as it is until EC2 settles.
+ * Carrying out the VolumeAttachment changes the core decides (core/volume-attachments.ts): after
+ * each attach, detach or resolve for its pair, and at the end of a pass for every touched pair
+ * (plus, in a full pass, whatever the listed objects show out of line). Writes are best effort.
  */
+import type { ClusterSnapshot } from '../core/kube.js';
 import type { NodeName, VolumeId } from '../core/types.js';
+import {
+  indexVolumeAttachments, volumeAttachmentChange, volumeAttachmentChanges, type VolumeAttachmentChange,
+} from '../core/volume-attachments.js';
 import type { VolumeAttachmentRef } from '../ports/cluster.js';
-import { bestEffort, desiredAttachment, type PassContext } from './context.js';
+import { bestEffort, type PassContext } from './context.js';
 
 export function volumeAttachmentRef(ctx: PassContext, volumeId: VolumeId, nodeName: NodeName): VolumeAttachmentRef {
   const pvName = ctx.pvNames.get(volumeId);
   return pvName === undefined ? { volumeId, nodeName } : { volumeId, nodeName, pvName };
 }
 
-/**
- * Brings one (volume, node) VolumeAttachment in line with the actual state. `claimsAttached`: the
- * caller read the object and it says attached (a full pass knows; other callers do not).
- */
-export async function syncVolumeAttachment(ctx: PassContext, volumeId: VolumeId, nodeName: NodeName, claimsAttached = false): Promise<void> {
-  if (ctx.desired.scope !== undefined && !ctx.desired.scope.volumes.includes(volumeId)) return;
-  const attachment = ctx.actual.get(volumeId)?.attachments[nodeName];
+async function apply(ctx: PassContext, change: VolumeAttachmentChange): Promise<void> {
+  const { volumeId, nodeName } = change;
   const ref = volumeAttachmentRef(ctx, volumeId, nodeName);
-  if (attachment === undefined) {
-    // Still wanted (an attach failed or waits): the VolumeAttachment keeps its attachError for the user,
-    // but never goes on claiming an attachment that is gone (detached while a pod came back to the node).
-    if (desiredAttachment(ctx, volumeId, nodeName) !== undefined) {
-      if (claimsAttached) await bestEffort(ctx, `report ${volumeId} not attached on ${nodeName}`, () => ctx.deps.cluster.upsertVolumeAttachment(ref, { attached: false }));
+  const cluster = ctx.deps.cluster;
+  switch (change.change) {
+    case 'report-attached':
+      await bestEffort(ctx, `report ${volumeId} attached on ${nodeName}`, () => cluster.upsertVolumeAttachment(ref, { attached: true, devicePath: change.devicePath }));
       return;
-    }
-    await bestEffort(ctx, `delete VolumeAttachment of ${volumeId} on ${nodeName}`, () => ctx.deps.cluster.deleteVolumeAttachment(ref));
-  } else if (attachment.state === 'attached' && attachment.device !== undefined) {
-    const status = { attached: true as const, devicePath: attachment.device };
-    await bestEffort(ctx, `report ${volumeId} attached on ${nodeName}`, () => ctx.deps.cluster.upsertVolumeAttachment(ref, status));
+    case 'report-not-attached':
+      await bestEffort(ctx, `report ${volumeId} not attached on ${nodeName}`, () => cluster.upsertVolumeAttachment(ref, { attached: false }));
+      return;
+    case 'delete':
+      await bestEffort(ctx, `delete VolumeAttachment of ${volumeId} on ${nodeName}`, () => cluster.deleteVolumeAttachment(ref));
   }
+}
+
+/** Brings one (volume, node) VolumeAttachment in line right after its attachment changed. */
+export async function syncVolumeAttachment(ctx: PassContext, volumeId: VolumeId, nodeName: NodeName): Promise<void> {
+  const change = volumeAttachmentChange(ctx.desired, ctx.actual, volumeId, nodeName);
+  if (change !== undefined) await apply(ctx, change);
+}
+
+/**
+ * End of a pass: every pair touched this pass; with `listed` (a full pass that read every
+ * VolumeAttachment) also every object out of line with the actual state.
+ */
+export async function reportVolumeAttachments(ctx: PassContext, listed: ClusterSnapshot | undefined): Promise<void> {
+  const existing = listed === undefined ? undefined : indexVolumeAttachments(listed);
+  const changes = volumeAttachmentChanges({ desired: ctx.desired, actual: ctx.actual, touched: ctx.touched, ...(existing === undefined ? {} : { existing }) });
+  for (const change of changes) await apply(ctx, change);
 }
 
 export async function reportAttachError(ctx: PassContext, volumeId: VolumeId, nodeName: NodeName, message: string): Promise<void> {

@@ -3,7 +3,7 @@
  * another; shared fixtures go through `fresh()` (a deep copy). Time is always an argument.
  */
 import { expect } from 'vitest';
-import type { ClusterSnapshot, KubeNode, KubePod, KubePodVolume, KubePv, KubePvc } from '../../lambda/core/kube.js';
+import type { ClusterSnapshot, KubeNode, KubePod, KubePodVolume, KubePv, KubePvc, KubeVolumeAttachment } from '../../lambda/core/kube.js';
 import { DEFAULT_PLAN_CONFIG, type PlanConfig } from '../../lambda/core/config.js';
 import { MANAGED_ANNOTATION, OUT_OF_SERVICE_TAINT } from '../../lambda/core/nodes.js';
 import {
@@ -121,6 +121,28 @@ export function pv(name: string, o: PvOptions = {}): KubePv {
   if (source === 'nfs') spec.nfs = { server: 'nfs.local', path: '/' };
   if (claim !== null) spec.claimRef = { namespace: 'default', name: claim, uid: o.claimUid ?? `uid-pvc-${claim}` };
   return { metadata: { name }, spec };
+}
+
+export interface VaOptions {
+  /** The PV it names (persistentVolumeName). */
+  pv?: string;
+  /** The inline CSI spec it carries (driver defaults to ebs.csi.aws.com). */
+  inline?: { volumeHandle: string; driver?: string };
+  attacher?: string;
+  /** `status.attached`, with the device when given; no status when undefined. */
+  attached?: boolean;
+  devicePath?: string;
+}
+
+export function va(nodeName: string, o: VaOptions = {}): KubeVolumeAttachment {
+  const source: KubeVolumeAttachment['spec']['source'] = {
+    ...(o.pv === undefined ? {} : { persistentVolumeName: o.pv }),
+    ...(o.inline === undefined ? {} : { inlineVolumeSpec: { csi: { driver: o.inline.driver ?? EBS_CSI_DRIVER, volumeHandle: o.inline.volumeHandle } } }),
+  };
+  const status = o.attached === undefined ? {} : {
+    status: { attached: o.attached, ...(o.devicePath === undefined ? {} : { attachmentMetadata: { devicePath: o.devicePath } }) },
+  };
+  return { metadata: { name: `csi-${o.pv ?? o.inline?.volumeHandle ?? 'none'}-${nodeName}` }, spec: { attacher: o.attacher ?? EBS_CSI_DRIVER, nodeName, source }, ...status };
 }
 
 export function snapshot(parts: Partial<ClusterSnapshot>): ClusterSnapshot {

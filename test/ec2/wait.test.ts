@@ -1,7 +1,7 @@
 /** waitForAttachment's schedule and edge cases, with a fake clock and scripted observations. */
 import { describe, expect, it } from 'vitest';
-import { isStuck, waitForAttachment } from '../../lambda/adapters/ec2/wait.js';
-import type { Ec2AttachmentState, VolumeObservation } from '../../lambda/core/types.js';
+import { waitForAttachment } from '../../lambda/adapters/ec2/wait.js';
+import type { Ec2Attachment, Ec2AttachmentState, VolumeObservation } from '../../lambda/core/types.js';
 import type { WaitRequest } from '../../lambda/ports/block-storage.js';
 
 const volume = (state?: Ec2AttachmentState, attachTime = 0): VolumeObservation => ({
@@ -55,23 +55,34 @@ describe('waitForAttachment', () => {
     await expect(waitForAttachment(observe, request('attached', 3_000), options)).rejects.toThrow('unreachable');
   });
 
-  it('an attach attaching for more than 90 s is returned at once as stuck', async () => {
+  it('stops at once when the caller gives up on what EC2 shows, returning it', async () => {
     const { observe, options, sleeps } = harness([volume('attaching', -91_000)]);
-    expect(await waitForAttachment(observe, request('attached', 600_000), options)).toMatchObject({ state: 'attaching', stuck: true, reachedTarget: false });
+    const seen: [string, number][] = [];
+    const giveUp = (attachment: Ec2Attachment, now: number) => (seen.push([attachment.state, now]), true);
+    expect(await waitForAttachment(observe, { ...request('attached', 600_000), giveUp }, options))
+      .toEqual({ state: 'attaching', device: '/dev/xvdaa', reachedTarget: false, attachTime: -91_000 });
+    expect(seen).toEqual([['attaching', 0]]);
     expect(sleeps).toEqual([]);
   });
-});
 
-describe('isStuck', () => {
-  it.each([
-    ['attaching for 91 s', 'attaching', 0, true],
-    ['attaching for exactly 90 s', 'attaching', 1_000, false],
-    ['attached long ago', 'attached', 0, false],
-  ] as const)('%s → %s', (_name, state, attachTime, stuck) => {
-    expect(isStuck({ state, attachTime }, 91_000)).toBe(stuck);
+  it('keeps waiting while the caller does not give up, and never asks it about a missing attachment', async () => {
+    const { observe, options, sleeps } = harness([volume(), volume('attaching'), volume('attached')]);
+    const asked: string[] = [];
+    const giveUp = (attachment: Ec2Attachment) => (asked.push(attachment.state), false);
+    expect((await waitForAttachment(observe, { ...request('attached', 60_000), giveUp }, options)).reachedTarget).toBe(true);
+    expect(asked).toEqual(['attaching']);
+    expect(sleeps).toHaveLength(2);
   });
 
-  it('without an AttachTime nothing is known to be stuck', () => {
-    expect(isStuck({ state: 'attaching' }, 1e12)).toBe(false);
+  it('stops waiting for an attach of a volume EC2 no longer has', async () => {
+    const { observe, options, sleeps } = harness([{ volumeId: 'vol-1', exists: false, attachments: [] }]);
+    expect(await waitForAttachment(observe, request('attached', 60_000), options)).toEqual({ state: 'detached', reachedTarget: false });
+    expect(sleeps).toEqual([]);
+  });
+
+  it('without a caller\'s judgement an attach attaching for ever is waited for until the deadline', async () => {
+    const { observe, options } = harness([volume('attaching', -1e9)]);
+    expect(await waitForAttachment(observe, request('attached', 10_000), options)).toMatchObject({ state: 'attaching', reachedTarget: false });
+    expect(options.now()).toBe(10_000);
   });
 });

@@ -53,6 +53,21 @@ describe('executing a plan', () => {
     expect(report.converged).toBe(false);
   });
 
+  it('waits for an attach only until the core judges it stuck (stuckAttachMs after EC2\'s AttachTime, else after the intent)', async () => {
+    const { pass, ec2 } = harness(podOnA());
+
+    await pass();
+
+    const giveUp = ec2.lastWait?.giveUp;
+    const seen = (state: 'attaching' | 'attached', attachTime?: number) => ({ instanceId: instanceOf('node-a'), state, device: '/dev/xvdaa', ...(attachTime === undefined ? {} : { attachTime }) });
+    expect([
+      giveUp?.(seen('attaching', T0), T0 + 90_000),
+      giveUp?.(seen('attaching', T0), T0 + 90_001),
+      giveUp?.(seen('attaching'), T0 + 90_001),
+      giveUp?.(seen('attached', T0), T0 + 600_000),
+    ]).toEqual([false, true, true, false]);
+  });
+
   it('records a failed attach with backoff and tells the pod in upstream\'s words', async () => {
     const { pass, store, ec2, kube } = harness(podOnA());
     ec2.attachOutcome = { kind: 'failed', code: 'UnauthorizedOperation', message: 'not allowed' };

@@ -10,7 +10,7 @@ import { runFullPass } from '../../lambda/reconcile/full-pass.js';
 import type { ReconcileDeps } from '../../lambda/reconcile/types.js';
 import { EBS_CSI_DRIVER } from '../../lambda/core/types.js';
 import type { VolumeAttachmentStatus } from '../../lambda/ports/cluster.js';
-import { attachment, config, node, pod, pv, pvc, record, snapshot, T0, vol } from '../core/builders.js';
+import { attachment, config, node, pod, pv, pvc, record, snapshot, T0, uname, vol } from '../core/builders.js';
 import { FakeBlockStorage, FakeCluster, FakeStore } from '../support/fake-ports.js';
 
 const V = vol(3);
@@ -46,5 +46,42 @@ describe('VolumeAttachments of a node the volume left while a pod still wants it
   ])('%s', async (_name, status, written) => {
     const kube = await passWith(status);
     expect(kube.volumeAttachments.get(`${V}|node-a`)).toEqual(written);
+  });
+});
+
+/**
+ * A VolumeAttachment of an inline volume names its EBS volume in `inlineVolumeSpec.csi`. It must be
+ * matched to the volume's record by the parsed id, like every other source: keyed by the raw
+ * handle, an `aws://<zone>/vol-…` handle matched no record, so the pass rewrote the object and
+ * then deleted it as an attachment nobody has (the kubelet would lose the device it mounts).
+ */
+describe('VolumeAttachments of an inline volume are matched by the EBS id their spec names', () => {
+  const inlineVa = (csi: { driver: string; volumeHandle: string }): KubeVolumeAttachment => ({
+    metadata: { name: 'csi-inline' },
+    spec: { attacher: EBS_CSI_DRIVER, nodeName: 'node-a', source: { inlineVolumeSpec: { csi } } },
+    status: { attached: true, attachmentMetadata: { devicePath: '/dev/xvdaa' } },
+  });
+
+  it.each<[string, { driver: string; volumeHandle: string }, string[]]>([
+    ['an aws://<zone>/vol-… handle is the attached volume: already up to date, nothing written', { driver: EBS_CSI_DRIVER, volumeHandle: `aws://us-east-1a/${V}` }, []],
+    ['an invalid handle names no volume: left alone, the volume gets its own object', { driver: EBS_CSI_DRIVER, volumeHandle: 'vol-bogus' }, [`upsert ${V}|node-a`]],
+    ['another driver\'s inline spec is not ours: left alone', { driver: 'efs.csi.aws.com', volumeHandle: 'fs-1234' }, [`upsert ${V}|node-a`]],
+  ])('%s', async (_name, csi, writes) => {
+    const kube = new FakeCluster(snapshot({
+      nodes: [node('node-a', { attached: [{ name: uname(V), devicePath: '/dev/xvdaa' }] })],
+      pods: [pod('scratch-0', { node: 'node-a', inline: [{ name: 'scratch', volumeID: `aws://us-east-1a/${V}` }] })],
+      volumeAttachments: [inlineVa(csi)],
+    }));
+    const store = new FakeStore();
+    store.items.set(V, record(V, [attachment('node-a')]));
+    store.state = { version: 1, lastVerifiedAt: T0, seededAt: T0 };
+    const deps: ReconcileDeps = {
+      cluster: kube, store, blockStorage: new FakeBlockStorage(), clock: () => T0, newId: () => 'id-1', log: quiet,
+      settings: { plan: config(), syncPeriodMs: 60_000, maxConcurrentOperations: 4, maxAttachWaitMs: 5_000, maxDetachWaitMs: 5_000, reserveMs: 1_000 },
+    };
+
+    await runFullPass(deps, { deadline: T0 + 60_000 });
+
+    expect(kube.volumeAttachmentWrites).toEqual(writes);
   });
 });

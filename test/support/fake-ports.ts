@@ -5,7 +5,7 @@
 import type { AttachedVolume, ClusterSnapshot } from '../../lambda/core/kube.js';
 import type { InstanceId, InstanceState, VolumeId, VolumeObservation, VolumeRecord } from '../../lambda/core/types.js';
 import type { AttachOutcome, BlockStorage, DetachOutcome, WaitRequest, WaitResult } from '../../lambda/ports/block-storage.js';
-import type { Cluster, ClusterEvent, VolumeAttachmentRef, VolumeAttachmentStatus } from '../../lambda/ports/cluster.js';
+import type { Cluster, ClusterEvent, SetVolumesAttachedOptions, VolumeAttachmentRef, VolumeAttachmentStatus } from '../../lambda/ports/cluster.js';
 import type { ControllerState, VolumeStore, WriteResult } from '../../lambda/ports/volume-store.js';
 import type { PodRef } from '../../lambda/core/types.js';
 
@@ -52,7 +52,11 @@ export class FakeStore implements VolumeStore {
 export class FakeCluster implements Cluster {
   readonly events: { pod: PodRef; event: ClusterEvent }[] = [];
   readonly statusWrites: { node: string; volumes: AttachedVolume[] }[] = [];
+  /** The `base` each status write said it was computed from, in order. */
+  readonly statusBases: (AttachedVolume[] | undefined)[] = [];
   readonly volumeAttachments = new Map<string, VolumeAttachmentStatus>();
+  /** Every VolumeAttachment write in order: `upsert <volume>|<node>` or `delete <volume>|<node>`. */
+  readonly volumeAttachmentWrites: string[] = [];
   /** volumesInUse as a live GET answers it (defaults to the snapshot's). */
   liveInUse = new Map<string, string[]>();
   failStatusWrites = false;
@@ -79,16 +83,19 @@ export class FakeCluster implements Cluster {
     const node = this.snapshot.nodes.find((n) => n.metadata.name === nodeName);
     return Promise.resolve(this.liveInUse.get(nodeName) ?? node?.status?.volumesInUse ?? undefined);
   }
-  setVolumesAttached(nodeName: string, volumes: AttachedVolume[]) {
+  setVolumesAttached(nodeName: string, volumes: AttachedVolume[], options: SetVolumesAttachedOptions = {}) {
     if (this.failStatusWrites) return Promise.reject(new Error('nodes/status is forbidden'));
     this.statusWrites.push({ node: nodeName, volumes });
+    this.statusBases.push(options.base);
     return Promise.resolve('updated' as const);
   }
   upsertVolumeAttachment(ref: VolumeAttachmentRef, status: VolumeAttachmentStatus) {
+    this.volumeAttachmentWrites.push(`upsert ${ref.volumeId}|${ref.nodeName}`);
     this.volumeAttachments.set(`${ref.volumeId}|${ref.nodeName}`, status);
     return Promise.resolve();
   }
   deleteVolumeAttachment(ref: VolumeAttachmentRef) {
+    this.volumeAttachmentWrites.push(`delete ${ref.volumeId}|${ref.nodeName}`);
     this.volumeAttachments.delete(`${ref.volumeId}|${ref.nodeName}`);
     return Promise.resolve();
   }
@@ -104,6 +111,8 @@ export class FakeBlockStorage implements BlockStorage {
   attachOutcome: AttachOutcome = { kind: 'started', device: '/dev/xvdaa' };
   detachOutcome: DetachOutcome = { kind: 'started' };
   waitResult?: WaitResult;
+  /** The last wait asked for, with the caller's `giveUp`. */
+  lastWait?: WaitRequest;
   volumes = new Map<VolumeId, VolumeObservation>();
 
   attach(request: { volumeId: VolumeId }) {
@@ -125,6 +134,7 @@ export class FakeBlockStorage implements BlockStorage {
   }
   waitFor(request: WaitRequest) {
     this.calls.push(`wait ${request.target}`);
+    this.lastWait = request;
     return Promise.resolve(this.waitResult ?? { state: request.target, device: '/dev/xvdaa', reachedTarget: true });
   }
 }

@@ -21,7 +21,7 @@ export interface Ec2BlockStorageOptions {
   /** Polling delays and device holds. */
   clock: Clock;
   /** waitFor's backoff: first delay (1 s) and growth factor (1.8). */
-  wait?: { initialDelayMs?: number; factor?: number; stuckAfterMs?: number };
+  wait?: { initialDelayMs?: number; factor?: number };
   /** How long a handed-out device name is held before EC2 shows it (5 min). */
   deviceHoldMs?: number;
 }

@@ -5,6 +5,7 @@
  */
 import type { CoreV1Api, StorageV1Api, V1PersistentVolume, V1PersistentVolumeClaim } from '@kubernetes/client-node';
 import type { ClusterSnapshot, KubeNode, KubePod, KubePv, KubePvc } from '../../core/kube.js';
+import { claimNamesOf } from '../../core/pod-volumes.js';
 import type { PodClosure } from '../../ports/cluster.js';
 import { describeApiError, isNotFound } from './api-errors.js';
 import { toKubeCsiNode, toKubeNode, toKubePod, toKubePv, toKubePvc, toKubeVolumeAttachment } from './mapping.js';
@@ -49,22 +50,12 @@ export async function readNodeObject(core: CoreV1Api, name: string): Promise<Kub
   return node && toKubeNode(node);
 }
 
-/** Claim names a pod uses: its PVC volumes and its generic ephemeral volumes (`<pod>-<volume>`). */
-export function claimNames(pod: KubePod): string[] {
-  const names = (pod.spec?.volumes ?? []).flatMap((volume) => {
-    if (volume.persistentVolumeClaim) return [volume.persistentVolumeClaim.claimName];
-    if (volume.ephemeral) return [`${pod.metadata.name ?? ''}-${volume.name}`];
-    return [];
-  });
-  return [...new Set(names)];
-}
-
 /** The PVCs (namespace, name) and their bound PVs; missing ones are left out for the core to report. */
 export async function readClaimsOf(core: CoreV1Api, pods: KubePod[]): Promise<{ pvcs: KubePvc[]; pvs: KubePv[] }> {
   const refs = new Map<string, { namespace: string; name: string }>();
   for (const pod of pods) {
     const namespace = pod.metadata.namespace ?? 'default';
-    for (const name of claimNames(pod)) refs.set(`${namespace}/${name}`, { namespace, name });
+    for (const name of claimNamesOf(pod)) refs.set(`${namespace}/${name}`, { namespace, name });
   }
   const claims = await Promise.all(
     [...refs.values()].map((ref) =>

@@ -1,0 +1,73 @@
+/**
+ * When a pass asks EC2 (DESIGN §4 step 3) and about what. A full pass verifies every volume and
+ * instance it knows once per sync period; in between it asks only about attachments in flux, the
+ * ones a plan must not judge on the record's word alone (a stuck attach is detached only on EC2's).
+ */
+import type { ActualState, DesiredState, InstanceId, NodeName, VolumeId } from './types.js';
+import { volumeOfNodeStatusName } from './volume-sources.js';
+
+export interface VerificationTargets {
+  volumeIds: VolumeId[];
+  instanceIds: InstanceId[];
+}
+
+/**
+ * Take over from kube-controller-manager now? Only from a complete read of the cluster (a partial
+ * one would seed a partial picture), and only until a seeding has been verified once.
+ */
+export function seedDue(clusterComplete: boolean, seededAt: number | undefined): boolean {
+  return clusterComplete && seededAt === undefined;
+}
+
+/** A full verification is due when seeding (the seeded entries are unverified), never done, or a sync period old. */
+export function verificationDue(seeding: boolean, lastVerifiedAt: number | undefined, now: number, syncPeriodMs: number): boolean {
+  return seeding || lastVerifiedAt === undefined || now - lastVerifiedAt >= syncPeriodMs;
+}
+
+/** The instances behind the nodes and recorded attachments (and any named besides), sorted. */
+export function instancesOf(desired: Pick<DesiredState, 'nodes'>, actual: ActualState, also: readonly InstanceId[] = []): InstanceId[] {
+  const instanceIds = new Set<InstanceId>(also);
+  for (const view of desired.nodes.values()) if (view.instanceId !== undefined) instanceIds.add(view.instanceId);
+  for (const record of actual.values()) for (const a of Object.values(record.attachments)) instanceIds.add(a.instanceId);
+  return [...instanceIds].sort();
+}
+
+/** A full verification: every volume known to either state, every instance behind a node or an attachment. */
+export function verificationTargets(desired: Pick<DesiredState, 'nodes' | 'attachments'>, actual: ActualState): VerificationTargets {
+  const volumeIds = new Set<VolumeId>([...actual.keys(), ...desired.attachments.map((a) => a.volumeId)]);
+  return { volumeIds: [...volumeIds].sort(), instanceIds: instancesOf(desired, actual) };
+}
+
+/** Between sync periods: volumes with an attachment attaching, detaching or uncertain, and those attachments' instances. */
+export function unsettledTargets(actual: ActualState): VerificationTargets {
+  const volumeIds: VolumeId[] = [];
+  const instanceIds = new Set<InstanceId>();
+  for (const record of actual.values()) {
+    const unsettled = Object.values(record.attachments).filter((a) => a.state !== 'attached');
+    if (unsettled.length === 0) continue;
+    volumeIds.push(record.volumeId);
+    for (const a of unsettled) instanceIds.add(a.instanceId);
+  }
+  return { volumeIds: volumeIds.sort(), instanceIds: [...instanceIds].sort() };
+}
+
+/**
+ * The cluster uses the volume (a desired attachment) or a node reports or mounts it. Only such a
+ * volume, seen attached by EC2 without a record, may be taken into the actual state: an
+ * instance's root volume, or any volume the cluster knows nothing of, would look unneeded and be detached.
+ */
+export function clusterKnows(desired: Pick<DesiredState, 'nodes' | 'attachments'>, volumeId: VolumeId): boolean {
+  if (desired.attachments.some((a) => a.volumeId === volumeId)) return true;
+  for (const view of desired.nodes.values()) {
+    const names = [...view.volumesAttached.map((v) => v.name), ...view.volumesInUse];
+    if (names.some((name) => volumeOfNodeStatusName(name) === volumeId)) return true;
+  }
+  return false;
+}
+
+/** Instance → node for every node with a valid instance id, so EC2's attachments can be named. */
+export function nodesByInstance(desired: Pick<DesiredState, 'nodes'>): Map<InstanceId, NodeName> {
+  const map = new Map<InstanceId, NodeName>();
+  for (const view of desired.nodes.values()) if (view.instanceId !== undefined) map.set(view.instanceId, view.name);
+  return map;
+}

@@ -1,0 +1,108 @@
+/**
+ * The one writer of node `status.volumesAttached` (upstream's statusupdater): it owns what each
+ * node's list says during the pass and which (volume, node) pairs left a list this pass. Two
+ * writes exist: before detaches, volumes leave their node's list (a detach whose unreport did not
+ * succeed stays put); at the end of the pass, every managed node gets the list the core computes
+ * (only `attached` volumes: invariant 5), and the records remember what their node reports.
+ * Each write carries the list it was computed from, so concurrent writers keep each other's entries.
+ */
+import type { AttachedVolume } from '../core/kube.js';
+import { nodeReports } from '../core/report.js';
+import { markReported } from '../core/transitions.js';
+import type { ActualState, DesiredState, NodeName, UniqueVolumeName, VolumeId } from '../core/types.js';
+import { pairKey } from '../core/volume-attachments.js';
+import { bestEffort, type PassContext } from './context.js';
+import { onRecord, writeRecord } from './records.js';
+
+/** What the updater needs of the pass (it is part of the pass context). */
+export type NodeStatusPass = Pick<PassContext, 'deps' | 'desired' | 'actual' | 'reportErrors'>;
+
+type StatusAnswer = Awaited<ReturnType<PassContext['deps']['cluster']['setVolumesAttached']>>;
+
+export type Unreported = { ok: true; answer: StatusAnswer } | { ok: false; error: unknown };
+
+export class NodeStatusUpdater {
+  /** What each node's list says now: as read with the node, then as this pass last wrote it. */
+  private readonly reported: Map<NodeName, AttachedVolume[]>;
+  /** (volume, node) pairs removed from the node's list in this pass: their detach may go ahead. */
+  private readonly unreported = new Set<string>();
+
+  constructor(private readonly pass: NodeStatusPass) {
+    this.reported = new Map([...pass.desired.nodes].map(([name, view]) => [name, view.volumesAttached]));
+  }
+
+  /**
+   * Removes volumes from the node's list in one write (the list is atomic); the records then say
+   * they are not reported. When the write fails nothing is marked, so no detach follows.
+   */
+  async unreport(nodeName: NodeName, leaving: readonly { volumeId: VolumeId; uniqueName: UniqueVolumeName }[]): Promise<Unreported> {
+    const names = new Set(leaving.map((volume) => volume.uniqueName));
+    const base = this.reported.get(nodeName) ?? [];
+    const next = base.filter((entry) => !names.has(entry.name));
+    let answer: StatusAnswer;
+    try {
+      answer = await this.pass.deps.cluster.setVolumesAttached(nodeName, next, { base });
+    } catch (error) {
+      return { ok: false, error };
+    }
+    this.reported.set(nodeName, next);
+    for (const { volumeId } of leaving) {
+      this.unreported.add(pairKey(volumeId, nodeName));
+      await writeRecord(this.pass.deps.store, this.pass.actual, volumeId, this.pass.actual.get(volumeId),
+        onRecord((r) => markReported(r, nodeName, false)));
+    }
+    return { ok: true, answer };
+  }
+
+  /** The volume left the node's list in this pass, so a detach that requires it may go ahead. */
+  wasUnreported(volumeId: VolumeId, nodeName: NodeName): boolean {
+    return this.unreported.has(pairKey(volumeId, nodeName));
+  }
+
+  /** End of pass: every managed node's list brought in line with the actual state (best effort). */
+  async reportAll(): Promise<void> {
+    const volumesOn = volumesByNode(this.pass.actual);
+    for (const [nodeName, report] of nodeReports(this.withCurrentLists(), this.pass.actual)) {
+      const base = this.reported.get(nodeName) ?? [];
+      if (report.changed) {
+        let answer: StatusAnswer | undefined;
+        await bestEffort(this.pass, `node status of ${nodeName}`, async () => {
+          answer = await this.pass.deps.cluster.setVolumesAttached(nodeName, report.want, { base });
+        });
+        if (answer === undefined || answer === 'node-gone') continue;
+        this.reported.set(nodeName, report.want);
+      }
+      await this.rememberReported(nodeName, volumesOn.get(nodeName) ?? [], new Set(report.want.map((entry) => entry.name)));
+    }
+  }
+
+  /** The desired state's node views with the lists this pass has already written. */
+  private withCurrentLists(): DesiredState {
+    const { desired } = this.pass;
+    const nodes = new Map([...desired.nodes].map(([name, view]) => [name, { ...view, volumesAttached: this.reported.get(name) ?? view.volumesAttached }]));
+    return { ...desired, nodes };
+  }
+
+  private async rememberReported(nodeName: NodeName, volumeIds: VolumeId[], listed: Set<string>): Promise<void> {
+    const { deps, actual } = this.pass;
+    for (const volumeId of volumeIds) {
+      const record = actual.get(volumeId);
+      const attachment = record?.attachments[nodeName];
+      if (record === undefined || attachment === undefined || attachment.reported === listed.has(record.uniqueName)) continue;
+      await writeRecord(deps.store, actual, record.volumeId, record, onRecord((r) => markReported(r, nodeName, listed.has(r.uniqueName))));
+    }
+  }
+}
+
+/** Volume ids by the nodes their records attach them to: one walk instead of one per node. */
+function volumesByNode(actual: ActualState): Map<NodeName, VolumeId[]> {
+  const index = new Map<NodeName, VolumeId[]>();
+  for (const record of actual.values()) {
+    for (const nodeName of Object.keys(record.attachments)) {
+      const volumeIds = index.get(nodeName) ?? [];
+      volumeIds.push(record.volumeId);
+      index.set(nodeName, volumeIds);
+    }
+  }
+  return index;
+}

@@ -1,0 +1,78 @@
+import { describe, expect, it } from 'vitest';
+import {
+  clusterKnows, instancesOf, nodesByInstance, seedDue, unsettledTargets, verificationDue, verificationTargets,
+} from '../../lambda/core/verification.js';
+import { actualOf, attachment, desired, instanceOf, MIN, record, T0, uname, view, vol, want } from './builders.js';
+
+describe('seedDue: take over from kube-controller-manager', () => {
+  it.each([
+    ['a complete read, never seeded', true, undefined, true],
+    ['a partial read never seeds', false, undefined, false],
+    ['already seeded', true, T0, false],
+  ] as const)('%s → %s', (_name, complete, seededAt, due) => {
+    expect(seedDue(complete, seededAt)).toBe(due);
+  });
+});
+
+describe('verificationDue', () => {
+  it.each([
+    ['while seeding, whatever the last verification', true, T0, T0, true],
+    ['never verified', false, undefined, T0, true],
+    ['a sync period ago', false, T0 - MIN, T0, true],
+    ['less than a sync period ago', false, T0 - MIN + 1, T0, false],
+  ] as const)('%s → %s', (_name, seeding, lastVerifiedAt, now, due) => {
+    expect(verificationDue(seeding, lastVerifiedAt, now, MIN)).toBe(due);
+  });
+});
+
+describe('what a pass verifies', () => {
+  const nodes = [view('node-a'), view('node-b'), view('nameless', { instanceId: null })];
+  const wanted = desired([want(vol(3), 'node-a')], nodes);
+  const actual = actualOf(
+    record(vol(1), [attachment('node-a')]),
+    record(vol(2), [attachment('node-a'), attachment('gone', { state: 'detaching' })]),
+    record(vol(4), [attachment('node-b', { state: 'uncertain' }), attachment('node-c', { state: 'attaching' })]),
+  );
+
+  it('a full verification: every volume of either state and every instance behind a node or attachment', () => {
+    expect(verificationTargets(wanted, actual)).toEqual({
+      volumeIds: [vol(1), vol(2), vol(3), vol(4)],
+      instanceIds: [instanceOf('gone'), instanceOf('node-a'), instanceOf('node-b'), instanceOf('node-c')].sort(),
+    });
+  });
+
+  it('between sync periods: only volumes with an attachment in flux, and those attachments\' instances', () => {
+    expect(unsettledTargets(actual)).toEqual({
+      volumeIds: [vol(2), vol(4)],
+      instanceIds: [instanceOf('gone'), instanceOf('node-b'), instanceOf('node-c')].sort(),
+    });
+  });
+
+  it('instancesOf adds the instances named besides, once each', () => {
+    expect(instancesOf(wanted, new Map(), ['i-0000000000000000f', instanceOf('node-a')]))
+      .toEqual([instanceOf('node-a'), instanceOf('node-b'), 'i-0000000000000000f'].sort());
+  });
+});
+
+describe('clusterKnows: may an attachment EC2 shows be taken into the actual state?', () => {
+  const state = desired([want(vol(1), 'node-a')], [
+    view('node-a', { attached: [{ name: uname(vol(2)), devicePath: '/dev/xvdab' }] }),
+    view('node-b', { inUse: [vol(3)], attached: [{ name: `kubernetes.io/aws-ebs/aws://us-east-1a/${vol(4)}`, devicePath: '/dev/xvdac' }] }),
+  ]);
+  it.each([
+    ['a desired volume', vol(1), true],
+    ['a volume a node reports attached', vol(2), true],
+    ['a volume a node mounts', vol(3), true],
+    ['a volume a node reports under its in-tree name', vol(4), true],
+    ['a volume nobody in the cluster names (a root volume)', vol(5), false],
+  ])('%s → %s', (_name, volumeId, known) => {
+    expect(clusterKnows(state, volumeId)).toBe(known);
+  });
+});
+
+describe('nodesByInstance', () => {
+  it('names the node of each instance; nodes without a valid instance id are left out', () => {
+    const state = desired([], [view('node-a'), view('node-b'), view('broken', { instanceId: null })]);
+    expect(nodesByInstance(state)).toEqual(new Map([[instanceOf('node-a'), 'node-a'], [instanceOf('node-b'), 'node-b']]));
+  });
+});

@@ -1,0 +1,66 @@
+/**
+ * The node-status updater is the pass's one writer of `status.volumesAttached`: the unreport before a
+ * detach and the report at the end of the pass go through it, each computed from the list the
+ * previous write left, and the records remember what their node reports.
+ */
+import { describe, expect, it } from 'vitest';
+import { buildDesiredState } from '../../lambda/core/desired-state.js';
+import type { VolumeRecord } from '../../lambda/core/types.js';
+import { createPassContext } from '../../lambda/reconcile/pass.js';
+import type { ReconcileDeps } from '../../lambda/reconcile/types.js';
+import { attachment, config, node, record, snapshot, T0, uname, vol } from '../core/builders.js';
+import { FakeBlockStorage, FakeCluster, FakeStore } from '../support/fake-ports.js';
+
+const V = vol(1);
+const W = vol(2);
+const quiet = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
+const entry = (volumeId: string, devicePath = '/dev/xvdaa') => ({ name: uname(volumeId), devicePath });
+
+function pass(records: VolumeRecord[]) {
+  const kube = new FakeCluster(snapshot({ nodes: [node('node-a', { attached: [entry(V), entry(W, '/dev/xvdab')] })] }));
+  const store = new FakeStore();
+  for (const r of records) store.items.set(r.volumeId, structuredClone(r));
+  const deps: ReconcileDeps = {
+    cluster: kube, store, blockStorage: new FakeBlockStorage(), clock: () => T0, newId: () => 'id-1', log: quiet,
+    settings: { plan: config(), syncPeriodMs: 60_000, maxConcurrentOperations: 4, maxAttachWaitMs: 5_000, maxDetachWaitMs: 5_000, reserveMs: 1_000 },
+  };
+  const ctx = createPassContext(deps, { deadline: T0 + 60_000 }, buildDesiredState(kube.snapshot), new Map(records.map((r) => [r.volumeId, structuredClone(r)])), new Map());
+  return { ctx, kube, store };
+}
+
+describe('the node-status updater', () => {
+  it('unreports in one write from the list as read, marks the pair and the record, and reports on from there', async () => {
+    const { ctx, kube, store } = pass([record(V, [attachment('node-a')]), record(W, [attachment('node-a', { device: '/dev/xvdab' })])]);
+
+    expect(await ctx.nodeStatus.unreport('node-a', [{ volumeId: V, uniqueName: uname(V) }])).toEqual({ ok: true, answer: 'updated' });
+    expect(ctx.nodeStatus.wasUnreported(V, 'node-a')).toBe(true);
+    expect(ctx.nodeStatus.wasUnreported(W, 'node-a')).toBe(false);
+    expect(store.items.get(V)?.attachments['node-a']?.reported).toBe(false);
+
+    // V is still attached in the records: the end of the pass lists it again, starting from the unreported list.
+    await ctx.nodeStatus.reportAll();
+    expect(kube.statusWrites.map((w) => w.volumes)).toEqual([[entry(W, '/dev/xvdab')], [entry(V), entry(W, '/dev/xvdab')]]);
+    expect(kube.statusBases).toEqual([[entry(V), entry(W, '/dev/xvdab')], [entry(W, '/dev/xvdab')]]);
+    expect(store.items.get(V)?.attachments['node-a']?.reported).toBe(true);
+  });
+
+  it('a failed write marks nothing, so no detach may follow', async () => {
+    const { ctx, kube, store } = pass([record(V, [attachment('node-a')])]);
+    kube.failStatusWrites = true;
+
+    const unreported = await ctx.nodeStatus.unreport('node-a', [{ volumeId: V, uniqueName: uname(V) }]);
+
+    expect(unreported.ok).toBe(false);
+    expect(ctx.nodeStatus.wasUnreported(V, 'node-a')).toBe(false);
+    expect(store.items.get(V)?.attachments['node-a']?.reported).toBe(true);
+  });
+
+  it('the end-of-pass report writes only changed lists; a failure is written down, not thrown', async () => {
+    const { ctx, kube } = pass([record(V, [attachment('node-a')])]);
+    kube.failStatusWrites = true;
+
+    await ctx.nodeStatus.reportAll();
+
+    expect(ctx.reportErrors).toEqual([expect.stringContaining('node status of node-a: nodes/status is forbidden')]);
+  });
+});
