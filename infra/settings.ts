@@ -30,7 +30,7 @@ export interface StackSettings {
 }
 
 /** The keys read from context; anything else in context is CDK's own. */
-export const CONTEXT_KEYS = [
+const CONTEXT_KEYS = [
   'clusterName', 'apiEndpoint', 'certificateAuthority', 'schedule', 'reservedConcurrency',
   'syncPeriodSeconds', 'maxWaitForUnmountSeconds', 'eventBusName', 'clusterTagKey',
   'alarmTopicArn', 'fullPassStaleMinutes',

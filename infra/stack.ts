@@ -94,7 +94,7 @@ export class AttachDetachStack extends Stack {
  * The environment every handler validates at cold start (lambda/config.ts): what identifies the
  * cluster, and the settings whose values differ from the handlers' own defaults.
  */
-export function controllerEnvironment(settings: StackSettings, tableName: string, timeout: Duration): Record<string, string> {
+function controllerEnvironment(settings: StackSettings, tableName: string, timeout: Duration): Record<string, string> {
   const tunables: Partial<Record<keyof typeof SETTING_DEFAULTS, string>> = {
     SYNC_PERIOD_SECONDS: String(settings.syncPeriodSeconds),
     MAX_WAIT_FOR_UNMOUNT_SECONDS: String(settings.maxWaitForUnmountSeconds),

@@ -47,7 +47,7 @@ export interface Controller extends Telemetry {
  * Client tuning that differs from production's: the fault suite wants one attempt per call (so
  * injected faults reach the controller), short timeouts and tiny list pages.
  */
-export interface ClientTuning {
+interface ClientTuning {
   ec2?: Pick<Ec2ClientOptions, 'maxAttempts' | 'requestTimeoutMs'>;
   dynamodb?: { maxAttempts?: number };
   kubernetes?: Pick<KubeClientOptions, 'policy'> & Pick<KubernetesClusterOptions, 'paging' | 'maxConflictRetries'>;

@@ -12,10 +12,10 @@ import { Construct } from 'constructs';
 import type { ControllerFunction } from './controller-function.js';
 
 /** Records per invocation (the SQS maximum with a batching window) and how long to gather them. */
-export const EVENT_BATCH_SIZE = 100;
-export const EVENT_BATCHING_WINDOW = Duration.seconds(5);
+const EVENT_BATCH_SIZE = 100;
+const EVENT_BATCHING_WINDOW = Duration.seconds(5);
 /** Deliveries before a record moves to the DLQ (AWS recommends at least 5 with partial batch failures). */
-export const MAX_RECEIVE_COUNT = 5;
+const MAX_RECEIVE_COUNT = 5;
 
 /** Encrypted at rest with SQS-managed keys (EventBridge can deliver to them) and TLS-only access. */
 export function secureQueue(scope: Construct, id: string, props: sqs.QueueProps = {}): sqs.Queue {

@@ -11,7 +11,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
  * puts and updates. It never deletes (a removed volume becomes a tombstone that TTL expires) and
  * uses no transactions, so DeleteItem and ConditionCheckItem are not granted.
  */
-export const VOLUME_STORE_ACTIONS = [
+const VOLUME_STORE_ACTIONS = [
   'dynamodb:GetItem',
   'dynamodb:BatchGetItem',
   'dynamodb:Scan',
@@ -20,7 +20,7 @@ export const VOLUME_STORE_ACTIONS = [
 ] as const;
 
 /** On the table itself only: there are no indexes or streams to read. */
-export function grantVolumeStore(role: iam.IRole, table: dynamodb.ITable): void {
+function grantVolumeStore(role: iam.IRole, table: dynamodb.ITable): void {
   role.addToPrincipalPolicy(new iam.PolicyStatement({
     sid: 'VolumeStore',
     actions: [...VOLUME_STORE_ACTIONS],
@@ -33,7 +33,7 @@ export function grantVolumeStore(role: iam.IRole, table: dynamodb.ITable): void 
  * accept `aws:ResourceTag/<key>`, so each must carry the cluster's tag key (any value: `owned`
  * and `shared` are both used for `kubernetes.io/cluster/<name>`).
  */
-export function grantAttachDetach(role: iam.IRole, clusterTagKey: string): void {
+function grantAttachDetach(role: iam.IRole, clusterTagKey: string): void {
   const ec2Arn = (resource: string) =>
     `arn:${Aws.PARTITION}:ec2:${Aws.REGION}:${Aws.ACCOUNT_ID}:${resource}/*`;
   role.addToPrincipalPolicy(new iam.PolicyStatement({
@@ -45,7 +45,7 @@ export function grantAttachDetach(role: iam.IRole, clusterTagKey: string): void 
 }
 
 /** EC2 Describe* calls support no resource-level permissions: `*`, limited to the stack's region. */
-export function grantDescribe(role: iam.IRole): void {
+function grantDescribe(role: iam.IRole): void {
   role.addToPrincipalPolicy(new iam.PolicyStatement({
     sid: 'DescribeVolumesAndInstances',
     actions: ['ec2:DescribeVolumes', 'ec2:DescribeInstances'],
@@ -55,7 +55,7 @@ export function grantDescribe(role: iam.IRole): void {
 }
 
 /** Endpoint and CA of the one cluster this stack serves. */
-export function grantDescribeCluster(role: iam.IRole, clusterName: string): void {
+function grantDescribeCluster(role: iam.IRole, clusterName: string): void {
   role.addToPrincipalPolicy(new iam.PolicyStatement({
     sid: 'DescribeCluster',
     actions: ['eks:DescribeCluster'],

@@ -7,7 +7,7 @@ import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import { Construct } from 'constructs';
 
 /** Epoch seconds after which DynamoDB deletes an item: the store sets it on removed volumes' tombstones only. */
-export const TTL_ATTRIBUTE = 'ttl';
+const TTL_ATTRIBUTE = 'ttl';
 
 export class StateTable extends Construct {
   readonly table: dynamodb.Table;

@@ -17,7 +17,7 @@ import type { ControllerFunction } from './controller-function.js';
 import type { EventQueue } from './event-queue.js';
 
 /** Cluster events from kubernetes-event-exporter: Pod and Node events of the reasons that move volumes. */
-export const CLUSTER_EVENT_PATTERN: events.EventPattern = {
+const CLUSTER_EVENT_PATTERN: events.EventPattern = {
   source: [EXPORTER_SOURCE],
   detailType: [EXPORTER_DETAIL_TYPE],
   detail: {
@@ -27,7 +27,7 @@ export const CLUSTER_EVENT_PATTERN: events.EventPattern = {
 };
 
 /** EC2 instances going down: their volumes can be detached (at once when stopped or terminated). */
-export const EC2_STATE_CHANGE_PATTERN: events.EventPattern = {
+const EC2_STATE_CHANGE_PATTERN: events.EventPattern = {
   source: [EC2_SOURCE],
   detailType: [EC2_STATE_CHANGE_DETAIL_TYPE],
   detail: { state: [...EC2_STOPPING_STATES] },

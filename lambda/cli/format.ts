@@ -2,7 +2,7 @@
 import type { ActualState } from '../core/types.js';
 import type { PassReport } from '../reconcile/types.js';
 
-export function table(headers: string[], rows: string[][]): string {
+function table(headers: string[], rows: string[][]): string {
   const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
   const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join('  ').trimEnd();
   return [line(headers), ...rows.map(line)].join('\n');

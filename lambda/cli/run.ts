@@ -12,7 +12,7 @@ export interface Io {
   err(text: string): void;
 }
 
-export const EXIT = { converged: 0, error: 1, workRemains: 2 } as const;
+const EXIT = { converged: 0, error: 1, workRemains: 2 } as const;
 
 /** A CLI pass may take this long (there is no Lambda timeout to respect). */
 const CLI_BUDGET_MS = 5 * 60_000;
@@ -30,7 +30,7 @@ export async function runMain(argv: string[], env: Record<string, string | undef
   return runCli(args, env, io, overrides);
 }
 
-export async function runCli(args: CliArgs, env: Record<string, string | undefined>, io: Io, overrides: ControllerOverrides = {}): Promise<number> {
+async function runCli(args: CliArgs, env: Record<string, string | undefined>, io: Io, overrides: ControllerOverrides = {}): Promise<number> {
   if (args.help) {
     io.out(USAGE[args.command]);
     return EXIT.converged;

@@ -7,7 +7,7 @@
 import type { DesiredAttachment, PodRef } from './types.js';
 
 export const FAILED_ATTACH_VOLUME = 'FailedAttachVolume';
-export const SUCCESSFUL_ATTACH_VOLUME = 'SuccessfulAttachVolume';
+const SUCCESSFUL_ATTACH_VOLUME = 'SuccessfulAttachVolume';
 
 /** An event for the pods of a volume (the shape the Cluster port records). */
 export interface VolumeEvent {

@@ -25,7 +25,7 @@ export function nodeInDetachScope(desired: DesiredState, nodeName: NodeName): bo
  * Detaches the guard never holds back: EC2 already freed a terminated instance's volumes or no OS
  * can use them (stopped), and a stuck attach was never usable. Neither is evidence of a bad desired state.
  */
-export function exemptFromMassGuard(action: DetachAction): boolean {
+function exemptFromMassGuard(action: DetachAction): boolean {
   return action.trigger === 'instance-stopped' || action.trigger === 'instance-terminated' || action.trigger === 'stuck-attach';
 }
 

@@ -4,7 +4,7 @@
  * objects fit them; timestamps may arrive as Date or RFC 3339 string).
  */
 
-export type Timestamp = string | Date;
+type Timestamp = string | Date;
 
 export interface ObjectMeta {
   name?: string;
@@ -19,13 +19,13 @@ export interface ObjectMeta {
   ownerReferences?: { uid: string; kind?: string; name?: string; controller?: boolean }[] | null;
 }
 
-export interface KubeTaint {
+interface KubeTaint {
   key: string;
   value?: string;
   effect: string;
 }
 
-export interface KubeNodeCondition {
+interface KubeNodeCondition {
   type: string;
   status: string;
   lastHeartbeatTime?: Timestamp;
@@ -48,7 +48,7 @@ export interface KubeNode {
   };
 }
 
-export interface KubeContainerState {
+interface KubeContainerState {
   waiting?: object | null;
   running?: object | null;
   terminated?: object | null;

@@ -12,7 +12,7 @@ export const MANAGED_ANNOTATION = 'volumes.kubernetes.io/controller-managed-atta
 /** Upstream's NodeOutOfServiceVolumeDetach: the key alone counts, whatever the value or effect. */
 export const OUT_OF_SERVICE_TAINT = 'node.kubernetes.io/out-of-service';
 
-export function nodeViewOf(node: KubeNode & { metadata: { name: string } }): { view: NodeView; problem?: string } {
+function nodeViewOf(node: KubeNode & { metadata: { name: string } }): { view: NodeView; problem?: string } {
   const name = node.metadata.name;
   const provider = parseProviderId(node.spec?.providerID);
   const view: NodeView = {

@@ -10,7 +10,7 @@ import { parseVolumeId, volumeIdOf } from './volume-id.js';
 
 export type EbsVolume = { kind: 'ebs'; volumeId: VolumeId };
 /** Another kind of volume (NFS, another CSI driver): not ours, nothing to say about it. */
-export type NotOurs = { kind: 'not-ours' };
+type NotOurs = { kind: 'not-ours' };
 /** Says it is an EBS volume but its id is malformed (`raw` as written). */
 export type InvalidId = { kind: 'invalid'; raw: string; error: string };
 

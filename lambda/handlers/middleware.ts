@@ -13,9 +13,9 @@ import { budgetFromContext } from '../reconcile/deadline.js';
 import type { Budget } from '../reconcile/types.js';
 
 /** Time a pass keeps back at the end of the invocation to write down what it started. */
-export const SAFETY_MARGIN_MS = 10_000;
+const SAFETY_MARGIN_MS = 10_000;
 /** middy aborts the handler this long before Lambda's own timeout. */
-export const TIMEOUT_EARLY_MS = 2_000;
+const TIMEOUT_EARLY_MS = 2_000;
 
 /** What a handler needs of the controller: its passes, its telemetry and its clock. */
 export type PassRunner = Pick<Controller, 'fullPass' | 'targetedPass' | 'logger' | 'metrics' | 'clock'>;

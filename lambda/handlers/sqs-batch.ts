@@ -14,7 +14,7 @@ import { SqsBatchSchema, sqsRecordOf } from './schemas.js';
 /** Targeted passes of one batch run side by side, each with its own bounded EC2 concurrency. */
 const TARGET_CONCURRENCY = 4;
 
-export interface Rejection {
+interface Rejection {
   messageId?: string;
   why: string;
 }

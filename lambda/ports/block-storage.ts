@@ -5,7 +5,7 @@
 import type { Ec2Attachment, Ec2AttachmentState, InstanceId, InstanceState, VolumeId, VolumeObservation } from '../core/types.js';
 
 /** Failures shared by attach and detach. `throttled` and `transient` may be retried; `failed` may not. */
-export type CommonFailure =
+type CommonFailure =
   | { kind: 'throttled'; message: string }
   | { kind: 'transient'; message: string }
   | { kind: 'failed'; code: string; message: string };

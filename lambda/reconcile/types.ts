@@ -17,14 +17,14 @@ export interface Ports {
 }
 
 /** The slice of Powertools' Logger a pass writes to (tests pass a recorder). */
-export interface PassLog {
+interface PassLog {
   debug(message: string, ...extra: Record<string, unknown>[]): void;
   info(message: string, ...extra: Record<string, unknown>[]): void;
   warn(message: string, ...extra: Record<string, unknown>[]): void;
   error(message: string, ...extra: Record<string, unknown>[]): void;
 }
 
-export interface ReconcileSettings {
+interface ReconcileSettings {
   plan: PlanConfig;
   /** A full pass verifies against EC2 when the last verification is older than this. */
   syncPeriodMs: number;
@@ -64,7 +64,7 @@ export interface Budget {
   signal?: AbortSignal;
 }
 
-export type Outcome = 'ok' | 'failed' | 'deferred';
+type Outcome = 'ok' | 'failed' | 'deferred';
 
 /** Builds one action's result: its outcome, why, and any extras (latency, trigger, throttling). */
 export type ResultOf = (outcome: Outcome, detail: string, extra?: Partial<ActionResult>) => ActionResult;

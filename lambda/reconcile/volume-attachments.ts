@@ -11,7 +11,7 @@ import {
 import type { VolumeAttachmentRef } from '../ports/cluster.js';
 import { bestEffort, type PassContext } from './context.js';
 
-export function volumeAttachmentRef(ctx: PassContext, volumeId: VolumeId, nodeName: NodeName): VolumeAttachmentRef {
+function volumeAttachmentRef(ctx: PassContext, volumeId: VolumeId, nodeName: NodeName): VolumeAttachmentRef {
   const pvName = ctx.pvNames.get(volumeId);
   return pvName === undefined ? { volumeId, nodeName } : { volumeId, nodeName, pvName };
 }

@@ -15,7 +15,7 @@ export interface Check {
   detail?: string;
 }
 
-export interface Scene {
+interface Scene {
   director: Director;
   actors: Actors;
   /** A line of narration (shown in the live view and the log). */

@@ -40,7 +40,7 @@ function invocationLine(director: Director): string {
   return [...by].map(([name, list]) => `${name} ${list.length}`).join(' · ') + ` · passes ${director.invocations.reduce((n, i) => n + i.reports.length, 0)}${failed ? ` · ${failed} failed` : ''}`;
 }
 
-export function actionLine(results: ActionResult[]): string {
+function actionLine(results: ActionResult[]): string {
   const parts = [...Map.groupBy(results, (r) => r.kind)].map(([kind, list]) => {
     const outcomes = [...Map.groupBy(list, (r) => r.outcome)].map(([o, l]) => `${l.length} ${o}`).join(', ');
     const forced = list.filter((r) => r.forcedTrigger !== undefined).map((r) => r.forcedTrigger);

@@ -86,11 +86,11 @@ export class LiveView {
   }
 }
 
-export function clockTime(epochMs: number): string {
+function clockTime(epochMs: number): string {
   return new Date(epochMs).toISOString().slice(11, 19);
 }
 
-export function describeInvocation(invocation: Invocation): string {
+function describeInvocation(invocation: Invocation): string {
   if (invocation.error) return `failed: ${invocation.error}`;
   const results = invocation.reports.flatMap((r) => r.results);
   const outcome = (o: ActionResult['outcome']) => results.filter((r) => r.outcome === o).length;
@@ -126,7 +126,7 @@ function recentActions(invocations: Invocation[]): string[] {
   return invocations.flatMap((i) => i.reports.flatMap((r) => r.results)).slice(-4).map((r) => `${r.kind} ${r.volumeId}→${r.nodeName.replace('.ec2.internal', '')} ${r.outcome}`);
 }
 
-export function apiLine(d: Director): string {
+function apiLine(d: Director): string {
   const ledger = d.stage.ledger;
   return `EC2 ${total(ledger.ec2Totals.calls)} (${total(ledger.ec2Totals.throttled)} throttled) · Kubernetes ${total(ledger.kubeTotals.calls)} · DynamoDB ${total(d.stage.dynamo.meter.calls)}`;
 }

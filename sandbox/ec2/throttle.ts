@@ -6,7 +6,7 @@
 import type { ThrottleCategory } from './actions/context.js';
 import type { Clock } from './clock.js';
 
-export interface BucketSize {
+interface BucketSize {
   capacity: number;
   refillPerSecond: number;
 }

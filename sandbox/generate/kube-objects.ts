@@ -8,7 +8,7 @@ import { uniqueNameFor } from '../../lambda/core/volume-id.js';
 import { EBS_CSI_DRIVER } from '../../lambda/core/types.js';
 import type { GenAttachment, GeneratedCluster, GenNode, GenPod, GenVolume } from './model.js';
 
-export const MANAGED_ANNOTATION = 'volumes.kubernetes.io/controller-managed-attach-detach';
+const MANAGED_ANNOTATION = 'volumes.kubernetes.io/controller-managed-attach-detach';
 const CREATED = '2026-01-05T09:00:00Z';
 
 export function nodeObject(node: GenNode, attached: GenAttachment[] = [], options: { ready?: boolean } = {}): object {
@@ -90,7 +90,7 @@ export function podObject(pod: GenPod, options: { blockDevice?: boolean } = {}):
   };
 }
 
-export function volumeAttachmentObject(attachment: GenAttachment, volume: GenVolume): object {
+function volumeAttachmentObject(attachment: GenAttachment, volume: GenVolume): object {
   return {
     apiVersion: 'storage.k8s.io/v1', kind: 'VolumeAttachment',
     metadata: { name: volumeAttachmentName(volume.volumeId, attachment.nodeName), finalizers: [ATTACHER_FINALIZER] },

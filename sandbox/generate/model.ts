@@ -12,7 +12,7 @@ export interface GenNode {
   instanceType: string;
 }
 
-export interface GenClaim {
+interface GenClaim {
   namespace: string;
   name: string;
   uid: string;

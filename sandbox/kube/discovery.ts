@@ -9,7 +9,7 @@ export interface DiscoveryResponse {
   contentType?: string;
 }
 
-export const serverVersion = {
+const serverVersion = {
   major: '1', minor: '33', gitVersion: 'v1.33.0-sandbox', gitCommit: '0000000000000000000000000000000000000000',
   gitTreeState: 'clean', buildDate: '2026-01-01T00:00:00Z', goVersion: 'go1.24.0', compiler: 'gc', platform: 'linux/amd64',
 };

@@ -22,7 +22,7 @@ interface Failure { match: RequestMatch; remaining: number; code: number; reason
 interface Latency { match?: RequestMatch; ms: number }
 interface Break { match: RequestMatch; page: number; mode: 'error' | 'expired'; remaining: number }
 
-export function matches(match: RequestMatch, method: string, url: URL): boolean {
+function matches(match: RequestMatch, method: string, url: URL): boolean {
   if (match.method && match.method.toUpperCase() !== method.toUpperCase()) return false;
   return typeof match.path === 'string' ? url.pathname === match.path : match.path.test(url.pathname + url.search);
 }

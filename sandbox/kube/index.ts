@@ -20,10 +20,8 @@ import { VersionedStore } from './store.js';
 import { tlsMaterial } from './tls.js';
 import type { KubeSandbox, KubeSandboxOptions } from './types.js';
 
-export type { KubeSandbox, KubeSandboxOptions, SandboxFaults } from './types.js';
-export type { Kubelet } from './kubelet.js';
+export type { KubeSandbox, KubeSandboxOptions } from './types.js';
 export type { LoggedRequest } from './request-log.js';
-export type { RequestMatch, PaginationBreak } from './faults.js';
 export { outOfServiceTaint } from './kubelet.js';
 
 function hostForUrl(host: string): string {

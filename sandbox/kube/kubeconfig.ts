@@ -11,7 +11,7 @@ export interface KubeconfigInput {
   token: string;
 }
 
-export function kubeconfigDocument(input: KubeconfigInput): object {
+function kubeconfigDocument(input: KubeconfigInput): object {
   return {
     apiVersion: 'v1',
     kind: 'Config',

@@ -14,7 +14,7 @@ export function timestamp(at: Date): string {
 // The alphabet of names.SimpleNameGenerator: no vowels, no confusable digits.
 const alphabet = 'bcdfghjklmnpqrstvwxz2456789';
 
-export function generateSuffix(): string {
+function generateSuffix(): string {
   return Array.from({ length: 5 }, () => alphabet[randomInt(alphabet.length)]).join('');
 }
 

@@ -35,7 +35,7 @@ const deletePrefix = '$deleteFromPrimitiveList/';
 const orderPrefix = '$setElementOrder/';
 
 /** Strategic merge patch of one map; `schema` says how each list field merges. */
-export function strategicMergePatch(target: Json, patch: Json, schema: FieldSchema | undefined): Json {
+function strategicMergePatch(target: Json, patch: Json, schema: FieldSchema | undefined): Json {
   if (!isObject(patch)) return structuredClone(patch);
   const directive = patch.$patch;
   if (directive === 'delete') return null;
@@ -98,7 +98,7 @@ function orderBy(list: Json[], order: Json[]): Json[] {
 }
 
 /** RFC 6902. Malformed documents are 400; operations that cannot apply are 422, as upstream. */
-export function jsonPatchApply(target: Json, operations: Json): Json {
+function jsonPatchApply(target: Json, operations: Json): Json {
   if (!Array.isArray(operations)) throw errors.badRequest('json: cannot unmarshal object into Go value of type jsonpatch.Patch');
   try {
     return jsonPatch.applyPatch(target, operations as unknown as jsonPatch.Operation[], true, false).newDocument;

@@ -20,7 +20,7 @@ export interface LoggedRequest {
   injected?: boolean;
 }
 
-export function counterKey(info: RequestInfo): string {
+function counterKey(info: RequestInfo): string {
   if (!info.isResourceRequest) return `${info.verb} ${info.path}`;
   return `${info.verb} ${info.resource}${info.subresource ? `/${info.subresource}` : ''}`;
 }

@@ -6,7 +6,7 @@
  */
 import { ApiError } from './status.js';
 
-export interface ObjectMetadata {
+interface ObjectMetadata {
   name?: string;
   generateName?: string;
   namespace?: string;

@@ -12,7 +12,7 @@ export function wantsTable(accept: string): boolean {
 }
 
 /** Like k8s.io/apimachinery duration.HumanDuration, to two units at most. */
-export function humanAge(created: unknown, now: number): string {
+function humanAge(created: unknown, now: number): string {
   if (typeof created !== 'string') return '<unknown>';
   const seconds = Math.max(0, Math.floor((now - Date.parse(created)) / 1000));
   if (seconds < 120) return `${seconds}s`;

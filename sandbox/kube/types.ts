@@ -16,7 +16,7 @@ export interface KubeSandboxOptions {
   compactionIntervalMs?: number;
 }
 
-export interface SandboxFaults {
+interface SandboxFaults {
   failNext(match: RequestMatch, count: number, code: number, reason?: string): void;
   latency(ms: number, match?: RequestMatch): void;
   breakPagination(match: { path: string | RegExp }, options: PaginationBreak): void;

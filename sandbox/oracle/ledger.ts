@@ -70,7 +70,7 @@ export class ApiLedger {
   }
 }
 
-export function add(into: CallCounts, from: CallCounts): void {
+function add(into: CallCounts, from: CallCounts): void {
   for (const [key, n] of Object.entries(from)) into[key] = (into[key] ?? 0) + n;
 }
 

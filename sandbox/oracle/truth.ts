@@ -31,7 +31,7 @@ export interface TruthNode {
   volumesAttached: { name: string; devicePath: string }[];
 }
 
-export interface TruthVolumeAttachment {
+interface TruthVolumeAttachment {
   name: string;
   nodeName: string;
   attached: boolean;

@@ -45,7 +45,7 @@ export function node(name: string, o: NodeOptions = {}): KubeNode {
   };
 }
 
-export type ContainerState = 'running' | 'waiting' | 'terminated' | 'unknown';
+type ContainerState = 'running' | 'waiting' | 'terminated' | 'unknown';
 const stateOf = (s: ContainerState) => (s === 'unknown' ? {} : { [s]: {} });
 
 export interface PodOptions {

@@ -61,12 +61,6 @@ export async function createVolume(client: EC2Client, options: { zone?: string; 
   return output.VolumeId;
 }
 
-export async function createVolumes(client: EC2Client, count: number): Promise<string[]> {
-  const ids: string[] = [];
-  for (let i = 0; i < count; i += 1) ids.push(await createVolume(client));
-  return ids;
-}
-
 /** Many volumes at once, written straight into the model (setup for batching tests, not their subject). */
 export function seedVolumes(ec2: LocalEc2, count: number): string[] {
   return Array.from({ length: count }, (_, i) => {

@@ -47,14 +47,14 @@ export function buildCluster(world: World, random: Random): FaultCluster {
 
 const OWNER: GenOwner = { kind: 'ReplicaSet', name: 'app-7d9f8c6b5', uid: 'owner-uid' };
 
-export function addPod(world: World, cluster: FaultCluster, random: Random, claim: string, node: GenNode, name = `app-${podSuffix(random)}`): GenPod {
+function addPod(world: World, cluster: FaultCluster, random: Random, claim: string, node: GenNode, name = `app-${podSuffix(random)}`): GenPod {
   const pod: GenPod = { namespace: 'default', name, uid: random.uid(), app: 'app', owner: OWNER, nodeName: node.name, claims: [claim], phase: 'Running' };
   world.kube.seed([podObject(pod, { blockDevice: claim === 'shared-block' })]);
   cluster.pods.push(pod);
   return pod;
 }
 
-export function removePod(world: World, cluster: FaultCluster, pod: GenPod): void {
+function removePod(world: World, cluster: FaultCluster, pod: GenPod): void {
   world.kube.kubelet.deletePod(pod.namespace, pod.name);
   cluster.pods.splice(cluster.pods.indexOf(pod), 1);
 }

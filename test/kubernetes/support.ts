@@ -11,7 +11,7 @@ import { UNIQUE_NAME_PREFIX } from '../../lambda/core/types.js';
 import { systemClock, type Clock } from '../../lambda/clock.js';
 
 /** Fast retries and no client-side throttling so tests stay quick (the limiter has its own test); Retry-After is honoured but capped. */
-export const FAST_POLICY = { qps: 1_000, burst: 1_000, backoffBaseMs: 5, backoffMaxMs: 20, maxRetryAfterMs: 20, timeoutMs: 5_000 };
+const FAST_POLICY = { qps: 1_000, burst: 1_000, backoffBaseMs: 5, backoffMaxMs: 20, maxRetryAfterMs: 20, timeoutMs: 5_000 };
 
 export interface Harness {
   sandbox: KubeSandbox;

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { runFullPass } from '../../lambda/reconcile/full-pass.js';
 import { runTargetedPass } from '../../lambda/reconcile/targeted-pass.js';
 import type { ReconcileDeps } from '../../lambda/reconcile/types.js';
-import type { ClusterSnapshot, VolumeRecord } from '../../lambda/core/index.js';
+import type { ClusterSnapshot } from '../../lambda/core/kube.js';
+import type { VolumeRecord } from '../../lambda/core/types.js';
 import { attachment, config, instanceOf, node, pod, pv, pvc, record, snapshot, T0, uname, vol } from '../core/builders.js';
 import { FakeBlockStorage, FakeCluster, FakeStore } from '../support/fake-ports.js';
 

@@ -29,7 +29,7 @@ import { lockKey, type VolumeId, type VolumeRecord } from '../../core/types.js';
 
 export type Item = Record<string, AttributeValue>;
 
-export const VOLUME_PREFIX = 'volume#';
+const VOLUME_PREFIX = 'volume#';
 export const CONTROLLER_STATE_KEY = 'controller#state';
 export const volumeKey = (volumeId: VolumeId): Item => ({ pk: { S: `${VOLUME_PREFIX}${volumeId}` } });
 

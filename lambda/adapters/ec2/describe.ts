@@ -13,13 +13,13 @@ import type { InstanceId, InstanceState, VolumeId, VolumeObservation } from '../
 import { classifyEc2Error, idsInMessage } from './errors.js';
 import { instanceState, missingVolume, toInstanceView, toObservation, type InstanceView } from './mapping.js';
 
-export const ID_BATCH = 500;
-export const FILTER_VALUES_PER_CALL = 200;
+const ID_BATCH = 500;
+const FILTER_VALUES_PER_CALL = 200;
 const PAGE_SIZE = 500;
 /** Retries without named ids before switching to the filter (EC2 may name only some ids). */
 const NOT_FOUND_RETRIES = 2;
 
-export function chunk<T>(items: readonly T[], size: number): T[][] {
+function chunk<T>(items: readonly T[], size: number): T[][] {
   const chunks: T[][] = [];
   for (let start = 0; start < items.length; start += size) chunks.push(items.slice(start, start + size));
   return chunks;

@@ -11,7 +11,7 @@ export interface ApiStatus {
   message?: string;
 }
 
-export function apiStatus(error: unknown): ApiStatus | undefined {
+function apiStatus(error: unknown): ApiStatus | undefined {
   if (!(error instanceof ApiException)) return undefined;
   const status: ApiStatus = { code: error.code };
   const body: unknown = typeof error.body === 'string' ? parseJson(error.body) : error.body;

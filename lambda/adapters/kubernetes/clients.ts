@@ -18,7 +18,7 @@ import { PolicyHttpLibrary, type RequestPolicy, type RetryNotice, DEFAULT_REQUES
 
 type Dispatcher = NonNullable<ReturnType<RequestContext['getDispatcher']>>;
 
-export const USER_AGENT = 'ebs-attach-detach-controller';
+const USER_AGENT = 'ebs-attach-detach-controller';
 
 /**
  * client-node's `KubeConfig.applySecurityAuthentication` builds a new undici Agent (its own

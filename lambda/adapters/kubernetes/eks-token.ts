@@ -12,7 +12,7 @@ export const EKS_TOKEN_PREFIX = 'k8s-aws-v1.';
 const CLUSTER_ID_HEADER = 'x-k8s-aws-id';
 const PRESIGN_EXPIRES_SECONDS = 60;
 /** Regenerate after 10 of the 15 minutes, leaving room for clock skew and a slow pass. */
-export const DEFAULT_TOKEN_REFRESH_MS = 10 * 60_000;
+const DEFAULT_TOKEN_REFRESH_MS = 10 * 60_000;
 const CREDENTIALS_MARGIN_MS = 60_000;
 
 export interface AwsCredentials {
@@ -23,7 +23,7 @@ export interface AwsCredentials {
 }
 
 /** What `fromNodeProviderChain()` returns: a memoizing provider of credentials. */
-export type CredentialsProvider = () => Promise<AwsCredentials>;
+type CredentialsProvider = () => Promise<AwsCredentials>;
 
 export interface EksTokenOptions {
   clusterName: string;
@@ -37,7 +37,7 @@ export interface EksTokenOptions {
 export type TokenProvider = () => Promise<string>;
 
 /** The presigned GetCallerIdentity URL for `clusterName`, signed at `signingDate`. */
-export async function presignGetCallerIdentity(
+async function presignGetCallerIdentity(
   options: Pick<EksTokenOptions, 'clusterName' | 'region' | 'credentials'>,
   signingDate: Date,
 ): Promise<URL> {

@@ -15,7 +15,7 @@ import { getOrUndefined } from './reads.js';
 
 export const DEFAULT_EVENT_COMPONENT = 'ebs-attach-detach-controller';
 /** Longer messages are cut, as the events API limits a note to 1 kB. */
-export const MAX_EVENT_MESSAGE = 1024;
+const MAX_EVENT_MESSAGE = 1024;
 const MAX_NAME = 253;
 const HASH_CHARS = 16;
 
@@ -28,7 +28,7 @@ export interface EventWriter {
   maxConflictRetries: number;
 }
 
-export function eventKey(component: string, pod: PodRef, event: ClusterEvent): string {
+function eventKey(component: string, pod: PodRef, event: ClusterEvent): string {
   return [component, 'Pod', pod.namespace, pod.name, pod.uid, 'v1', event.type, event.reason, event.message].join('\u0000');
 }
 
@@ -39,7 +39,7 @@ export function eventName(component: string, pod: PodRef, event: ClusterEvent): 
   return `${prefix}.${hash}`;
 }
 
-export function newEvent(w: EventWriter, pod: PodRef, event: ClusterEvent): CoreV1Event {
+function newEvent(w: EventWriter, pod: PodRef, event: ClusterEvent): CoreV1Event {
   const now = w.now();
   return {
     apiVersion: 'v1',

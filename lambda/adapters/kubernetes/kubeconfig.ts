@@ -10,14 +10,14 @@ import type { TokenProvider } from './eks-token.js';
 type Authenticator = Parameters<KubeConfig['addAuthenticator']>[0];
 
 /** The auth-provider name that routes a kubeconfig user to `EksTokenAuthenticator`. */
-export const EKS_AUTH_PROVIDER = 'ebs-attach-detach-eks-token';
+const EKS_AUTH_PROVIDER = 'ebs-attach-detach-eks-token';
 
 /**
  * A client-node `Authenticator` that puts a fresh EKS token on every request. client-node
  * asks each registered authenticator whether it serves the current user, then lets it set
  * the request headers.
  */
-export class EksTokenAuthenticator implements Authenticator {
+class EksTokenAuthenticator implements Authenticator {
   constructor(private readonly token: TokenProvider) {}
 
   isAuthProvider(user: User): boolean {

@@ -31,7 +31,7 @@ export interface KubernetesClusterOptions {
   instance?: string;
 }
 
-export const DEFAULT_MAX_CONFLICT_RETRIES = 5;
+const DEFAULT_MAX_CONFLICT_RETRIES = 5;
 
 export class KubernetesCluster implements Cluster {
   private readonly paging: PagingOptions;

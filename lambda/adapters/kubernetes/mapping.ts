@@ -15,7 +15,7 @@ import type {
 import type { KubeCsiNode, KubeNode, KubePod, KubePv, KubePvc, KubeVolumeAttachment, ObjectMeta } from '../../core/kube.js';
 import { IncompleteReadError } from '../../ports/cluster.js';
 
-export function toObjectMeta(meta: V1ObjectMeta | undefined): ObjectMeta {
+function toObjectMeta(meta: V1ObjectMeta | undefined): ObjectMeta {
   if (meta === undefined) return {};
   const { name, namespace, uid, resourceVersion, annotations, labels, deletionTimestamp, finalizers } = meta;
   return { name, namespace, uid, resourceVersion, annotations, labels, deletionTimestamp, finalizers };

@@ -51,7 +51,7 @@ export async function readNodeObject(core: CoreV1Api, name: string): Promise<Kub
 }
 
 /** The PVCs (namespace, name) and their bound PVs; missing ones are left out for the core to report. */
-export async function readClaimsOf(core: CoreV1Api, pods: KubePod[]): Promise<{ pvcs: KubePvc[]; pvs: KubePv[] }> {
+async function readClaimsOf(core: CoreV1Api, pods: KubePod[]): Promise<{ pvcs: KubePvc[]; pvs: KubePv[] }> {
   const refs = new Map<string, { namespace: string; name: string }>();
   for (const pod of pods) {
     const namespace = pod.metadata.namespace ?? 'default';

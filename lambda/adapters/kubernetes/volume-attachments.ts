@@ -15,7 +15,7 @@ import { volumeAttachmentName } from './volume-attachment-name.js';
 /** The external-attacher's finalizer: `external-attacher/` + the driver name with non-alphanumerics as `-`. */
 export const ATTACHER_FINALIZER = `external-attacher/${EBS_CSI_DRIVER.replace(/[^a-zA-Z0-9-]/g, '-')}`;
 /** The key the EBS CSI driver's ControllerPublishVolume returns and its node plugin reads. */
-export const DEVICE_PATH_KEY = 'devicePath';
+const DEVICE_PATH_KEY = 'devicePath';
 
 export interface VolumeAttachmentWriter {
   storage: StorageV1Api;
@@ -23,14 +23,14 @@ export interface VolumeAttachmentWriter {
   maxConflictRetries: number;
 }
 
-export function volumeAttachmentSource(ref: VolumeAttachmentRef): V1VolumeAttachment['spec']['source'] {
+function volumeAttachmentSource(ref: VolumeAttachmentRef): V1VolumeAttachment['spec']['source'] {
   if (ref.pvName !== undefined) return { persistentVolumeName: ref.pvName };
   // Inline volumes carry their spec translated to CSI, as csi-translation-lib does for in-tree EBS.
   return { inlineVolumeSpec: { csi: { driver: EBS_CSI_DRIVER, volumeHandle: ref.volumeId }, accessModes: ['ReadWriteOnce'] } };
 }
 
 /** The `status` body for a merge patch: every field named, so stale ones are cleared. */
-export function statusPatch(status: VolumeAttachmentStatus, now: Date): Record<string, unknown> {
+function statusPatch(status: VolumeAttachmentStatus, now: Date): Record<string, unknown> {
   const error = (message: string | undefined) => (message === undefined ? null : { time: now.toISOString(), message });
   if (status.attached) {
     return { attached: true, attachmentMetadata: { [DEVICE_PATH_KEY]: status.devicePath }, attachError: null, detachError: error(status.detachError) };
@@ -39,7 +39,7 @@ export function statusPatch(status: VolumeAttachmentStatus, now: Date): Record<s
 }
 
 /** True when the object's status already says what `status` says (error times aside; no status = not attached). */
-export function statusMatches(current: V1VolumeAttachment['status'], status: VolumeAttachmentStatus): boolean {
+function statusMatches(current: V1VolumeAttachment['status'], status: VolumeAttachmentStatus): boolean {
   if (current === undefined) return !status.attached && status.attachError === undefined && status.detachError === undefined;
   if (status.attached) {
     return (

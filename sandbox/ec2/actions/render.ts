@@ -7,7 +7,7 @@ export function tagSet(tags: Map<string, string>): XmlValue {
   return itemSet([...tags].map(([key, value]) => ({ key, value })));
 }
 
-export function attachmentItem(attachment: SandboxAttachment, now: number, delays: Delays): XmlObject {
+function attachmentItem(attachment: SandboxAttachment, now: number, delays: Delays): XmlObject {
   return {
     volumeId: attachment.volumeId,
     instanceId: attachment.instanceId,

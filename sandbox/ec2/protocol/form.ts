@@ -39,7 +39,7 @@ export function optionalBool(params: Params, name: string): boolean | undefined 
 }
 
 /** The members of the list `prefix.N[.rest]`, as sub-parameter maps keyed by `rest`, in index order. */
-export function members(params: Params, prefix: string): Params[] {
+function members(params: Params, prefix: string): Params[] {
   const byIndex = new Map<number, Map<string, string>>();
   const head = `${prefix}.`;
   for (const [key, value] of params) {

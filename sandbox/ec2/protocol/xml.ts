@@ -6,8 +6,7 @@
 import XMLBuilder from 'fast-xml-builder';
 import type { Ec2Error } from './errors.js';
 
-export const EC2_NAMESPACE = 'http://ec2.amazonaws.com/doc/2016-11-15/';
-export const EC2_API_VERSION = '2016-11-15';
+const EC2_NAMESPACE = 'http://ec2.amazonaws.com/doc/2016-11-15/';
 
 /** A response body: nested plain values; `undefined` members are left out. */
 export type XmlValue = string | number | boolean | undefined | XmlObject | XmlValue[];

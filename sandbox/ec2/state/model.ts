@@ -83,7 +83,7 @@ export interface ModelConfig {
   ownerId: string;
 }
 
-export const DEFAULT_DELAYS: Delays = {
+const DEFAULT_DELAYS: Delays = {
   attachMs: 2_000,
   detachMs: 2_000,
   instanceStartMs: 5_000,
