@@ -1,8 +1,8 @@
 /**
  * A lost attach (AttachVolume timed out or got a 5xx) may still land after a later DescribeVolumes.
  * Invariant 1 therefore cannot rest on EC2's silence: the attachment stays `uncertain` and holds an
- * exclusive volume until our own call on that node settles it (fault suite, seed 120: an RWO io2
- * volume attached to two instances after verification dropped the lost attach).
+ * exclusive volume until our own call on that node settles it; were verification to drop the lost
+ * attach, an RWO io2 volume could end up attached to two instances.
  */
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_BACKOFF } from '../../lambda/core/backoff.js';

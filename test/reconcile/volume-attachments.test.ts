@@ -1,7 +1,7 @@
 /**
  * A full pass brings every EBS VolumeAttachment in line with the actual state. When the volume
- * left a node while a pod came back to that node (fault suite, seed 406: detached from node-1,
- * then a second pod claimed the RWO volume there and got a Multi-Attach error), the object must
+ * left a node while a pod came back to that node (detached from node-1, then a second pod claimed
+ * the RWO volume there and got a Multi-Attach error), the object must
  * not go on saying `attached: true` (invariant 4 / 5): the kubelet would mount a device that is gone.
  */
 import { describe, expect, it } from 'vitest';
