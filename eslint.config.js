@@ -20,13 +20,23 @@ export default tseslint.config(
   {
     files: ['lambda/core/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', {
-        patterns: [
-          { group: ['@aws-sdk/*', '@smithy/*', '@kubernetes/*', 'node:*', 'fs', 'http', 'https', 'net'], message: 'lambda/core is pure: no SDK and no I/O.' },
-          { group: ['../adapters/*', '../ports/*', '../reconcile/*', '../handlers/*'], message: 'lambda/core depends on nothing outside itself.' },
-        ],
-      }],
-      'no-restricted-syntax': ['error',
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['@aws-sdk/*', '@smithy/*', '@kubernetes/*', 'node:*', 'fs', 'http', 'https', 'net'],
+              message: 'lambda/core is pure: no SDK and no I/O.',
+            },
+            {
+              group: ['../adapters/*', '../ports/*', '../reconcile/*', '../handlers/*'],
+              message: 'lambda/core depends on nothing outside itself.',
+            },
+          ],
+        },
+      ],
+      'no-restricted-syntax': [
+        'error',
         { selector: "CallExpression[callee.object.name='Date'][callee.property.name='now']", message: 'core takes now as an argument' },
         { selector: "NewExpression[callee.name='Date'][arguments.length=0]", message: 'core takes now as an argument' },
         { selector: "CallExpression[callee.object.name='Math'][callee.property.name='random']", message: 'core is deterministic' },

@@ -30,18 +30,33 @@ export interface BundleFigures {
 async function bundle(entry: string, outDir: string): Promise<string> {
   const outfile = join(outDir, 'index.mjs');
   await build({
-    entryPoints: [entry], bundle: true, outfile, platform: 'node', target: 'node24', format: 'esm',
-    mainFields: ['module', 'main'], minify: true, sourcemap: true, sourcesContent: false,
-    banner: { js: REQUIRE_SHIM }, tsconfig: join(REPO_ROOT, 'tsconfig.json'), logLevel: 'error',
+    entryPoints: [entry],
+    bundle: true,
+    outfile,
+    platform: 'node',
+    target: 'node24',
+    format: 'esm',
+    mainFields: ['module', 'main'],
+    minify: true,
+    sourcemap: true,
+    sourcesContent: false,
+    banner: { js: REQUIRE_SHIM },
+    tsconfig: join(REPO_ROOT, 'tsconfig.json'),
+    logLevel: 'error',
   });
   return outfile;
 }
 
 /** Environment a handler's composition root validates at init; nothing is contacted during import. */
 const INIT_ENV = {
-  TABLE_NAME: 'bench-volumes', CLUSTER_NAME: 'bench', CLUSTER_ENDPOINT: 'https://127.0.0.1:1', AWS_REGION: 'us-east-1',
+  TABLE_NAME: 'bench-volumes',
+  CLUSTER_NAME: 'bench',
+  CLUSTER_ENDPOINT: 'https://127.0.0.1:1',
+  AWS_REGION: 'us-east-1',
   CLUSTER_CA: 'LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCk1JSUJiZW5jaAotLS0tLUVORCBDRVJUSUZJQ0FURS0tLS0tCg==',
-  AWS_ACCESS_KEY_ID: 'AKIDBENCH', AWS_SECRET_ACCESS_KEY: 'bench-secret', POWERTOOLS_LOG_LEVEL: 'ERROR',
+  AWS_ACCESS_KEY_ID: 'AKIDBENCH',
+  AWS_SECRET_ACCESS_KEY: 'bench-secret',
+  POWERTOOLS_LOG_LEVEL: 'ERROR',
 };
 
 const IMPORT_TIMER = 'const t = performance.now(); await import(process.argv[1]); console.log(performance.now() - t);';
@@ -49,7 +64,9 @@ const IMPORT_TIMER = 'const t = performance.now(); await import(process.argv[1])
 async function initMs(file: string, runs: number): Promise<number> {
   const samples: number[] = [];
   for (let i = 0; i < runs; i++) {
-    const { stdout } = await run(process.execPath, ['--input-type=module', '-e', IMPORT_TIMER, file], { env: { ...INIT_ENV, PATH: process.env.PATH ?? '' } });
+    const { stdout } = await run(process.execPath, ['--input-type=module', '-e', IMPORT_TIMER, file], {
+      env: { ...INIT_ENV, PATH: process.env.PATH ?? '' },
+    });
     samples.push(Number(stdout.trim()));
   }
   samples.sort((a, b) => a - b);

@@ -33,7 +33,16 @@ export async function measureBurst(stage: LocalStack, actors: Actors, size: numb
     const node = nodes[i % nodes.length] as GenNode;
     const claim = `data-burst-${i}`;
     actors.provision('burst', claim, node.zone);
-    actors.schedule({ namespace: 'burst', name: `burst-${i}`, app: 'burst', owner: { kind: 'StatefulSet', name: 'burst', uid: 'burst-uid' }, claims: [claim] }, node);
+    actors.schedule(
+      {
+        namespace: 'burst',
+        name: `burst-${i}`,
+        app: 'burst',
+        owner: { kind: 'StatefulSet', name: 'burst', uid: 'burst-uid' },
+        claims: [claim],
+      },
+      node,
+    );
   }
   stage.ec2.configureThrottle(EC2_THROTTLE);
   const base = accepted(stage);
@@ -58,9 +67,15 @@ export async function measureBurst(stage: LocalStack, actors: Actors, size: numb
   const done = now.accepted - base.accepted;
   const seconds = first === undefined ? 0 : (last - first) / 1000;
   return {
-    requested: size, accepted: done, throttled: now.throttled - base.throttled, seconds,
+    requested: size,
+    accepted: done,
+    throttled: now.throttled - base.throttled,
+    seconds,
     perSecond: seconds > 0 ? done / seconds : 0,
-    budgetPerSecond: size <= EC2_THROTTLE.mutating.capacity ? Infinity : size / ((size - EC2_THROTTLE.mutating.capacity) / EC2_THROTTLE.mutating.refillPerSecond),
+    budgetPerSecond:
+      size <= EC2_THROTTLE.mutating.capacity
+        ? Infinity
+        : size / ((size - EC2_THROTTLE.mutating.capacity) / EC2_THROTTLE.mutating.refillPerSecond),
     finished: done >= size,
   };
 }

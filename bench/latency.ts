@@ -20,13 +20,35 @@ export interface EventLatency {
   samples: number;
 }
 
-async function sample(stage: LocalStack, handlers: Handlers, actors: Actors, node: GenNode, n: number): Promise<{ ms: number; dynamo: number }> {
+async function sample(
+  stage: LocalStack,
+  handlers: Handlers,
+  actors: Actors,
+  node: GenNode,
+  n: number,
+): Promise<{ ms: number; dynamo: number }> {
   const claim = `data-latency-${n}`;
   actors.provision('bench', claim, node.zone);
-  const pod = actors.schedule({ namespace: 'bench', name: `latency-${n}`, app: 'latency', owner: { kind: 'StatefulSet', name: 'latency', uid: 'latency-uid' }, claims: [claim] }, node);
+  const pod = actors.schedule(
+    {
+      namespace: 'bench',
+      name: `latency-${n}`,
+      app: 'latency',
+      owner: { kind: 'StatefulSet', name: 'latency', uid: 'latency-uid' },
+      claims: [claim],
+    },
+    node,
+  );
   const attaches = stage.ec2.counters().calls.AttachVolume ?? 0;
   const dynamoBefore = Object.values(stage.dynamo.meter.calls).reduce((a, b) => a + b, 0);
-  const event = sqsBatch([kubernetesEvent({ kind: 'Pod', namespace: pod.namespace, name: pod.name, uid: pod.uid }, 'Scheduled', `Successfully assigned bench/${pod.name} to ${node.name}`, stage.clock.now())]);
+  const event = sqsBatch([
+    kubernetesEvent(
+      { kind: 'Pod', namespace: pod.namespace, name: pod.name, uid: pod.uid },
+      'Scheduled',
+      `Successfully assigned bench/${pod.name} to ${node.name}`,
+      stage.clock.now(),
+    ),
+  ]);
   const started = performance.now();
   const done = handlers.clusterEvent(event, lambdaContext(60_000, 'cluster-event'));
   while ((stage.ec2.counters().calls.AttachVolume ?? 0) === attaches && performance.now() - started < 30_000) await tick();
@@ -46,12 +68,19 @@ export async function measureEventLatency(stage: LocalStack, handlers: Handlers,
   stage.kube.faults.latency(ADDED_MS);
   stage.ec2.setLatency('*', ADDED_MS);
   try {
-    for (let i = 0; i < samples; i++) slowed.push((await sample(stage, handlers, actors, nodes[(i + samples) % nodes.length] as GenNode, i + samples)).ms);
+    for (let i = 0; i < samples; i++)
+      slowed.push((await sample(stage, handlers, actors, nodes[(i + samples) % nodes.length] as GenNode, i + samples)).ms);
   } finally {
     stage.kube.faults.latency(0);
     stage.ec2.setLatency('*', 0);
   }
   const medianMs = median(plain.map((p) => p.ms));
   const medianWithAddedMs = median(slowed);
-  return { medianMs, medianWithAddedMs, sequentialRoundTrips: Math.round((medianWithAddedMs - medianMs) / ADDED_MS), dynamoCallsBeforeAttach: median(plain.map((p) => p.dynamo)), samples };
+  return {
+    medianMs,
+    medianWithAddedMs,
+    sequentialRoundTrips: Math.round((medianWithAddedMs - medianMs) / ADDED_MS),
+    dynamoCallsBeforeAttach: median(plain.map((p) => p.dynamo)),
+    samples,
+  };
 }

@@ -12,25 +12,45 @@ import { measureSize } from './size.js';
 // Metrics in embedded metric format mean nothing outside Lambda.
 process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
 
-const { values } = parseArgs({ options: {
-  sizes: { type: 'string', default: '100,1000,5000' }, burst: { type: 'string', default: '1000' },
-  'pass-cap': { type: 'string', default: '240' }, 'burst-cap': { type: 'string', default: '420' }, 'takeover-max': { type: 'string', default: '100' }, 'no-bundles': { type: 'boolean', default: false }, help: { type: 'boolean', default: false },
-} });
+const { values } = parseArgs({
+  options: {
+    sizes: { type: 'string', default: '100,1000,5000' },
+    burst: { type: 'string', default: '1000' },
+    'pass-cap': { type: 'string', default: '240' },
+    'burst-cap': { type: 'string', default: '420' },
+    'takeover-max': { type: 'string', default: '100' },
+    'no-bundles': { type: 'boolean', default: false },
+    help: { type: 'boolean', default: false },
+  },
+});
 if (values.help) {
-  console.log('npm run bench -- [--sizes 100,1000,5000] [--burst 1000 (on the smallest size; 0: none)] [--pass-cap <seconds per pass>] [--burst-cap 420]');
+  console.log(
+    'npm run bench -- [--sizes 100,1000,5000] [--burst 1000 (on the smallest size; 0: none)] [--pass-cap <seconds per pass>] [--burst-cap 420]',
+  );
   console.log('                  [--takeover-max 100 (larger sizes start from an actual state seeded into DynamoDB)] [--no-bundles]');
   process.exit(0);
 }
 const sizes = values.sizes.split(',').map((x) => Number(x.trim()));
 if (sizes.some((n) => !Number.isInteger(n) || n < 3)) throw new Error(`--sizes must be whole numbers of at least 3, got "${values.sizes}"`);
 
-const figures: BenchFigures = { startedAt: new Date().toISOString(), machine: { cpus: availableParallelism(), node: process.version }, sizes: [] };
+const figures: BenchFigures = {
+  startedAt: new Date().toISOString(),
+  machine: { cpus: availableParallelism(), node: process.version },
+  sizes: [],
+};
 const smallest = Math.min(...sizes);
 for (const nodes of sizes) {
   console.log(`Size ${nodes}…`);
-  figures.sizes.push(await measureSize(nodes, {
-    passCapMs: Number(values['pass-cap']) * 1000, burstCapMs: Number(values['burst-cap']) * 1000, takeover: nodes <= Number(values['takeover-max']), burst: nodes === smallest ? Number(values.burst) : 0, latency: nodes === smallest, log: (line) => console.log(line),
-  }));
+  figures.sizes.push(
+    await measureSize(nodes, {
+      passCapMs: Number(values['pass-cap']) * 1000,
+      burstCapMs: Number(values['burst-cap']) * 1000,
+      takeover: nodes <= Number(values['takeover-max']),
+      burst: nodes === smallest ? Number(values.burst) : 0,
+      latency: nodes === smallest,
+      log: (line) => console.log(line),
+    }),
+  );
 }
 if (!values['no-bundles']) {
   console.log('Bundles…');

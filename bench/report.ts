@@ -16,53 +16,97 @@ const sum = (p: PassFigures, service: string) => p.calls.filter((r) => r.service
 export function shortTable(figures: BenchFigures): string[] {
   const lines = ['nodes  | takeover pass | full pass (sync) | calls k8s/EC2/DDB | plan÷parse | event→attach | burst attaches/s'];
   for (const f of figures.sizes) {
-    lines.push([
-      String(f.nodes).padEnd(6), (f.takeover ? pass(f.takeover) : 'seeded').padEnd(13), pass(f.steadyAtSync).padEnd(16),
-      `${sum(f.steadyAtSync, 'Kubernetes')}/${sum(f.steadyAtSync, 'EC2')}/${sum(f.steadyAtSync, 'DynamoDB')}`.padEnd(17),
-      (f.planCpu ? f.planCpu.ratio.toFixed(2) : '–').padEnd(10),
-      (f.latency ? `${f.latency.medianMs.toFixed(0)} ms` : '–').padEnd(12),
-      f.burst ? `${f.burst.perSecond.toFixed(2)} (${f.burst.throttled} throttled)` : '–',
-    ].join(' | '));
+    lines.push(
+      [
+        String(f.nodes).padEnd(6),
+        (f.takeover ? pass(f.takeover) : 'seeded').padEnd(13),
+        pass(f.steadyAtSync).padEnd(16),
+        `${sum(f.steadyAtSync, 'Kubernetes')}/${sum(f.steadyAtSync, 'EC2')}/${sum(f.steadyAtSync, 'DynamoDB')}`.padEnd(17),
+        (f.planCpu ? f.planCpu.ratio.toFixed(2) : '–').padEnd(10),
+        (f.latency ? `${f.latency.medianMs.toFixed(0)} ms` : '–').padEnd(12),
+        f.burst ? `${f.burst.perSecond.toFixed(2)} (${f.burst.throttled} throttled)` : '–',
+      ].join(' | '),
+    );
   }
-  for (const b of figures.bundles ?? []) lines.push(`bundle ${b.name}: ${(b.bytes / 1024).toFixed(0)} KiB (×${b.sizeRatio.toFixed(1)} empty), init ${b.initMs.toFixed(0)} ms (×${b.initRatio.toFixed(1)} empty)`);
+  for (const b of figures.bundles ?? [])
+    lines.push(
+      `bundle ${b.name}: ${(b.bytes / 1024).toFixed(0)} KiB (×${b.sizeRatio.toFixed(1)} empty), init ${b.initMs.toFixed(0)} ms (×${b.initRatio.toFixed(1)} empty)`,
+    );
   return lines;
 }
 
 function callTable(p: PassFigures): string[] {
   return [
-    '| service | operation | calls | lower bound |', '| --- | --- | ---: | ---: |',
+    '| service | operation | calls | lower bound |',
+    '| --- | --- | ---: | ---: |',
     ...p.calls.map((r) => `| ${r.service} | ${r.operation} | ${r.calls} | ${r.lowerBound ?? '–'} |`),
   ];
 }
 
 function sizeSection(f: SizeFigures): string[] {
   const lines = [
-    `## ${f.nodes} nodes`, '',
-    `${f.counts.pods} pods, ${f.counts.pvs} PVs/PVCs, ${f.counts.volumeAttachments} attachments (VolumeAttachments), seeded in-process in ${s(f.seedMs)}.`, '',
-    '| pass | wall | CPU (process) | actions | converged |', '| --- | ---: | ---: | ---: | --- |',
+    `## ${f.nodes} nodes`,
+    '',
+    `${f.counts.pods} pods, ${f.counts.pvs} PVs/PVCs, ${f.counts.volumeAttachments} attachments (VolumeAttachments), seeded in-process in ${s(f.seedMs)}.`,
+    '',
+    '| pass | wall | CPU (process) | actions | converged |',
+    '| --- | ---: | ---: | ---: | --- |',
     ...(['takeover', 'steadyAtSync', 'steadyBetweenSyncs'] as const).flatMap((k) => {
       const p = f[k];
-      if (p === undefined) return [`| first full pass (takeover) | not measured: actual state seeded into DynamoDB in ${s(f.stateSeedMs ?? 0)} | | | |`];
+      if (p === undefined)
+        return [`| first full pass (takeover) | not measured: actual state seeded into DynamoDB in ${s(f.stateSeedMs ?? 0)} | | | |`];
       return `| ${k === 'takeover' ? 'first full pass (takeover: seed + verify)' : k === 'steadyAtSync' ? 'steady state, sync due (verifies)' : 'steady state, between syncs'} | ${pass(p)} | ${s(p.cpuMs)} | ${p.actions ?? '–'} | ${p.converged ?? '–'} |`;
     }),
-    '', '### Full pass in steady state at a sync (verification due): calls against the lower bound', '', ...callTable(f.steadyAtSync),
-    '', '### Steady-state pass between syncs', '', ...callTable(f.steadyBetweenSyncs),
-    '', `DynamoDB at the sync pass: ${f.steadyAtSync.dynamo.itemsRead} items read, ${f.steadyAtSync.dynamo.itemsWritten} written, ${f.steadyAtSync.dynamo.conditionalFailures} conditional failures; capacity units ${f.steadyAtSync.dynamo.capacityUnits} (the store does not ask for ReturnConsumedCapacity, so calls and items are counted instead). ${f.takeover ? `Takeover: ${f.takeover.dynamo.itemsWritten} items written.` : ''}`,
+    '',
+    '### Full pass in steady state at a sync (verification due): calls against the lower bound',
+    '',
+    ...callTable(f.steadyAtSync),
+    '',
+    '### Steady-state pass between syncs',
+    '',
+    ...callTable(f.steadyBetweenSyncs),
+    '',
+    `DynamoDB at the sync pass: ${f.steadyAtSync.dynamo.itemsRead} items read, ${f.steadyAtSync.dynamo.itemsWritten} written, ${f.steadyAtSync.dynamo.conditionalFailures} conditional failures; capacity units ${f.steadyAtSync.dynamo.capacityUnits} (the store does not ask for ReturnConsumedCapacity, so calls and items are counted instead). ${f.takeover ? `Takeover: ${f.takeover.dynamo.itemsWritten} items written.` : ''}`,
     `EC2 mutating calls in the steady passes: ${['AttachVolume', 'DetachVolume'].map((op) => f.steadyAtSync.calls.find((r) => r.operation === op)?.calls ?? 0).reduce((a, b) => a + b, 0)}.`,
   ];
-  if (f.planCpu) lines.push('', `Plan CPU: buildDesiredState + plan ${f.planCpu.planMs.toFixed(1)} ms vs JSON.parse of the same inputs ${f.planCpu.parseMs.toFixed(1)} ms: ratio ${f.planCpu.ratio.toFixed(2)} (${f.planCpu.actions} actions).`);
-  if (f.latency) lines.push('', `Event → AttachVolume (cluster-event handler, SQS batch of one Scheduled event): median ${f.latency.medianMs.toFixed(0)} ms over ${f.latency.samples} samples; with 20 ms added to every Kubernetes and EC2 request ${f.latency.medianWithAddedMs.toFixed(0)} ms, i.e. about ${f.latency.sequentialRoundTrips} sequential Kubernetes/EC2 round trips before AttachVolume, plus ${f.latency.dynamoCallsBeforeAttach} DynamoDB calls.`);
-  if (f.burst) lines.push('', `Burst: ${f.burst.accepted}/${f.burst.requested} AttachVolume accepted in ${f.burst.seconds.toFixed(1)} s = ${f.burst.perSecond.toFixed(2)}/s (EC2's mutating budget allows ${Number.isFinite(f.burst.budgetPerSecond) ? f.burst.budgetPerSecond.toFixed(2) : 'all at once'}/s for this burst: 50 at once, then 5/s, on the sandbox's real-time clock); ${f.burst.throttled} calls throttled${f.burst.finished ? '' : '; the burst did not finish within the cap'}.`);
+  if (f.planCpu)
+    lines.push(
+      '',
+      `Plan CPU: buildDesiredState + plan ${f.planCpu.planMs.toFixed(1)} ms vs JSON.parse of the same inputs ${f.planCpu.parseMs.toFixed(1)} ms: ratio ${f.planCpu.ratio.toFixed(2)} (${f.planCpu.actions} actions).`,
+    );
+  if (f.latency)
+    lines.push(
+      '',
+      `Event → AttachVolume (cluster-event handler, SQS batch of one Scheduled event): median ${f.latency.medianMs.toFixed(0)} ms over ${f.latency.samples} samples; with 20 ms added to every Kubernetes and EC2 request ${f.latency.medianWithAddedMs.toFixed(0)} ms, i.e. about ${f.latency.sequentialRoundTrips} sequential Kubernetes/EC2 round trips before AttachVolume, plus ${f.latency.dynamoCallsBeforeAttach} DynamoDB calls.`,
+    );
+  if (f.burst)
+    lines.push(
+      '',
+      `Burst: ${f.burst.accepted}/${f.burst.requested} AttachVolume accepted in ${f.burst.seconds.toFixed(1)} s = ${f.burst.perSecond.toFixed(2)}/s (EC2's mutating budget allows ${Number.isFinite(f.burst.budgetPerSecond) ? f.burst.budgetPerSecond.toFixed(2) : 'all at once'}/s for this burst: 50 at once, then 5/s, on the sandbox's real-time clock); ${f.burst.throttled} calls throttled${f.burst.finished ? '' : '; the burst did not finish within the cap'}.`,
+    );
   return [...lines, ''];
 }
 
 export function markdown(figures: BenchFigures): string {
   const bundles = figures.bundles ?? [];
   return [
-    '# Benchmark', '', `Run ${figures.startedAt} on ${figures.machine.cpus} CPUs, Node ${figures.machine.node}. Sandboxes in-process on loopback; passes through the real adapters and HTTP with the composition root's defaults (Kubernetes client limit 20 QPS / burst 30, EC2 mutating limiter 4/s). Wall and CPU times are of the whole process, sandboxes included.`, '',
+    '# Benchmark',
+    '',
+    `Run ${figures.startedAt} on ${figures.machine.cpus} CPUs, Node ${figures.machine.node}. Sandboxes in-process on loopback; passes through the real adapters and HTTP with the composition root's defaults (Kubernetes client limit 20 QPS / burst 30, EC2 mutating limiter 4/s). Wall and CPU times are of the whole process, sandboxes included.`,
+    '',
     ...figures.sizes.flatMap(sizeSection),
-    ...(bundles.length ? ['## Lambda bundles (esbuild with the stack\'s options)', '', '| bundle | bytes | gzip | ×empty | init (median) | ×empty |', '| --- | ---: | ---: | ---: | ---: | ---: |',
-      ...bundles.map((b) => `| ${b.name} | ${b.bytes} | ${b.gzipBytes} | ${b.sizeRatio.toFixed(1)} | ${b.initMs.toFixed(1)} ms | ${b.initRatio.toFixed(1)} |`)] : []),
+    ...(bundles.length
+      ? [
+          "## Lambda bundles (esbuild with the stack's options)",
+          '',
+          '| bundle | bytes | gzip | ×empty | init (median) | ×empty |',
+          '| --- | ---: | ---: | ---: | ---: | ---: |',
+          ...bundles.map(
+            (b) =>
+              `| ${b.name} | ${b.bytes} | ${b.gzipBytes} | ${b.sizeRatio.toFixed(1)} | ${b.initMs.toFixed(1)} ms | ${b.initRatio.toFixed(1)} |`,
+          ),
+        ]
+      : []),
     '',
   ].join('\n');
 }

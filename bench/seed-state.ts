@@ -15,13 +15,27 @@ export async function seedActualState(store: VolumeStore, cluster: GeneratedClus
   const records = new Map<string, VolumeRecord>();
   for (const volume of cluster.volumes) {
     records.set(volume.volumeId, {
-      volumeId: volume.volumeId, uniqueName: uniqueNameFor(volume.volumeId), accessModes: volume.accessModes, multiAttach: volume.multiAttach,
-      attachments: {}, operations: {}, backoff: {}, version: 0,
+      volumeId: volume.volumeId,
+      uniqueName: uniqueNameFor(volume.volumeId),
+      accessModes: volume.accessModes,
+      multiAttach: volume.multiAttach,
+      attachments: {},
+      operations: {},
+      backoff: {},
+      version: 0,
     });
   }
   for (const a of cluster.attached) {
     const record = records.get(a.volumeId) as VolumeRecord;
-    record.attachments[a.nodeName] = { nodeName: a.nodeName, instanceId: nodes.get(a.nodeName)?.instanceId ?? '', state: 'attached', device: a.device, mounted: true, reported: true, since: now };
+    record.attachments[a.nodeName] = {
+      nodeName: a.nodeName,
+      instanceId: nodes.get(a.nodeName)?.instanceId ?? '',
+      state: 'attached',
+      device: a.device,
+      mounted: true,
+      reported: true,
+      since: now,
+    };
   }
   const limit = pLimit(32);
   const attached = [...records.values()].filter((r) => Object.keys(r.attachments).length > 0);

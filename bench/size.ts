@@ -61,9 +61,13 @@ async function measuredPass(stage: LocalStack, counts: ObjectCounts, capMs: numb
   const drained = stage.ledger.drain();
   const report: PassReport | undefined = result.value;
   return {
-    wallMs: result.wallMs, cpuMs: result.cpuMs, timedOut: result.timedOut, ...(result.error ? { error: result.error } : {}),
+    wallMs: result.wallMs,
+    cpuMs: result.cpuMs,
+    timedOut: result.timedOut,
+    ...(result.error ? { error: result.error } : {}),
     ...(report ? { actions: report.actions.length, converged: report.converged } : {}),
-    calls: steadyRows(counts, drained, stage.dynamo.meter, sync), dynamo: { ...stage.dynamo.meter, calls: { ...stage.dynamo.meter.calls } },
+    calls: steadyRows(counts, drained, stage.dynamo.meter, sync),
+    dynamo: { ...stage.dynamo.meter, calls: { ...stage.dynamo.meter.calls } },
   };
 }
 
@@ -77,8 +81,14 @@ export async function measureSize(nodes: number, options: SizeOptions): Promise<
     seedKube(stage.kube, cluster);
     const seedMs = performance.now() - seeding;
     const counts: ObjectCounts = {
-      nodes: cluster.nodes.length, pods: cluster.pods.length, pvcs: cluster.volumes.length, pvs: cluster.volumes.length,
-      volumeAttachments: cluster.attached.length, csiNodes: cluster.nodes.length, volumes: new Set(cluster.attached.map((a) => a.volumeId)).size, scanPages: 0,
+      nodes: cluster.nodes.length,
+      pods: cluster.pods.length,
+      pvcs: cluster.volumes.length,
+      pvs: cluster.volumes.length,
+      volumeAttachments: cluster.attached.length,
+      csiNodes: cluster.nodes.length,
+      volumes: new Set(cluster.attached.map((a) => a.volumeId)).size,
+      scanPages: 0,
     };
     options.log(`  ${nodes} nodes: seeded ${counts.pods} pods, ${counts.pvs} volumes in ${(seedMs / 1000).toFixed(1)} s`);
     const handlers = stage.handlers();
@@ -96,7 +106,9 @@ export async function measureSize(nodes: number, options: SizeOptions): Promise<
     clock.advance(61_000);
     const steadyAtSync = await measuredPass(stage, counts, options.passCapMs);
     const steadyBetweenSyncs = await measuredPass(stage, counts, options.passCapMs, false);
-    options.log(`  steady full pass at a sync ${(steadyAtSync.wallMs / 1000).toFixed(1)} s, between syncs ${(steadyBetweenSyncs.wallMs / 1000).toFixed(1)} s`);
+    options.log(
+      `  steady full pass at a sync ${(steadyAtSync.wallMs / 1000).toFixed(1)} s, between syncs ${(steadyBetweenSyncs.wallMs / 1000).toFixed(1)} s`,
+    );
     const figures: SizeFigures = { nodes, counts, seedMs, ...start, steadyAtSync, steadyBetweenSyncs };
     figures.planCpu = await measurePlanCpu(stage.controller.ports, clock.now());
     const actors = new Actors(stage, cluster, new Random(nodes + 1));

@@ -47,18 +47,27 @@ export interface CallRow {
 export function steadyRows(counts: ObjectCounts, drained: Drained, dynamo: MeteredDynamo['meter'], sync: boolean): CallRow[] {
   const pages = (n: number) => Math.max(1, Math.ceil(n / LIST_PAGE));
   const listBound: Record<string, number> = {
-    'list nodes': pages(counts.nodes), 'list pods': pages(counts.pods), 'list persistentvolumeclaims': pages(counts.pvcs),
-    'list persistentvolumes': pages(counts.pvs), 'list volumeattachments': pages(counts.volumeAttachments), 'list csinodes': pages(counts.csiNodes),
+    'list nodes': pages(counts.nodes),
+    'list pods': pages(counts.pods),
+    'list persistentvolumeclaims': pages(counts.pvcs),
+    'list persistentvolumes': pages(counts.pvs),
+    'list volumeattachments': pages(counts.volumeAttachments),
+    'list csinodes': pages(counts.csiNodes),
   };
   const rows: CallRow[] = [];
-  for (const [operation, bound] of Object.entries(listBound)) rows.push({ service: 'Kubernetes', operation, calls: drained.kube[operation] ?? 0, lowerBound: bound });
-  for (const [operation, calls] of Object.entries(drained.kube)) if (!(operation in listBound)) rows.push({ service: 'Kubernetes', operation, calls, lowerBound: 0 });
+  for (const [operation, bound] of Object.entries(listBound))
+    rows.push({ service: 'Kubernetes', operation, calls: drained.kube[operation] ?? 0, lowerBound: bound });
+  for (const [operation, calls] of Object.entries(drained.kube))
+    if (!(operation in listBound)) rows.push({ service: 'Kubernetes', operation, calls, lowerBound: 0 });
   const describeBound = sync ? Math.ceil(counts.volumes / DESCRIBE_BATCH) : 0;
   rows.push({ service: 'EC2', operation: 'DescribeVolumes', calls: drained.ec2.DescribeVolumes ?? 0, lowerBound: describeBound });
-  for (const [operation, calls] of Object.entries(drained.ec2)) if (operation !== 'DescribeVolumes') rows.push({ service: 'EC2', operation, calls, ...(operation.startsWith('Describe') ? {} : { lowerBound: 0 }) });
+  for (const [operation, calls] of Object.entries(drained.ec2))
+    if (operation !== 'DescribeVolumes')
+      rows.push({ service: 'EC2', operation, calls, ...(operation.startsWith('Describe') ? {} : { lowerBound: 0 }) });
   const scanBound = counts.scanPages;
   rows.push({ service: 'DynamoDB', operation: 'Scan', calls: dynamo.calls.Scan ?? 0, lowerBound: scanBound });
-  for (const [operation, calls] of Object.entries(dynamo.calls)) if (operation !== 'Scan') rows.push({ service: 'DynamoDB', operation, calls, ...(isWrite(operation) ? { lowerBound: 0 } : {}) });
+  for (const [operation, calls] of Object.entries(dynamo.calls))
+    if (operation !== 'Scan') rows.push({ service: 'DynamoDB', operation, calls, ...(isWrite(operation) ? { lowerBound: 0 } : {}) });
   return rows;
 }
 

@@ -14,7 +14,10 @@ export async function timed<T>(run: (signal: AbortSignal) => Promise<T>, capMs: 
   const abort = new AbortController();
   const cpu = process.cpuUsage();
   const started = performance.now();
-  const work = run(abort.signal).then((value) => ({ value }), (error: unknown) => ({ error: error instanceof Error ? error.message : String(error) }));
+  const work = run(abort.signal).then(
+    (value) => ({ value }),
+    (error: unknown) => ({ error: error instanceof Error ? error.message : String(error) }),
+  );
   const outcome = await Promise.race([work, sleep(capMs).then(() => 'timeout' as const)]);
   const used = process.cpuUsage(cpu);
   const base = { wallMs: performance.now() - started, cpuMs: (used.user + used.system) / 1000 };

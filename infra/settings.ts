@@ -31,9 +31,17 @@ export interface StackSettings {
 
 /** The keys read from context; anything else in context is CDK's own. */
 const CONTEXT_KEYS = [
-  'clusterName', 'apiEndpoint', 'certificateAuthority', 'schedule', 'reservedConcurrency',
-  'syncPeriodSeconds', 'maxWaitForUnmountSeconds', 'eventBusName', 'clusterTagKey',
-  'alarmTopicArn', 'fullPassStaleMinutes',
+  'clusterName',
+  'apiEndpoint',
+  'certificateAuthority',
+  'schedule',
+  'reservedConcurrency',
+  'syncPeriodSeconds',
+  'maxWaitForUnmountSeconds',
+  'eventBusName',
+  'clusterTagKey',
+  'alarmTopicArn',
+  'fullPassStaleMinutes',
 ] as const;
 
 export type ContextKey = (typeof CONTEXT_KEYS)[number];
@@ -44,11 +52,12 @@ const optional = <T extends z.ZodType>(schema: T) =>
 
 const positiveInt = (max: number) => z.coerce.number().int().min(1).max(max);
 
-const pemCertificate = z.string().refine(
-  (value) => /^[A-Za-z0-9+/=\s]+$/.test(value)
-    && Buffer.from(value, 'base64').toString('utf8').includes('-----BEGIN CERTIFICATE-----'),
-  'must be the base64 of a PEM certificate (EKS certificateAuthority.data)',
-);
+const pemCertificate = z
+  .string()
+  .refine(
+    (value) => /^[A-Za-z0-9+/=\s]+$/.test(value) && Buffer.from(value, 'base64').toString('utf8').includes('-----BEGIN CERTIFICATE-----'),
+    'must be the base64 of a PEM certificate (EKS certificateAuthority.data)',
+  );
 
 const schema = z.object({
   // EKS cluster names: 1-100 characters, alphanumerics, hyphens and underscores, starting alphanumeric.
@@ -56,9 +65,12 @@ const schema = z.object({
   apiEndpoint: z.url({ protocol: /^https$/, error: 'must be an https URL' }),
   // The functions refuse to start without it: the EKS API server's certificate is signed by it.
   certificateAuthority: pemCertificate,
-  schedule: z.string().regex(/^(rate|cron)\(.+\)$/, 'must be an EventBridge Scheduler rate(…) or cron(…) expression').default('rate(1 minute)'),
+  schedule: z
+    .string()
+    .regex(/^(rate|cron)\(.+\)$/, 'must be an EventBridge Scheduler rate(…) or cron(…) expression')
+    .default('rate(1 minute)'),
   // The SQS event source's maximum concurrency cannot be below 2.
-  reservedConcurrency: positiveInt(1000).min(2, 'must be at least 2 (the SQS pollers\' floor)').default(5),
+  reservedConcurrency: positiveInt(1000).min(2, "must be at least 2 (the SQS pollers' floor)").default(5),
   syncPeriodSeconds: positiveInt(86_400).default(60),
   maxWaitForUnmountSeconds: z.union([z.literal('disabled'), positiveInt(86_400)]).default(360),
   eventBusName: optional(z.string().regex(/^(?!default$)[/.\-_A-Za-z0-9]{1,256}$/, 'must be a custom EventBridge bus name')),

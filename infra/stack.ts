@@ -44,8 +44,12 @@ export class AttachDetachStack extends Stack {
     grantController(this.role, { table: state.table, ...settings });
 
     const fnProps = (entry: string, size: typeof FULL_PASS, description: string) => ({
-      entry, description, role: this.role, reservedConcurrency: settings.reservedConcurrency,
-      environment: controllerEnvironment(settings, state.table.tableName, size.timeout), ...size,
+      entry,
+      description,
+      role: this.role,
+      reservedConcurrency: settings.reservedConcurrency,
+      environment: controllerEnvironment(settings, state.table.tableName, size.timeout),
+      ...size,
     });
     const scheduledDlq = secureQueue(this, 'ScheduledPassDeadLetterQueue', { retentionPeriod: Duration.days(14) });
     const scheduled = new ControllerFunction(this, 'ScheduledPass', {
@@ -54,10 +58,16 @@ export class AttachDetachStack extends Stack {
       // Ticks queued behind busy passes are stale once the next one is due.
       asyncMaxEventAge: Duration.minutes(1),
     });
-    const clusterEvent = new ControllerFunction(this, 'ClusterEventPass',
-      fnProps(HANDLER_ENTRIES.clusterEvent, TARGETED_PASS, 'Targeted pass for Kubernetes Pod and Node events'));
-    const ec2Event = new ControllerFunction(this, 'Ec2EventPass',
-      fnProps(HANDLER_ENTRIES.ec2Event, TARGETED_PASS, 'Targeted pass for EC2 instance state changes'));
+    const clusterEvent = new ControllerFunction(
+      this,
+      'ClusterEventPass',
+      fnProps(HANDLER_ENTRIES.clusterEvent, TARGETED_PASS, 'Targeted pass for Kubernetes Pod and Node events'),
+    );
+    const ec2Event = new ControllerFunction(
+      this,
+      'Ec2EventPass',
+      fnProps(HANDLER_ENTRIES.ec2Event, TARGETED_PASS, 'Targeted pass for EC2 instance state changes'),
+    );
 
     scheduleFullPass(this, 'FullPassSchedule', { expression: settings.schedule, fn: scheduled, deadLetterQueue: scheduledDlq });
     const clusterEvents = new EventQueue(this, 'ClusterEvents', { consumerTimeout: TARGETED_PASS.timeout });
@@ -70,15 +80,21 @@ export class AttachDetachStack extends Stack {
     const exporterPolicy = exporterPutEventsPolicy(this, route);
     const functions = { Scheduled: scheduled, ClusterEvent: clusterEvent, Ec2Event: ec2Event };
     const deadLetterQueues = {
-      ScheduledPass: scheduledDlq, ClusterEvents: clusterEvents.deadLetterQueue, Ec2Events: ec2Events.deadLetterQueue,
+      ScheduledPass: scheduledDlq,
+      ClusterEvents: clusterEvents.deadLetterQueue,
+      Ec2Events: ec2Events.deadLetterQueue,
     };
     const alarms = new ControllerAlarms(this, 'Alarms', {
-      clusterName: settings.clusterName, functions, deadLetterQueues,
+      clusterName: settings.clusterName,
+      functions,
+      deadLetterQueues,
       fullPassStaleMinutes: settings.fullPassStaleMinutes,
       topic: settings.alarmTopicArn ? sns.Topic.fromTopicArn(this, 'AlarmTopic', settings.alarmTopicArn) : undefined,
     });
     new ControllerDashboard(this, 'Dashboard', {
-      clusterName: settings.clusterName, functions, alarms: alarms.alarms,
+      clusterName: settings.clusterName,
+      functions,
+      alarms: alarms.alarms,
       queues: { ClusterEvents: clusterEvents.queue, Ec2Events: ec2Events.queue, ...deadLetterLabels(deadLetterQueues) },
     });
 
@@ -86,7 +102,10 @@ export class AttachDetachStack extends Stack {
     new CfnOutput(this, 'StateTableName', { value: state.table.tableName });
     new CfnOutput(this, 'EventBusName', { value: route.bus.eventBusName });
     new CfnOutput(this, 'EventBusArn', { value: route.bus.eventBusArn });
-    new CfnOutput(this, 'ExporterPolicyArn', { value: exporterPolicy.managedPolicyArn, description: 'Attach to the event exporter\'s IRSA or Pod Identity role' });
+    new CfnOutput(this, 'ExporterPolicyArn', {
+      value: exporterPolicy.managedPolicyArn,
+      description: "Attach to the event exporter's IRSA or Pod Identity role",
+    });
   }
 }
 
@@ -118,11 +137,13 @@ function deadLetterLabels<T>(queues: Record<string, T>): Record<string, T> {
 /** For the exporter's IRSA / Pod Identity role: PutEvents on the cluster's bus and nothing else. */
 function exporterPutEventsPolicy(scope: Construct, route: ClusterEventRoute): iam.ManagedPolicy {
   return new iam.ManagedPolicy(scope, 'ExporterPutEventsPolicy', {
-    description: 'kubernetes-event-exporter: put Kubernetes events on the controller\'s bus',
-    statements: [new iam.PolicyStatement({
-      sid: 'PutClusterEvents',
-      actions: ['events:PutEvents'],
-      resources: [route.bus.eventBusArn],
-    })],
+    description: "kubernetes-event-exporter: put Kubernetes events on the controller's bus",
+    statements: [
+      new iam.PolicyStatement({
+        sid: 'PutClusterEvents',
+        actions: ['events:PutEvents'],
+        resources: [route.bus.eventBusArn],
+      }),
+    ],
   });
 }

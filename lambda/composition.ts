@@ -76,7 +76,10 @@ export function createController(config: Config, overrides: ControllerOverrides 
   const dynamo = new DynamoDBClient({ ...aws, ...endpoint(config.endpoints.dynamodb), ...tuning.dynamodb });
   const ec2 = createEc2Client({ ...aws, ...endpoint(config.endpoints.ec2), ...tuning.ec2 });
   const built: Ports = {
-    cluster: new KubernetesCluster(kubeClients, clock, { ...pick(tuning.kubernetes, 'paging'), ...pick(tuning.kubernetes, 'maxConflictRetries') }),
+    cluster: new KubernetesCluster(kubeClients, clock, {
+      ...pick(tuning.kubernetes, 'paging'),
+      ...pick(tuning.kubernetes, 'maxConflictRetries'),
+    }),
     store: new DynamoVolumeStore({ client: dynamo, tableName: config.tableName, clock: () => clock.now() }),
     blockStorage: new Ec2BlockStorage({
       client: ec2,

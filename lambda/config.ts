@@ -113,7 +113,8 @@ function runtimeProblems(env: Env, runtime: Runtime): string[] {
 }
 
 function toConfig(env: Env, runtime: Runtime): Config {
-  const useEndpoint = env.CLUSTER_ENDPOINT !== undefined && env.CLUSTER_CA !== undefined && (runtime === 'lambda' || env.KUBECONFIG === undefined);
+  const useEndpoint =
+    env.CLUSTER_ENDPOINT !== undefined && env.CLUSTER_CA !== undefined && (runtime === 'lambda' || env.KUBECONFIG === undefined);
   return {
     tableName: env.TABLE_NAME,
     clusterName: env.CLUSTER_NAME ?? 'local',

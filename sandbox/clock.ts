@@ -49,7 +49,10 @@ export class RunningClock implements SandboxClock {
   private jumped = 0;
 
   /** `start`: the time the clock shows now (default: the wall clock); `factor`: its speed. */
-  constructor(readonly factor = 1, private readonly start = Date.now()) {
+  constructor(
+    readonly factor = 1,
+    private readonly start = Date.now(),
+  ) {
     if (!(factor > 0)) throw new RangeError(`speed must be positive, got ${factor}`);
   }
 

@@ -50,12 +50,14 @@ export async function startLocalDynamo(options: { port?: number; host?: string }
 
 /** The volume table: partition key `pk` (S), no sort key, on-demand, as the CDK stack creates it. */
 export async function createVolumeTable(client: DynamoDBClient, tableName: string): Promise<void> {
-  await client.send(new CreateTableCommand({
-    TableName: tableName,
-    AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'S' }],
-    KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }],
-    BillingMode: 'PAY_PER_REQUEST',
-  }));
+  await client.send(
+    new CreateTableCommand({
+      TableName: tableName,
+      AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'S' }],
+      KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }],
+      BillingMode: 'PAY_PER_REQUEST',
+    }),
+  );
   await waitUntilTableExists({ client, maxWaitTime: 30, minDelay: 1, maxDelay: 1 }, { TableName: tableName });
 }
 
@@ -85,26 +87,30 @@ type KeysAndAttributes = { Keys?: Record<string, AttributeValue>[] };
 export function injectDynamoFaults(client: DynamoDBClient, faults: DynamoFaults): MiddlewareHandle {
   const calls = new Map<string, number>();
   const name = `sandboxFaults${++middlewareCount}`;
-  client.middlewareStack.add((next, context) => async (args) => {
-    const command = context.commandName ?? 'unknown';
-    const count = (calls.get(command) ?? 0) + 1;
-    calls.set(command, count);
-    if (command === 'ScanCommand' && count === faults.failScanPage) throw new InjectedFault(`injected failure of Scan page ${count}`);
-    if (command !== 'BatchGetItemCommand' || count > (faults.unprocessedBatchGets ?? 0)) return next(args);
-    const requestItems = (args.input as { RequestItems: Record<string, KeysAndAttributes> }).RequestItems;
-    const sent: Record<string, KeysAndAttributes> = {};
-    const withheld: Record<string, KeysAndAttributes> = {};
-    for (const [table, request] of Object.entries(requestItems)) {
-      const keys = request.Keys ?? [];
-      const half = Math.floor(keys.length / 2);
-      if (half > 0) sent[table] = { ...request, Keys: keys.slice(0, half) };
-      withheld[table] = { ...request, Keys: keys.slice(half) };
-    }
-    const result = Object.keys(sent).length > 0
-      ? await next({ ...args, input: { ...args.input, RequestItems: sent } })
-      : { output: { $metadata: {}, Responses: {} }, response: {} };
-    return { ...result, output: { ...result.output, UnprocessedKeys: withheld } };
-  }, { step: 'initialize', name });
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
+      const command = context.commandName ?? 'unknown';
+      const count = (calls.get(command) ?? 0) + 1;
+      calls.set(command, count);
+      if (command === 'ScanCommand' && count === faults.failScanPage) throw new InjectedFault(`injected failure of Scan page ${count}`);
+      if (command !== 'BatchGetItemCommand' || count > (faults.unprocessedBatchGets ?? 0)) return next(args);
+      const requestItems = (args.input as { RequestItems: Record<string, KeysAndAttributes> }).RequestItems;
+      const sent: Record<string, KeysAndAttributes> = {};
+      const withheld: Record<string, KeysAndAttributes> = {};
+      for (const [table, request] of Object.entries(requestItems)) {
+        const keys = request.Keys ?? [];
+        const half = Math.floor(keys.length / 2);
+        if (half > 0) sent[table] = { ...request, Keys: keys.slice(0, half) };
+        withheld[table] = { ...request, Keys: keys.slice(half) };
+      }
+      const result =
+        Object.keys(sent).length > 0
+          ? await next({ ...args, input: { ...args.input, RequestItems: sent } })
+          : { output: { $metadata: {}, Responses: {} }, response: {} };
+      return { ...result, output: { ...result.output, UnprocessedKeys: withheld } };
+    },
+    { step: 'initialize', name },
+  );
   return { calls, remove: () => client.middlewareStack.remove(name) };
 }
 
@@ -122,18 +128,21 @@ export function meterCapacity(client: DynamoDBClient): CapacityMeter {
   const calls = new Map<string, number>();
   const totals = { reads: 0, writes: 0, readUnits: 0, writeUnits: 0 };
   const name = `sandboxCapacity${++middlewareCount}`;
-  client.middlewareStack.add((next, context) => async (args) => {
-    const command = context.commandName ?? 'unknown';
-    const isRead = READS.has(command);
-    if (!isRead && !WRITES.has(command)) return next(args);
-    calls.set(command, (calls.get(command) ?? 0) + 1);
-    const result = await next({ ...args, input: { ...args.input, ReturnConsumedCapacity: 'TOTAL' } });
-    const consumed = (result.output as { ConsumedCapacity?: ConsumedCapacity | ConsumedCapacity[] }).ConsumedCapacity;
-    const units = [consumed ?? []].flat().reduce((sum, c) => sum + (c.CapacityUnits ?? 0), 0);
-    if (isRead) Object.assign(totals, { reads: totals.reads + 1, readUnits: totals.readUnits + units });
-    else Object.assign(totals, { writes: totals.writes + 1, writeUnits: totals.writeUnits + units });
-    return result;
-  }, { step: 'initialize', name });
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
+      const command = context.commandName ?? 'unknown';
+      const isRead = READS.has(command);
+      if (!isRead && !WRITES.has(command)) return next(args);
+      calls.set(command, (calls.get(command) ?? 0) + 1);
+      const result = await next({ ...args, input: { ...args.input, ReturnConsumedCapacity: 'TOTAL' } });
+      const consumed = (result.output as { ConsumedCapacity?: ConsumedCapacity | ConsumedCapacity[] }).ConsumedCapacity;
+      const units = [consumed ?? []].flat().reduce((sum, c) => sum + (c.CapacityUnits ?? 0), 0);
+      if (isRead) Object.assign(totals, { reads: totals.reads + 1, readUnits: totals.readUnits + units });
+      else Object.assign(totals, { writes: totals.writes + 1, writeUnits: totals.writeUnits + units });
+      return result;
+    },
+    { step: 'initialize', name },
+  );
   return {
     calls,
     totals: () => ({ ...totals }),

@@ -7,7 +7,11 @@
 import { createHash } from 'node:crypto';
 import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
 import {
-  EC2_SOURCE, EC2_STATE_CHANGE_DETAIL_TYPE, EXPORTER_DETAIL_TYPE, EXPORTER_SOURCE, FULL_PASS_INPUT,
+  EC2_SOURCE,
+  EC2_STATE_CHANGE_DETAIL_TYPE,
+  EXPORTER_DETAIL_TYPE,
+  EXPORTER_SOURCE,
+  FULL_PASS_INPUT,
 } from '../lambda/handlers/contracts.js';
 
 const ACCOUNT = '123456789012';
@@ -17,7 +21,9 @@ let sequence = 0;
 
 /** A UUID-shaped id from what it names and a per-process sequence number. */
 function idOf(...parts: unknown[]): string {
-  const hex = createHash('sha256').update(JSON.stringify([++sequence, ...parts])).digest('hex');
+  const hex = createHash('sha256')
+    .update(JSON.stringify([++sequence, ...parts]))
+    .digest('hex');
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-8${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 }
 
@@ -40,7 +46,17 @@ export function scheduledInput(): typeof FULL_PASS_INPUT {
 
 function envelope<D>(source: string, detailType: string, detail: D, at: number, resources: string[] = []): EventBridgeEvent<D> {
   const time = new Date(at).toISOString().replace(/\.\d{3}Z$/, 'Z');
-  return { version: '0', id: idOf(source, detail, at), 'detail-type': detailType, source, account: ACCOUNT, time, region: REGION, resources, detail };
+  return {
+    version: '0',
+    id: idOf(source, detail, at),
+    'detail-type': detailType,
+    source,
+    account: ACCOUNT,
+    time,
+    region: REGION,
+    resources,
+    detail,
+  };
 }
 
 export interface InvolvedObject {
@@ -54,9 +70,18 @@ export interface InvolvedObject {
 export function kubernetesEvent(object: InvolvedObject, reason: string, message: string, at: number) {
   const stamp = new Date(at).toISOString().replace(/\.\d{3}Z$/, 'Z');
   const detail = {
-    metadata: { name: `${object.name}.${idOf(object, reason, at).slice(0, 8)}`, namespace: object.namespace ?? 'default', creationTimestamp: stamp },
+    metadata: {
+      name: `${object.name}.${idOf(object, reason, at).slice(0, 8)}`,
+      namespace: object.namespace ?? 'default',
+      creationTimestamp: stamp,
+    },
     involvedObject: { apiVersion: 'v1', ...object },
-    reason, message, type: 'Normal', count: 1, firstTimestamp: stamp, lastTimestamp: stamp,
+    reason,
+    message,
+    type: 'Normal',
+    count: 1,
+    firstTimestamp: stamp,
+    lastTimestamp: stamp,
     source: { component: object.kind === 'Pod' ? 'default-scheduler' : 'node-controller' },
   };
   return envelope(EXPORTER_SOURCE, EXPORTER_DETAIL_TYPE, detail, at);
@@ -79,10 +104,15 @@ export function sqsBatch(events: (object | string)[], queue = 'ebs-attach-detach
 function sqsRecord(messageId: string, body: string, queue: string): SQSRecord {
   const sent = '1772442000000';
   return {
-    messageId, receiptHandle: `rh-${messageId}`, body,
+    messageId,
+    receiptHandle: `rh-${messageId}`,
+    body,
     attributes: { ApproximateReceiveCount: '1', SentTimestamp: sent, SenderId: 'AIDAEVENTBRIDGE', ApproximateFirstReceiveTimestamp: sent },
-    messageAttributes: {}, md5OfBody: createHash('md5').update(body).digest('hex'),
-    eventSource: 'aws:sqs', eventSourceARN: `arn:aws:sqs:${REGION}:${ACCOUNT}:${queue}`, awsRegion: REGION,
+    messageAttributes: {},
+    md5OfBody: createHash('md5').update(body).digest('hex'),
+    eventSource: 'aws:sqs',
+    eventSourceARN: `arn:aws:sqs:${REGION}:${ACCOUNT}:${queue}`,
+    awsRegion: REGION,
   };
 }
 
@@ -94,10 +124,17 @@ export function lambdaContext(timeoutMs = 60_000, functionName = 'ebs-attach-det
   };
   const requestId = idOf(functionName, 'request');
   return {
-    callbackWaitsForEmptyEventLoop: false, functionName, functionVersion: '$LATEST',
-    invokedFunctionArn: `arn:aws:lambda:${REGION}:${ACCOUNT}:function:${functionName}`, memoryLimitInMB: '512',
-    awsRequestId: requestId, logGroupName: `/aws/lambda/${functionName}`, logStreamName: `2026/03/02/[$LATEST]${requestId.replaceAll('-', '')}`,
+    callbackWaitsForEmptyEventLoop: false,
+    functionName,
+    functionVersion: '$LATEST',
+    invokedFunctionArn: `arn:aws:lambda:${REGION}:${ACCOUNT}:function:${functionName}`,
+    memoryLimitInMB: '512',
+    awsRequestId: requestId,
+    logGroupName: `/aws/lambda/${functionName}`,
+    logStreamName: `2026/03/02/[$LATEST]${requestId.replaceAll('-', '')}`,
     getRemainingTimeInMillis: () => Math.max(0, Math.floor(deadline - performance.now())),
-    done: fail, fail, succeed: fail,
+    done: fail,
+    fail,
+    succeed: fail,
   };
 }

@@ -12,8 +12,18 @@ import { desiredPairs } from './oracle/desired.js';
 /** Returns how many nodes changed their volumesInUse. */
 export function runKubelets(kube: Pick<KubeSandbox, 'list' | 'kubelet'>): number {
   const nodes = kube.list('Node') as KubeNode[];
-  const needed = Map.groupBy(desiredPairs(nodes, kube.list('Pod') as KubePod[], kube.list('PersistentVolumeClaim') as KubePvc[], kube.list('PersistentVolume') as KubePv[]), (p) => p.nodeName);
-  const attachedVas = new Set((kube.list('VolumeAttachment') as KubeVolumeAttachment[]).filter((va) => va.status?.attached === true).map((va) => va.metadata.name));
+  const needed = Map.groupBy(
+    desiredPairs(
+      nodes,
+      kube.list('Pod') as KubePod[],
+      kube.list('PersistentVolumeClaim') as KubePvc[],
+      kube.list('PersistentVolume') as KubePv[],
+    ),
+    (p) => p.nodeName,
+  );
+  const attachedVas = new Set(
+    (kube.list('VolumeAttachment') as KubeVolumeAttachment[]).filter((va) => va.status?.attached === true).map((va) => va.metadata.name),
+  );
   let changed = 0;
   for (const node of nodes) {
     const name = node.metadata.name ?? '';
@@ -22,7 +32,8 @@ export function runKubelets(kube: Pick<KubeSandbox, 'list' | 'kubelet'>): number
     const inUse = new Set(node.status?.volumesInUse ?? []);
     const next = (needed.get(name) ?? [])
       .filter((p) => inUse.has(p.uniqueName) || (reported.has(p.uniqueName) && attachedVas.has(volumeAttachmentName(p.volumeId, name))))
-      .map((p) => p.uniqueName).sort();
+      .map((p) => p.uniqueName)
+      .sort();
     if (next.join() === [...inUse].sort().join()) continue;
     kube.kubelet.setVolumesInUse(name, next);
     changed += 1;

@@ -93,11 +93,25 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     const controller = invocation();
     dynamo.resetMeter();
     const handlers = (runner: PassRunner = controller): Handlers => ({
-      scheduled: scheduledHandler(runner), clusterEvent: clusterEventHandler(runner), ec2Event: ec2EventHandler(runner),
+      scheduled: scheduledHandler(runner),
+      clusterEvent: clusterEventHandler(runner),
+      ec2Event: ec2EventHandler(runner),
     });
     return {
-      clock, dynamo, ec2, kube, ledger: new ApiLedger(ec2, kube), ec2Client, tableName, region: LOCAL_REGION,
-      env, config, controller, invocation, handlers, stop,
+      clock,
+      dynamo,
+      ec2,
+      kube,
+      ledger: new ApiLedger(ec2, kube),
+      ec2Client,
+      tableName,
+      region: LOCAL_REGION,
+      env,
+      config,
+      controller,
+      invocation,
+      handlers,
+      stop,
     };
   } catch (error) {
     await stop();
@@ -105,11 +119,19 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   }
 }
 
-function controllerEnv(options: LocalStackOptions, parts: { dynamo: string; ec2: string; kubeconfig: string; tableName: string }): Record<string, string> {
+function controllerEnv(
+  options: LocalStackOptions,
+  parts: { dynamo: string; ec2: string; kubeconfig: string; tableName: string },
+): Record<string, string> {
   return {
-    TABLE_NAME: parts.tableName, CLUSTER_NAME: options.clusterName ?? 'local', KUBECONFIG: parts.kubeconfig, AWS_REGION: LOCAL_REGION,
-    AWS_ENDPOINT_URL_DYNAMODB: parts.dynamo, AWS_ENDPOINT_URL_EC2: parts.ec2,
-    AWS_ACCESS_KEY_ID: CREDENTIALS.accessKeyId, AWS_SECRET_ACCESS_KEY: CREDENTIALS.secretAccessKey,
+    TABLE_NAME: parts.tableName,
+    CLUSTER_NAME: options.clusterName ?? 'local',
+    KUBECONFIG: parts.kubeconfig,
+    AWS_REGION: LOCAL_REGION,
+    AWS_ENDPOINT_URL_DYNAMODB: parts.dynamo,
+    AWS_ENDPOINT_URL_EC2: parts.ec2,
+    AWS_ACCESS_KEY_ID: CREDENTIALS.accessKeyId,
+    AWS_SECRET_ACCESS_KEY: CREDENTIALS.secretAccessKey,
     POWERTOOLS_LOG_LEVEL: 'SILENT',
     ...options.env,
   };

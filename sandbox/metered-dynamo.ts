@@ -61,10 +61,11 @@ export async function startMeteredDynamo(): Promise<MeteredDynamo> {
     resetMeter: () => void (meter = emptyMeter()),
     failNext: (operation, count) => void failures.set(operation, (failures.get(operation) ?? 0) + count),
     clearFaults: () => failures.clear(),
-    stop: () => new Promise<void>((resolve, reject) => {
-      server.closeAllConnections();
-      server.close((error) => (error ? reject(error) : resolve()));
-    }),
+    stop: () =>
+      new Promise<void>((resolve, reject) => {
+        server.closeAllConnections();
+        server.close((error) => (error ? reject(error) : resolve()));
+      }),
   };
 }
 
@@ -83,7 +84,9 @@ function injectFailure(request: IncomingMessage, response: ServerResponse, opera
   request.resume();
   request.on('end', () => {
     response.writeHead(500, { 'content-type': 'application/x-amz-json-1.0', 'x-amzn-requestid': `injected-${Date.now()}` });
-    response.end(JSON.stringify({ __type: 'com.amazonaws.dynamodb.v20120810#InternalServerError', message: `injected failure of ${operation}` }));
+    response.end(
+      JSON.stringify({ __type: 'com.amazonaws.dynamodb.v20120810#InternalServerError', message: `injected failure of ${operation}` }),
+    );
   });
 }
 

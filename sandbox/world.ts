@@ -52,7 +52,8 @@ export async function startWorld(options: WorldOptions = {}): Promise<World> {
     clusterName: 'world',
     ec2: {
       delays: { attachMs: 100, detachMs: 100, instanceStartMs: 0, instanceStopMs: 200, instanceTerminateMs: 200, ...options.ec2Delays },
-      throttle: false, model: { defaultZone: zone },
+      throttle: false,
+      model: { defaultZone: zone },
     },
     ...(options.env === undefined ? {} : { env: options.env }),
     controller: { ...FAST_CONTROLLER, ...options.controller },
@@ -65,22 +66,38 @@ export async function startWorld(options: WorldOptions = {}): Promise<World> {
     ...stack,
     nodes,
     createVolume: async (volumeOptions = {}) => {
-      const created = await client.send(new CreateVolumeCommand({
-        AvailabilityZone: volumeOptions.zone ?? zone, Size: 10,
-        VolumeType: volumeOptions.multiAttach ? 'io2' : 'gp3', ...(volumeOptions.multiAttach ? { Iops: 1000, MultiAttachEnabled: true } : {}),
-      }));
+      const created = await client.send(
+        new CreateVolumeCommand({
+          AvailabilityZone: volumeOptions.zone ?? zone,
+          Size: 10,
+          VolumeType: volumeOptions.multiAttach ? 'io2' : 'gp3',
+          ...(volumeOptions.multiAttach ? { Iops: 1000, MultiAttachEnabled: true } : {}),
+        }),
+      );
       const volume = genVolume(created.VolumeId as string, volumeOptions.zone ?? zone, volumeOptions);
       stack.kube.seed([pvObject(volume), pvcObject(volume)]);
-      return { volumeId: volume.volumeId, uniqueName: uniqueNameFor(volume.volumeId), pvName: volume.pvName, claimName: volume.claim.name, namespace: volume.claim.namespace };
+      return {
+        volumeId: volume.volumeId,
+        uniqueName: uniqueNameFor(volume.volumeId),
+        pvName: volume.pvName,
+        claimName: volume.claim.name,
+        namespace: volume.claim.namespace,
+      };
     },
     addPod: (name, volume, nodeName) => stack.kube.seed([podObject(genPod(name, volume, nodeName))]),
   };
 }
 
 async function runNode(client: EC2Client, name: string, zone: string): Promise<GenNode> {
-  const ran = await client.send(new RunInstancesCommand({
-    ImageId: 'ami-0eks0node0amazonlinux', InstanceType: 'm6i.xlarge', MinCount: 1, MaxCount: 1, Placement: { AvailabilityZone: zone },
-  }));
+  const ran = await client.send(
+    new RunInstancesCommand({
+      ImageId: 'ami-0eks0node0amazonlinux',
+      InstanceType: 'm6i.xlarge',
+      MinCount: 1,
+      MaxCount: 1,
+      Placement: { AvailabilityZone: zone },
+    }),
+  );
   return { name, instanceId: ran.Instances?.[0]?.InstanceId as string, zone, instanceType: 'm6i.xlarge' };
 }
 
@@ -93,15 +110,28 @@ function uidOf(...parts: string[]): string {
 function genVolume(volumeId: string, zone: string, options: { name?: string; namespace?: string; multiAttach?: boolean }): GenVolume {
   const name = options.name ?? `data-${volumeId.slice(-6)}`;
   return {
-    volumeId, zone, volumeType: options.multiAttach ? 'io2' : 'gp3', sizeGiB: 10, multiAttach: options.multiAttach === true,
-    pvName: `pvc-${uidOf('pv', volumeId)}`, pvUid: uidOf('pv-uid', volumeId), claim: { namespace: options.namespace ?? 'default', name, uid: uidOf('pvc', volumeId) },
-    accessModes: options.multiAttach ? ['ReadWriteMany'] : ['ReadWriteOnce'], volumeMode: options.multiAttach ? 'Block' : 'Filesystem',
+    volumeId,
+    zone,
+    volumeType: options.multiAttach ? 'io2' : 'gp3',
+    sizeGiB: 10,
+    multiAttach: options.multiAttach === true,
+    pvName: `pvc-${uidOf('pv', volumeId)}`,
+    pvUid: uidOf('pv-uid', volumeId),
+    claim: { namespace: options.namespace ?? 'default', name, uid: uidOf('pvc', volumeId) },
+    accessModes: options.multiAttach ? ['ReadWriteMany'] : ['ReadWriteOnce'],
+    volumeMode: options.multiAttach ? 'Block' : 'Filesystem',
   };
 }
 
 function genPod(name: string, volume: WorldVolume, nodeName: string | undefined): GenPod {
   return {
-    namespace: volume.namespace, name, uid: uidOf('pod', volume.namespace, name), app: name, owner: { kind: 'StatefulSet', name, uid: uidOf('owner', volume.namespace, name) },
-    ...(nodeName === undefined ? {} : { nodeName }), claims: [volume.claimName], phase: nodeName === undefined ? 'Pending' : 'Running',
+    namespace: volume.namespace,
+    name,
+    uid: uidOf('pod', volume.namespace, name),
+    app: name,
+    owner: { kind: 'StatefulSet', name, uid: uidOf('owner', volume.namespace, name) },
+    ...(nodeName === undefined ? {} : { nodeName }),
+    claims: [volume.claimName],
+    phase: nodeName === undefined ? 'Pending' : 'Running',
   };
 }

@@ -57,12 +57,14 @@ export class EventQueue extends Construct {
 
   /** Feeds the queue to `fn` in batches; records the handler reports as failed are retried alone. */
   bindTo(fn: ControllerFunction, maxConcurrency: number): void {
-    fn.function.addEventSource(new SqsEventSource(this.queue, {
-      batchSize: EVENT_BATCH_SIZE,
-      maxBatchingWindow: EVENT_BATCHING_WINDOW,
-      reportBatchItemFailures: true,
-      // At most the reserved concurrency, so the pollers never get throttled into the DLQ.
-      maxConcurrency,
-    }));
+    fn.function.addEventSource(
+      new SqsEventSource(this.queue, {
+        batchSize: EVENT_BATCH_SIZE,
+        maxBatchingWindow: EVENT_BATCHING_WINDOW,
+        reportBatchItemFailures: true,
+        // At most the reserved concurrency, so the pollers never get throttled into the DLQ.
+        maxConcurrency,
+      }),
+    );
   }
 }

@@ -21,11 +21,13 @@ const VOLUME_STORE_ACTIONS = [
 
 /** On the table itself only: there are no indexes or streams to read. */
 function grantVolumeStore(role: iam.IRole, table: dynamodb.ITable): void {
-  role.addToPrincipalPolicy(new iam.PolicyStatement({
-    sid: 'VolumeStore',
-    actions: [...VOLUME_STORE_ACTIONS],
-    resources: [table.tableArn],
-  }));
+  role.addToPrincipalPolicy(
+    new iam.PolicyStatement({
+      sid: 'VolumeStore',
+      actions: [...VOLUME_STORE_ACTIONS],
+      resources: [table.tableArn],
+    }),
+  );
 }
 
 /**
@@ -34,40 +36,42 @@ function grantVolumeStore(role: iam.IRole, table: dynamodb.ITable): void {
  * and `shared` are both used for `kubernetes.io/cluster/<name>`).
  */
 function grantAttachDetach(role: iam.IRole, clusterTagKey: string): void {
-  const ec2Arn = (resource: string) =>
-    `arn:${Aws.PARTITION}:ec2:${Aws.REGION}:${Aws.ACCOUNT_ID}:${resource}/*`;
-  role.addToPrincipalPolicy(new iam.PolicyStatement({
-    sid: 'AttachDetachClusterVolumes',
-    actions: ['ec2:AttachVolume', 'ec2:DetachVolume'],
-    resources: [ec2Arn('instance'), ec2Arn('volume')],
-    conditions: { Null: { [`aws:ResourceTag/${clusterTagKey}`]: 'false' } },
-  }));
+  const ec2Arn = (resource: string) => `arn:${Aws.PARTITION}:ec2:${Aws.REGION}:${Aws.ACCOUNT_ID}:${resource}/*`;
+  role.addToPrincipalPolicy(
+    new iam.PolicyStatement({
+      sid: 'AttachDetachClusterVolumes',
+      actions: ['ec2:AttachVolume', 'ec2:DetachVolume'],
+      resources: [ec2Arn('instance'), ec2Arn('volume')],
+      conditions: { Null: { [`aws:ResourceTag/${clusterTagKey}`]: 'false' } },
+    }),
+  );
 }
 
 /** EC2 Describe* calls support no resource-level permissions: `*`, limited to the stack's region. */
 function grantDescribe(role: iam.IRole): void {
-  role.addToPrincipalPolicy(new iam.PolicyStatement({
-    sid: 'DescribeVolumesAndInstances',
-    actions: ['ec2:DescribeVolumes', 'ec2:DescribeInstances'],
-    resources: ['*'],
-    conditions: { StringEquals: { 'aws:RequestedRegion': Aws.REGION } },
-  }));
+  role.addToPrincipalPolicy(
+    new iam.PolicyStatement({
+      sid: 'DescribeVolumesAndInstances',
+      actions: ['ec2:DescribeVolumes', 'ec2:DescribeInstances'],
+      resources: ['*'],
+      conditions: { StringEquals: { 'aws:RequestedRegion': Aws.REGION } },
+    }),
+  );
 }
 
 /** Endpoint and CA of the one cluster this stack serves. */
 function grantDescribeCluster(role: iam.IRole, clusterName: string): void {
-  role.addToPrincipalPolicy(new iam.PolicyStatement({
-    sid: 'DescribeCluster',
-    actions: ['eks:DescribeCluster'],
-    resources: [Stack.of(role).formatArn({ service: 'eks', resource: 'cluster', resourceName: clusterName })],
-  }));
+  role.addToPrincipalPolicy(
+    new iam.PolicyStatement({
+      sid: 'DescribeCluster',
+      actions: ['eks:DescribeCluster'],
+      resources: [Stack.of(role).formatArn({ service: 'eks', resource: 'cluster', resourceName: clusterName })],
+    }),
+  );
 }
 
 /** Everything the controller's functions need, granted to their shared role. */
-export function grantController(
-  role: iam.IRole,
-  access: { table: dynamodb.ITable; clusterName: string; clusterTagKey: string },
-): void {
+export function grantController(role: iam.IRole, access: { table: dynamodb.ITable; clusterName: string; clusterTagKey: string }): void {
   grantVolumeStore(role, access.table);
   grantAttachDetach(role, access.clusterTagKey);
   grantDescribe(role);
@@ -80,14 +84,16 @@ function acknowledgeWildcards(role: iam.IRole): void {
   const nag = Validations.of(role);
   nag.acknowledge({
     id: 'AwsSolutions-IAM5[Resource::*]',
-    reason: 'Only actions without resource-level permissions use "*": ec2:DescribeVolumes and ec2:DescribeInstances '
-      + '(limited to this region by aws:RequestedRegion) and X-Ray PutTraceSegments/PutTelemetryRecords (active tracing).',
+    reason:
+      'Only actions without resource-level permissions use "*": ec2:DescribeVolumes and ec2:DescribeInstances ' +
+      '(limited to this region by aws:RequestedRegion) and X-Ray PutTraceSegments/PutTelemetryRecords (active tracing).',
   });
   for (const type of ['instance', 'volume']) {
     nag.acknowledge({
       id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:ec2:<AWS::Region>:<AWS::AccountId>:${type}/*]`,
-      reason: 'EBS volumes and cluster instances come and go, so their ids cannot be listed; AttachVolume and DetachVolume '
-        + `are allowed only when the ${type} carries the cluster tag key (aws:ResourceTag condition).`,
+      reason:
+        'EBS volumes and cluster instances come and go, so their ids cannot be listed; AttachVolume and DetachVolume ' +
+        `are allowed only when the ${type} carries the cluster tag key (aws:ResourceTag condition).`,
     });
   }
 }

@@ -10,8 +10,14 @@ import * as schedulerTargets from 'aws-cdk-lib/aws-scheduler-targets';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import {
-  CLUSTER_EVENT_KINDS, CLUSTER_EVENT_REASONS, EC2_STOPPING_STATES, EXPORTER_DETAIL_TYPE, EXPORTER_SOURCE,
-  FULL_PASS_INPUT, EC2_SOURCE, EC2_STATE_CHANGE_DETAIL_TYPE,
+  CLUSTER_EVENT_KINDS,
+  CLUSTER_EVENT_REASONS,
+  EC2_STOPPING_STATES,
+  EXPORTER_DETAIL_TYPE,
+  EXPORTER_SOURCE,
+  FULL_PASS_INPUT,
+  EC2_SOURCE,
+  EC2_STATE_CHANGE_DETAIL_TYPE,
 } from '../../lambda/handlers/contracts.js';
 import type { ControllerFunction } from './controller-function.js';
 import type { EventQueue } from './event-queue.js';
@@ -50,7 +56,7 @@ export function scheduleFullPass(scope: Construct, id: string, props: FullPassSc
   });
   Validations.of(role).acknowledge({
     id: `AwsSolutions-IAM5[Resource::<${Stack.of(scope).getLogicalId(props.fn.function.node.defaultChild as CfnElement)}.Arn>:*]`,
-    reason: 'Scheduler\'s Lambda target grants invoke on the function and its versions/aliases (ARN:*); the function is ours alone.',
+    reason: "Scheduler's Lambda target grants invoke on the function and its versions/aliases (ARN:*); the function is ours alone.",
   });
   return new scheduler.Schedule(scope, id, {
     description: 'Full reconcile pass: the safety net behind the event-driven targeted passes',

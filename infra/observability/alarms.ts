@@ -33,7 +33,11 @@ interface AlarmSpec {
 export class ControllerAlarms extends Construct {
   readonly alarms: cloudwatch.Alarm[] = [];
 
-  constructor(scope: Construct, id: string, private readonly props: ControllerAlarmsProps) {
+  constructor(
+    scope: Construct,
+    id: string,
+    private readonly props: ControllerAlarmsProps,
+  ) {
     super(scope, id);
     const metric = (name: MetricName, dimensions?: Record<string, string>, period?: Duration) =>
       controllerMetric(props.clusterName, name, { statistic: 'Sum', dimensions, period });
@@ -54,7 +58,7 @@ export class ControllerAlarms extends Construct {
     this.add('Ec2Throttles', {
       metric: metric(Metric.Ec2Throttles),
       threshold: 10,
-      description: 'EC2 answered RequestLimitExceeded repeatedly: attach/detach share the account\'s token bucket.',
+      description: "EC2 answered RequestLimitExceeded repeatedly: attach/detach share the account's token bucket.",
     });
     this.add('ExpiredOperations', {
       metric: metric(Metric.ExpiredOperations),

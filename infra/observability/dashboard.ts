@@ -28,15 +28,24 @@ export class ControllerDashboard extends Construct {
     this.dashboard = new cloudwatch.Dashboard(this, 'Dashboard', {
       defaultInterval: Duration.hours(3),
     });
-    this.dashboard.addWidgets(new cloudwatch.AlarmStatusWidget({
-      title: `Alarms (${props.clusterName})`, alarms: props.alarms, width: 24,
-    }));
-    this.dashboard.addWidgets(...Object.values(Metric).map((name) => new cloudwatch.GraphWidget({
-      title: METRIC_VIEWS[name].title,
-      left: [graphedMetric(props.clusterName, name)],
-      width: WIDTH,
-      height: HEIGHT,
-    })));
+    this.dashboard.addWidgets(
+      new cloudwatch.AlarmStatusWidget({
+        title: `Alarms (${props.clusterName})`,
+        alarms: props.alarms,
+        width: 24,
+      }),
+    );
+    this.dashboard.addWidgets(
+      ...Object.values(Metric).map(
+        (name) =>
+          new cloudwatch.GraphWidget({
+            title: METRIC_VIEWS[name].title,
+            left: [graphedMetric(props.clusterName, name)],
+            width: WIDTH,
+            height: HEIGHT,
+          }),
+      ),
+    );
     this.dashboard.addWidgets(...Object.entries(props.functions).map(([name, fn]) => functionWidget(name, fn)));
     this.dashboard.addWidgets(...Object.entries(props.queues).map(([name, queue]) => queueWidget(name, queue)));
   }

@@ -60,7 +60,8 @@ export function parseCli(argv: string[]): CliArgs {
   }
   const [command, ...extra] = parsed.positionals;
   if (extra.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(extra[0])}`);
-  if (command !== undefined && !['reconcile', 'plan', 'status'].includes(command)) throw new UsageError(`unknown command ${JSON.stringify(command)}`);
+  if (command !== undefined && !['reconcile', 'plan', 'status'].includes(command))
+    throw new UsageError(`unknown command ${JSON.stringify(command)}`);
   const { values } = parsed;
   if (values['dry-run'] && command !== 'reconcile') throw new UsageError('--dry-run applies to reconcile only');
   return {

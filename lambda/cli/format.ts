@@ -4,7 +4,11 @@ import type { PassReport } from '../reconcile/types.js';
 
 function table(headers: string[], rows: string[][]): string {
   const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join('  ').trimEnd();
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => c.padEnd(widths[i] ?? 0))
+      .join('  ')
+      .trimEnd();
   return [line(headers), ...rows.map(line)].join('\n');
 }
 
@@ -32,8 +36,17 @@ export function statusRows(actual: ActualState, now: number): StatusRow[] {
         state: attachment?.state ?? '-',
         device: attachment?.device ?? '-',
         mounted: attachment === undefined ? '-' : attachment.mounted ? 'yes' : 'no',
-        operation: op === undefined ? '-' : `${op.kind} ${op.leaseExpiresAt > now ? `lease ${Math.ceil((op.leaseExpiresAt - now) / 1000)} s` : 'lease expired'}`,
-        backoff: backoffs.map(([key, b]) => `${key.split(':')[0]} ×${b.failures}${b.notBefore > now ? ` for ${Math.ceil((b.notBefore - now) / 1000)} s` : ''}`).join(', ') || '-',
+        operation:
+          op === undefined
+            ? '-'
+            : `${op.kind} ${op.leaseExpiresAt > now ? `lease ${Math.ceil((op.leaseExpiresAt - now) / 1000)} s` : 'lease expired'}`,
+        backoff:
+          backoffs
+            .map(
+              ([key, b]) =>
+                `${key.split(':')[0]} ×${b.failures}${b.notBefore > now ? ` for ${Math.ceil((b.notBefore - now) / 1000)} s` : ''}`,
+            )
+            .join(', ') || '-',
       });
     }
   }
@@ -42,23 +55,42 @@ export function statusRows(actual: ActualState, now: number): StatusRow[] {
 
 export function formatStatus(rows: StatusRow[]): string {
   if (rows.length === 0) return 'No volumes in the actual state.';
-  return table(['VOLUME', 'NODE', 'STATE', 'DEVICE', 'MOUNTED', 'OPERATION', 'BACKOFF'], rows.map((r) => [r.volume, r.node, r.state, r.device, r.mounted, r.operation, r.backoff]));
+  return table(
+    ['VOLUME', 'NODE', 'STATE', 'DEVICE', 'MOUNTED', 'OPERATION', 'BACKOFF'],
+    rows.map((r) => [r.volume, r.node, r.state, r.device, r.mounted, r.operation, r.backoff]),
+  );
 }
 
 export function formatPass(report: PassReport): string {
   const lines: string[] = [];
   const verb = report.dryRun ? 'would' : 'did';
   if (!report.clusterComplete) lines.push(`! ${report.clusterError ?? 'the cluster read was incomplete'}`);
-  lines.push(`Pass ${report.passId} (${report.kind}${report.dryRun ? ', dry run' : ''}): ${report.desiredAttachments} desired, ${report.actualAttachments} actual attachments${report.verified ? ', verified against EC2' : ''}.`);
+  lines.push(
+    `Pass ${report.passId} (${report.kind}${report.dryRun ? ', dry run' : ''}): ${report.desiredAttachments} desired, ${report.actualAttachments} actual attachments${report.verified ? ', verified against EC2' : ''}.`,
+  );
   if (report.actions.length === 0) lines.push(`Nothing to do.`);
   else {
     lines.push(`Actions it ${verb} take:`);
-    const outcome = (i: number) => (report.dryRun ? '' : report.results.find((r) => r.kind === report.actions[i]?.kind && r.volumeId === report.actions[i]?.volumeId && r.nodeName === report.actions[i]?.nodeName)?.outcome ?? '');
-    lines.push(table(['KIND', 'VOLUME', 'NODE', 'OUTCOME', 'REASON'], report.actions.map((a, i) => [a.kind, a.volumeId, a.nodeName, outcome(i), a.reason])));
+    const outcome = (i: number) =>
+      report.dryRun
+        ? ''
+        : (report.results.find(
+            (r) =>
+              r.kind === report.actions[i]?.kind &&
+              r.volumeId === report.actions[i]?.volumeId &&
+              r.nodeName === report.actions[i]?.nodeName,
+          )?.outcome ?? '');
+    lines.push(
+      table(
+        ['KIND', 'VOLUME', 'NODE', 'OUTCOME', 'REASON'],
+        report.actions.map((a, i) => [a.kind, a.volumeId, a.nodeName, outcome(i), a.reason]),
+      ),
+    );
   }
   for (const held of report.heldBack) lines.push(`held back: detach ${held.action.volumeId} from ${held.action.nodeName}: ${held.reason}`);
   for (const waiting of report.deferred) lines.push(`waiting: ${waiting.volumeId} on ${waiting.nodeName}: ${waiting.reason}`);
-  for (const result of report.results.filter((r) => r.outcome !== 'ok')) lines.push(`${result.outcome}: ${result.kind} ${result.volumeId} on ${result.nodeName}: ${result.detail}`);
+  for (const result of report.results.filter((r) => r.outcome !== 'ok'))
+    lines.push(`${result.outcome}: ${result.kind} ${result.volumeId} on ${result.nodeName}: ${result.detail}`);
   for (const problem of report.problems) lines.push(`problem (${problem.source}): ${problem.message}`);
   lines.push(report.converged ? 'Converged.' : 'Work remains.');
   return lines.join('\n');

@@ -18,7 +18,12 @@ const EXIT = { converged: 0, error: 1, workRemains: 2 } as const;
 const CLI_BUDGET_MS = 5 * 60_000;
 
 /** Parses the command line and runs it; a usage mistake prints the help and exits 1. */
-export async function runMain(argv: string[], env: Record<string, string | undefined>, io: Io, overrides: ControllerOverrides = {}): Promise<number> {
+export async function runMain(
+  argv: string[],
+  env: Record<string, string | undefined>,
+  io: Io,
+  overrides: ControllerOverrides = {},
+): Promise<number> {
   let args: CliArgs;
   try {
     args = parseCli(argv);
@@ -30,7 +35,12 @@ export async function runMain(argv: string[], env: Record<string, string | undef
   return runCli(args, env, io, overrides);
 }
 
-async function runCli(args: CliArgs, env: Record<string, string | undefined>, io: Io, overrides: ControllerOverrides = {}): Promise<number> {
+async function runCli(
+  args: CliArgs,
+  env: Record<string, string | undefined>,
+  io: Io,
+  overrides: ControllerOverrides = {},
+): Promise<number> {
   if (args.help) {
     io.out(USAGE[args.command]);
     return EXIT.converged;

@@ -6,9 +6,17 @@
 import { inBackoff } from './backoff.js';
 import { accept, clone, emptyRecord, isLive, observedState, optional, refuse, type Transition } from './transition-result.js';
 import {
-  lockKey, operationKey,
-  type ActualAttachment, type Ec2Attachment, type InstanceId, type NodeName, type Operation,
-  type UniqueVolumeName, type VolumeId, type VolumeObservation, type VolumeRecord,
+  lockKey,
+  operationKey,
+  type ActualAttachment,
+  type Ec2Attachment,
+  type InstanceId,
+  type NodeName,
+  type Operation,
+  type UniqueVolumeName,
+  type VolumeId,
+  type VolumeObservation,
+  type VolumeRecord,
 } from './types.js';
 
 export interface SeedInput {
@@ -22,8 +30,11 @@ export interface SeedInput {
 }
 
 /** Applies `change` to the node's attachment; refuses when there is none. */
-function updateAttachment(record: VolumeRecord, nodeName: NodeName,
-  change: (attachment: ActualAttachment) => ActualAttachment): Transition {
+function updateAttachment(
+  record: VolumeRecord,
+  nodeName: NodeName,
+  change: (attachment: ActualAttachment) => ActualAttachment,
+): Transition {
   const current = record.attachments[nodeName];
   if (!current) return refuse('no-attachment', `${record.volumeId} has no attachment on ${nodeName}`);
   const changed = change(current);
@@ -70,8 +81,12 @@ function liveOperationOn(record: VolumeRecord, nodeName: NodeName, now: number):
  * node are left out: nothing could detach them safely. A key with a live operation is left to
  * that operation.
  */
-export function applyObservation(record: VolumeRecord, observation: VolumeObservation, now: number,
-  nodesByInstance: ReadonlyMap<InstanceId, NodeName> = new Map()): Transition {
+export function applyObservation(
+  record: VolumeRecord,
+  observation: VolumeObservation,
+  now: number,
+  nodesByInstance: ReadonlyMap<InstanceId, NodeName> = new Map(),
+): Transition {
   if (observation.volumeId !== record.volumeId) {
     return refuse('wrong-target', `observation of ${observation.volumeId} does not describe ${record.volumeId}`);
   }
@@ -82,7 +97,11 @@ export function applyObservation(record: VolumeRecord, observation: VolumeObserv
   for (const current of Object.values(record.attachments)) {
     if (liveOperationOn(record, current.nodeName, now)) continue;
     const view = seen.get(current.instanceId);
-    const corrected = view ? corrections(current, view, now) : observation.exists && lostAttachMayLand(record, current) ? current : undefined;
+    const corrected = view
+      ? corrections(current, view, now)
+      : observation.exists && lostAttachMayLand(record, current)
+        ? current
+        : undefined;
     if (corrected === current) continue;
     changed = true;
     if (corrected) next.attachments[current.nodeName] = corrected;
@@ -94,8 +113,13 @@ export function applyObservation(record: VolumeRecord, observation: VolumeObserv
     const nodeName = nodesByInstance.get(view.instanceId);
     if (!nodeName || next.attachments[nodeName] || liveOperationOn(record, nodeName, now)) continue;
     next.attachments[nodeName] = {
-      nodeName, instanceId: view.instanceId, state: view.state === 'attached' ? 'attached' : 'uncertain',
-      device: view.device, mounted: false, reported: false, since: now,
+      nodeName,
+      instanceId: view.instanceId,
+      state: view.state === 'attached' ? 'attached' : 'uncertain',
+      device: view.device,
+      mounted: false,
+      reported: false,
+      since: now,
     };
     changed = true;
   }
@@ -126,8 +150,13 @@ export function seedUncertain(record: VolumeRecord | undefined, input: SeedInput
   if (record?.attachments[input.nodeName]) return accept(record);
   const next = record ? clone(record) : emptyRecord(input.volumeId, input.uniqueName);
   next.attachments[input.nodeName] = {
-    nodeName: input.nodeName, instanceId: input.instanceId, state: 'uncertain', ...optional('device', input.device),
-    mounted: false, reported: input.reported ?? false, since: now,
+    nodeName: input.nodeName,
+    instanceId: input.instanceId,
+    state: 'uncertain',
+    ...optional('device', input.device),
+    mounted: false,
+    reported: input.reported ?? false,
+    since: now,
   };
   return accept(next);
 }

@@ -74,7 +74,10 @@ function addPod(pod: KubePod, nodes: Map<NodeName, NodeView>, lookup: ClaimLooku
       continue;
     }
     const { volumeId, accessModes, multiAttach, source } = resolved;
-    out.add({ volumeId, uniqueName: uniqueNameFor(volumeId), nodeName, instanceId: node!.instanceId!, accessModes, multiAttach, source }, ref);
+    out.add(
+      { volumeId, uniqueName: uniqueNameFor(volumeId), nodeName, instanceId: node!.instanceId!, accessModes, multiAttach, source },
+      ref,
+    );
   }
 }
 

@@ -37,7 +37,12 @@ function timeoutDecision(facts: DetachFacts, where: string): DetachDecision {
   if (maxWait === null) return { detach: false, why: `mounted on ${where}; force detach on timeout is disabled` };
   const waited = now - requestedAt;
   if (waited > maxWait) {
-    return { detach: true, trigger: 'unmount-timeout', ec2Force: false, why: `mounted on ${where} for ${Math.round(waited / 1000)} s since the detach was requested (maxWaitForUnmount ${Math.round(maxWait / 1000)} s)` };
+    return {
+      detach: true,
+      trigger: 'unmount-timeout',
+      ec2Force: false,
+      why: `mounted on ${where} for ${Math.round(waited / 1000)} s since the detach was requested (maxWaitForUnmount ${Math.round(maxWait / 1000)} s)`,
+    };
   }
   return { detach: false, why: `mounted on ${where}; detach when unmounted or in ${Math.ceil((maxWait - waited) / 1000)} s` };
 }
@@ -51,7 +56,12 @@ export function decideDetach(facts: DetachFacts): DetachDecision {
     return { detach: false, why: `still mounted on Ready node ${name}; waiting for the kubelet to unmount` };
   }
   if (instanceGone(instanceState)) {
-    return { detach: true, trigger: 'instance-terminated', ec2Force: true, why: `EC2 reports instance ${attachment.instanceId} ${instanceState}` };
+    return {
+      detach: true,
+      trigger: 'instance-terminated',
+      ec2Force: true,
+      why: `EC2 reports instance ${attachment.instanceId} ${instanceState}`,
+    };
   }
   if (instanceState === 'stopped') {
     return { detach: true, trigger: 'instance-stopped', ec2Force: true, why: `EC2 reports instance ${attachment.instanceId} stopped` };

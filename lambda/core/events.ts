@@ -41,7 +41,11 @@ export function attachFailedEvent(specName: string, error: string): VolumeEvent 
  */
 export function multiAttachMessage(specName: string, scheduledPod: PodRef, podsElsewhere: readonly PodRef[]): string {
   if (podsElsewhere.length === 0) {
-    return volumeMessage('Multi-Attach error', specName, "Volume is already exclusively attached to one node and can't be attached to another");
+    return volumeMessage(
+      'Multi-Attach error',
+      specName,
+      "Volume is already exclusively attached to one node and can't be attached to another",
+    );
   }
   const local = podsElsewhere.filter((pod) => pod.namespace === scheduledPod.namespace).map((pod) => pod.name);
   const others = podsElsewhere.length - local.length;

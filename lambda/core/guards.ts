@@ -34,7 +34,11 @@ function exemptFromMassGuard(action: DetachAction): boolean {
  * most `maxFraction` of them; the rest are held back (reported) in plan order. Exempt detaches
  * neither count nor get held back.
  */
-export function massDetachGuard(detaches: DetachAction[], attachedCount: number, config: PlanConfig['massDetachGuard']): { kept: DetachAction[]; heldBack: HeldBack[] } {
+export function massDetachGuard(
+  detaches: DetachAction[],
+  attachedCount: number,
+  config: PlanConfig['massDetachGuard'],
+): { kept: DetachAction[]; heldBack: HeldBack[] } {
   if (!config || attachedCount <= config.minAttached) return { kept: detaches, heldBack: [] };
   const allowed = Math.floor(config.maxFraction * attachedCount);
   const guarded = detaches.filter((d) => !exemptFromMassGuard(d)).length;

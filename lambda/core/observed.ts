@@ -37,7 +37,11 @@ export function attachingFor(seen: Pick<Ec2Attachment, 'attachTime'>, fallbackSi
  * DESIGN §8: an attach EC2 still shows `attaching` after `stuckAttachMs` will not finish; it is
  * detached and retried from scratch, and waiting for it longer cannot help.
  */
-export function attachStuck(seen: Pick<Ec2Attachment, 'state' | 'attachTime'>, fallbackSince: number, now: number,
-  config: Pick<PlanConfig, 'stuckAttachMs'>): boolean {
+export function attachStuck(
+  seen: Pick<Ec2Attachment, 'state' | 'attachTime'>,
+  fallbackSince: number,
+  now: number,
+  config: Pick<PlanConfig, 'stuckAttachMs'>,
+): boolean {
   return seen.state === 'attaching' && attachingFor(seen, fallbackSince, now) > config.stuckAttachMs;
 }

@@ -62,9 +62,15 @@ function attachNeed(ctx: PlanContext, record: VolumeRecord | undefined, target: 
   const own = record?.attachments[target.nodeName];
   const pods = target.pods.map(podKey).join(', ');
   if (!own) return `needed by pod(s) ${pods} on node ${target.nodeName}`;
-  if (!ec2ShowsAttachment(own, ctx.observations.volumes?.get(target.volumeId))) return `EC2 no longer shows it attached, and pod(s) ${pods} need it`;
+  if (!ec2ShowsAttachment(own, ctx.observations.volumes?.get(target.volumeId)))
+    return `EC2 no longer shows it attached, and pod(s) ${pods} need it`;
   if (own.instanceId !== target.instanceId) {
-    defer(ctx, target.volumeId, target.nodeName, `attached to ${own.instanceId}, a previous instance of node ${target.nodeName}: detached first`);
+    defer(
+      ctx,
+      target.volumeId,
+      target.nodeName,
+      `attached to ${own.instanceId}, a previous instance of node ${target.nodeName}: detached first`,
+    );
     return undefined;
   }
   if (own.state === 'uncertain') return 'attachment is uncertain: attach again (already attached to this instance counts as success)';

@@ -6,7 +6,18 @@ import type { Deferred, DetachRequestUpdate } from './actions.js';
 import { compareText } from './compare.js';
 import { inBackoff } from './backoff.js';
 import type { PlanConfig } from './config.js';
-import { lockKey, operationKey, type ActualState, type DesiredAttachment, type DesiredState, type NodeName, type Observations, type OperationKind, type VolumeId, type VolumeRecord } from './types.js';
+import {
+  lockKey,
+  operationKey,
+  type ActualState,
+  type DesiredAttachment,
+  type DesiredState,
+  type NodeName,
+  type Observations,
+  type OperationKind,
+  type VolumeId,
+  type VolumeRecord,
+} from './types.js';
 
 export interface PlanContext {
   desired: DesiredState;
@@ -24,14 +35,31 @@ export interface PlanContext {
   detachRequests: DetachRequestUpdate[];
 }
 
-export function createContext(desired: DesiredState, actual: ActualState, observations: Observations, now: number, config: PlanConfig): PlanContext {
+export function createContext(
+  desired: DesiredState,
+  actual: ActualState,
+  observations: Observations,
+  now: number,
+  config: PlanConfig,
+): PlanContext {
   const wanted = new Map<VolumeId, Map<NodeName, DesiredAttachment>>();
   for (const attachment of desired.attachments) {
     const byNode = wanted.get(attachment.volumeId) ?? new Map<NodeName, DesiredAttachment>();
     byNode.set(attachment.nodeName, attachment);
     wanted.set(attachment.volumeId, byNode);
   }
-  return { desired, actual, observations, now, config, wanted, claims: new Map(), plannedAttaches: new Map(), deferred: [], detachRequests: [] };
+  return {
+    desired,
+    actual,
+    observations,
+    now,
+    config,
+    wanted,
+    claims: new Map(),
+    plannedAttaches: new Map(),
+    deferred: [],
+    detachRequests: [],
+  };
 }
 
 export function defer(ctx: PlanContext, volumeId: VolumeId, nodeName: NodeName, reason: string): void {
@@ -45,7 +73,14 @@ const WHOLE_VOLUME = '*';
  * holds the lock (expired ones too, until resolved), the backoff is active, or an action on the
  * same lock was already planned this pass. Exclusive volumes lock as a whole.
  */
-export function blockedReason(ctx: PlanContext, record: VolumeRecord | undefined, volumeId: VolumeId, nodeName: NodeName, kind: OperationKind, exclusive: boolean): string | undefined {
+export function blockedReason(
+  ctx: PlanContext,
+  record: VolumeRecord | undefined,
+  volumeId: VolumeId,
+  nodeName: NodeName,
+  kind: OperationKind,
+  exclusive: boolean,
+): string | undefined {
   if (record) {
     const op = exclusive ? Object.values(record.operations)[0] : record.operations[lockKey(record, nodeName)];
     if (op) {

@@ -32,14 +32,20 @@ function isDesiredHere(ctx: PlanContext, record: VolumeRecord, attachment: Actua
  */
 function stuckDecision(ctx: PlanContext, record: VolumeRecord, attachment: ActualAttachment): DetachDecision {
   const seen = ctx.observations.volumes?.get(record.volumeId)?.attachments.find((a) => a.instanceId === attachment.instanceId);
-  if (seen?.state !== 'attaching') return { detach: false, why: 'attach in progress; a stuck attach is judged only on what EC2 says this pass' };
+  if (seen?.state !== 'attaching')
+    return { detach: false, why: 'attach in progress; a stuck attach is judged only on what EC2 says this pass' };
   if (!attachStuck(seen, attachment.since, ctx.now, ctx.config)) return { detach: false, why: 'attach in progress' };
   const attaching = attachingFor(seen, attachment.since, ctx.now);
   const node = nodeOfAttachment(ctx.desired.nodes.get(attachment.nodeName), attachment);
   if (attachment.reported && node?.ready && !node.outOfService && isMounted(node.volumesInUse, record.uniqueName)) {
     return { detach: false, why: `attach stuck but already reported and mounted on Ready node ${attachment.nodeName}` };
   }
-  return { detach: true, trigger: 'stuck-attach', ec2Force: false, why: `EC2 shows it attaching for ${Math.round(attaching / 1000)} s (limit ${Math.round(ctx.config.stuckAttachMs / 1000)} s): detach and retry from scratch` };
+  return {
+    detach: true,
+    trigger: 'stuck-attach',
+    ec2Force: false,
+    why: `EC2 shows it attaching for ${Math.round(attaching / 1000)} s (limit ${Math.round(ctx.config.stuckAttachMs / 1000)} s): detach and retry from scratch`,
+  };
 }
 
 /** Undesired and not attaching: safe to detach? Also starts (persists) the unmount timer. */
@@ -77,7 +83,11 @@ function decide(ctx: PlanContext, record: VolumeRecord, attachment: ActualAttach
   return unneededDecision(ctx, record, attachment);
 }
 
-function candidate(record: VolumeRecord, attachment: ActualAttachment, decision: Extract<DetachDecision, { detach: true }>): DetachCandidate {
+function candidate(
+  record: VolumeRecord,
+  attachment: ActualAttachment,
+  decision: Extract<DetachDecision, { detach: true }>,
+): DetachCandidate {
   const base = { volumeId: record.volumeId, uniqueName: record.uniqueName, nodeName: attachment.nodeName };
   // A stuck attach was normally never reported; everything else leaves the node's list before EC2 is asked.
   const unreport = decision.trigger !== 'stuck-attach' || attachment.reported;

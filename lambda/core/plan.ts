@@ -38,7 +38,12 @@ function attachedCount(ctx: PlanContext): number {
   for (const record of ctx.actual.values()) {
     const observation = ctx.observations.volumes?.get(record.volumeId);
     for (const attachment of Object.values(record.attachments)) {
-      if (attachment.state !== 'attaching' && ec2ShowsAttachment(attachment, observation) && inScope(ctx.desired, record.volumeId, attachment.nodeName)) count++;
+      if (
+        attachment.state !== 'attaching' &&
+        ec2ShowsAttachment(attachment, observation) &&
+        inScope(ctx.desired, record.volumeId, attachment.nodeName)
+      )
+        count++;
     }
   }
   return count;
@@ -49,7 +54,11 @@ export function plan(desired: DesiredState, actual: ActualState, observations: O
   const resolves = planResolves(ctx);
   const candidates = planDetaches(ctx);
   const { attaches, conflicts } = planAttaches(ctx);
-  const { kept, heldBack } = massDetachGuard(candidates.map((c) => c.detach), attachedCount(ctx), config.massDetachGuard);
+  const { kept, heldBack } = massDetachGuard(
+    candidates.map((c) => c.detach),
+    attachedCount(ctx),
+    config.massDetachGuard,
+  );
   const actions: Action[] = [...resolves];
   for (const { unreport, detach } of candidates) {
     if (!kept.includes(detach)) continue;

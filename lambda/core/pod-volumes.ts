@@ -38,7 +38,13 @@ function fromPv(pv: KubePv, pvName: string): VolumeResolution {
   if (volume.kind === 'not-ours') return IGNORED;
   if (volume.kind === 'invalid') return badId(volume.raw, `PV ${pvName}`, volume.error);
   const accessModes = accessModesOf(pv.spec?.accessModes);
-  return { kind: 'ebs', volumeId: volume.volumeId, accessModes, multiAttach: allowsMultiAttach(accessModes), source: { kind: 'pv', pvName } };
+  return {
+    kind: 'ebs',
+    volumeId: volume.volumeId,
+    accessModes,
+    multiAttach: allowsMultiAttach(accessModes),
+    source: { kind: 'pv', pvName },
+  };
 }
 
 /** Upstream's ephemeral.VolumeIsForPod: the PVC must be controlled by this very pod. */
@@ -50,10 +56,14 @@ function fromClaim(pod: PodRef, claimName: string, ephemeral: boolean, lookup: C
   const claim = `PVC ${pod.namespace}/${claimName}`;
   const pvc = lookup.pvc(pod.namespace, claimName);
   if (!pvc) return { kind: 'skipped', reason: `${claim} not found` };
-  if (ephemeral && !ownedBy(pvc, pod)) return { kind: 'skipped', reason: `${claim} was not created for pod ${pod.namespace}/${pod.name} (pod is not its owner)` };
+  if (ephemeral && !ownedBy(pvc, pod))
+    return { kind: 'skipped', reason: `${claim} was not created for pod ${pod.namespace}/${pod.name} (pod is not its owner)` };
   const pvName = pvc.spec?.volumeName;
   if (pvc.status?.phase !== 'Bound' || !pvName) {
-    return { kind: 'skipped', reason: `${claim} is not bound (phase ${pvc.status?.phase ?? 'unknown'}, volumeName ${JSON.stringify(pvName ?? '')})` };
+    return {
+      kind: 'skipped',
+      reason: `${claim} is not bound (phase ${pvc.status?.phase ?? 'unknown'}, volumeName ${JSON.stringify(pvName ?? '')})`,
+    };
   }
   const pv = lookup.pv(pvName);
   if (!pv) return { kind: 'skipped', reason: `PV ${pvName} bound to ${claim} not found` };
@@ -62,16 +72,26 @@ function fromClaim(pod: PodRef, claimName: string, ephemeral: boolean, lookup: C
   const claimRef = pv.spec?.claimRef;
   if (!claimRef) return { kind: 'skipped', reason: `PV ${pvName} has no claimRef: it is not yet bound to ${claim}` };
   if (claimRef.uid !== pvc.metadata.uid) {
-    return { kind: 'skipped', reason: `PV ${pvName} claimRef UID ${JSON.stringify(claimRef.uid ?? '')} does not match ${claim} UID ${JSON.stringify(pvc.metadata.uid ?? '')}` };
+    return {
+      kind: 'skipped',
+      reason: `PV ${pvName} claimRef UID ${JSON.stringify(claimRef.uid ?? '')} does not match ${claim} UID ${JSON.stringify(pvc.metadata.uid ?? '')}`,
+    };
   }
   return resolved;
 }
 
 function fromInline(pod: PodRef, volume: KubePodVolume): VolumeResolution {
   const resolved = volumeOfInline(volume.awsElasticBlockStore!);
-  if (resolved.kind === 'invalid') return badId(resolved.raw, `inline volume ${volume.name} of pod ${pod.namespace}/${pod.name}`, resolved.error);
+  if (resolved.kind === 'invalid')
+    return badId(resolved.raw, `inline volume ${volume.name} of pod ${pod.namespace}/${pod.name}`, resolved.error);
   // Inline volumes carry no access modes: exclusive.
-  return { kind: 'ebs', volumeId: resolved.volumeId, accessModes: [], multiAttach: false, source: { kind: 'inline', podVolumeName: volume.name } };
+  return {
+    kind: 'ebs',
+    volumeId: resolved.volumeId,
+    accessModes: [],
+    multiAttach: false,
+    source: { kind: 'inline', podVolumeName: volume.name },
+  };
 }
 
 /** Upstream's ephemeral.VolumeClaimName: a generic ephemeral volume's PVC is `<pod>-<volume>`. */

@@ -14,7 +14,10 @@ export function parseProviderId(providerID: string | undefined): ParsedProviderI
   }
   const match = PROVIDER_ID.exec(providerID);
   if (!match) {
-    return { ok: false, error: `malformed spec.providerID ${JSON.stringify(providerID)}: expected aws:///<zone>/i-<8 or 17 hex characters>` };
+    return {
+      ok: false,
+      error: `malformed spec.providerID ${JSON.stringify(providerID)}: expected aws:///<zone>/i-<8 or 17 hex characters>`,
+    };
   }
   return { ok: true, zone: match[1]!, instanceId: match[2]! };
 }

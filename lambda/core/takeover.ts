@@ -24,7 +24,10 @@ function claimsFromNodes(nodes: ReadonlyMap<NodeName, NodeView>): SeedInput[] {
 }
 
 /** What attached EBS VolumeAttachments say, on nodes whose instance is known. */
-function claimsFromVolumeAttachments(nodes: ReadonlyMap<NodeName, NodeView>, snapshot: Pick<ClusterSnapshot, 'pvs' | 'volumeAttachments'>): SeedInput[] {
+function claimsFromVolumeAttachments(
+  nodes: ReadonlyMap<NodeName, NodeView>,
+  snapshot: Pick<ClusterSnapshot, 'pvs' | 'volumeAttachments'>,
+): SeedInput[] {
   const pvNamed = pvLookup(snapshot.pvs);
   const claims: SeedInput[] = [];
   for (const va of snapshot.volumeAttachments) {
@@ -42,7 +45,10 @@ function claimsFromVolumeAttachments(nodes: ReadonlyMap<NodeName, NodeView>, sna
  * The seed inputs by volume, node reports first: applied in order, the first claim of a (volume,
  * node) wins (`seedUncertain` keeps existing entries), so a node's own list beats a VolumeAttachment.
  */
-export function takeoverSeeds(nodes: ReadonlyMap<NodeName, NodeView>, snapshot: Pick<ClusterSnapshot, 'pvs' | 'volumeAttachments'>): Map<VolumeId, SeedInput[]> {
+export function takeoverSeeds(
+  nodes: ReadonlyMap<NodeName, NodeView>,
+  snapshot: Pick<ClusterSnapshot, 'pvs' | 'volumeAttachments'>,
+): Map<VolumeId, SeedInput[]> {
   const byVolume = new Map<VolumeId, SeedInput[]>();
   for (const claim of [...claimsFromNodes(nodes), ...claimsFromVolumeAttachments(nodes, snapshot)]) {
     byVolume.set(claim.volumeId, [...(byVolume.get(claim.volumeId) ?? []), claim]);

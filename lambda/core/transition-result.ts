@@ -2,7 +2,15 @@
  * What a transition of a volume record returns, and the small helpers every transition shares.
  * Records are never mutated: a transition clones, changes the clone and returns it.
  */
-import { UNIQUE_NAME_PREFIX, type AttachmentState, type Ec2AttachmentState, type Operation, type UniqueVolumeName, type VolumeId, type VolumeRecord } from './types.js';
+import {
+  UNIQUE_NAME_PREFIX,
+  type AttachmentState,
+  type Ec2AttachmentState,
+  type Operation,
+  type UniqueVolumeName,
+  type VolumeId,
+  type VolumeRecord,
+} from './types.js';
 
 export type RefusalCode =
   | 'locked' // a live operation holds the lock key
@@ -29,8 +37,14 @@ export const optional = <K extends string, V>(key: K, value: V | undefined) =>
 /** A volume never stored (version 0); exclusive until an attach says otherwise. */
 export function emptyRecord(volumeId: VolumeId, uniqueName?: UniqueVolumeName): VolumeRecord {
   return {
-    volumeId, uniqueName: uniqueName ?? `${UNIQUE_NAME_PREFIX}${volumeId}`, accessModes: [], multiAttach: false,
-    attachments: {}, operations: {}, backoff: {}, version: 0,
+    volumeId,
+    uniqueName: uniqueName ?? `${UNIQUE_NAME_PREFIX}${volumeId}`,
+    accessModes: [],
+    multiAttach: false,
+    attachments: {},
+    operations: {},
+    backoff: {},
+    version: 0,
   };
 }
 

@@ -7,9 +7,17 @@
 import { inBackoff, nextBackoff, type BackoffConfig } from './backoff.js';
 import { accept, clone, emptyRecord, isLive, observedState, optional, refuse, type Transition } from './transition-result.js';
 import {
-  lockKey, operationKey,
-  type AccessMode, type ActualAttachment, type Ec2Attachment,
-  type InstanceId, type NodeName, type Operation, type OperationKind, type UniqueVolumeName, type VolumeId,
+  lockKey,
+  operationKey,
+  type AccessMode,
+  type ActualAttachment,
+  type Ec2Attachment,
+  type InstanceId,
+  type NodeName,
+  type Operation,
+  type OperationKind,
+  type UniqueVolumeName,
+  type VolumeId,
   type VolumeRecord,
 } from './types.js';
 
@@ -56,25 +64,33 @@ export function beginOperation(record: VolumeRecord | undefined, input: BeginOpe
   }
   const backoff = next.backoff[operationKey(input.kind, input.nodeName)];
   if (backoff && inBackoff(backoff, now)) {
-    return refuse('backoff', `${input.kind} of ${input.volumeId} on ${input.nodeName} waits until ${backoff.notBefore} after: ${backoff.lastError}`);
+    return refuse(
+      'backoff',
+      `${input.kind} of ${input.volumeId} on ${input.nodeName} waits until ${backoff.notBefore} after: ${backoff.lastError}`,
+    );
   }
   return input.kind === 'attach' ? beginAttach(next, key, input, now, leaseMs) : beginDetach(next, key, input, now, leaseMs);
 }
 
 function beginAttach(next: VolumeRecord, key: string, input: BeginOperationInput, now: number, leaseMs: number): Transition {
-  const others = new Set([
-    ...Object.keys(next.attachments),
-    ...Object.values(next.operations).map((op) => op.nodeName),
-  ].filter((node) => node !== input.nodeName));
+  const others = new Set(
+    [...Object.keys(next.attachments), ...Object.values(next.operations).map((op) => op.nodeName)].filter(
+      (node) => node !== input.nodeName,
+    ),
+  );
   if (!next.multiAttach && others.size > 0) {
     return refuse('multi-attach', `exclusive volume ${input.volumeId} is already used by ${[...others].sort().join(', ')}`);
   }
   const existing = next.attachments[input.nodeName];
   next.operations[key] = operation(input, input.instanceId, input.device ?? existing?.device, existing, now, leaseMs);
   next.attachments[input.nodeName] = {
-    nodeName: input.nodeName, instanceId: input.instanceId, state: 'attaching',
+    nodeName: input.nodeName,
+    instanceId: input.instanceId,
+    state: 'attaching',
     ...optional('device', existing?.device ?? input.device),
-    mounted: existing?.mounted ?? false, reported: existing?.reported ?? false, since: now,
+    mounted: existing?.mounted ?? false,
+    reported: existing?.reported ?? false,
+    since: now,
   };
   return accept(next);
 }
@@ -88,12 +104,23 @@ function beginDetach(next: VolumeRecord, key: string, input: BeginOperationInput
   return accept(next);
 }
 
-function operation(input: BeginOperationInput, instanceId: InstanceId, device: string | undefined,
-  prior: ActualAttachment | undefined, now: number, leaseMs: number): Operation {
+function operation(
+  input: BeginOperationInput,
+  instanceId: InstanceId,
+  device: string | undefined,
+  prior: ActualAttachment | undefined,
+  now: number,
+  leaseMs: number,
+): Operation {
   return {
-    id: input.operationId, kind: input.kind, nodeName: input.nodeName, instanceId,
-    ...optional('device', device), ...optional('ec2Force', input.ec2Force),
-    startedAt: now, leaseExpiresAt: now + leaseMs,
+    id: input.operationId,
+    kind: input.kind,
+    nodeName: input.nodeName,
+    instanceId,
+    ...optional('device', device),
+    ...optional('ec2Force', input.ec2Force),
+    startedAt: now,
+    leaseExpiresAt: now + leaseMs,
     ...optional('prior', prior && { state: prior.state, ...optional('device', prior.device) }),
   };
 }
@@ -106,8 +133,14 @@ export function completeAttach(record: VolumeRecord, operationId: string, device
   const next = release(record, key, op, true);
   const existing = next.attachments[op.nodeName];
   next.attachments[op.nodeName] = {
-    mounted: false, reported: false, ...existing,
-    nodeName: op.nodeName, instanceId: op.instanceId, state: 'attached', device, since: now,
+    mounted: false,
+    reported: false,
+    ...existing,
+    nodeName: op.nodeName,
+    instanceId: op.instanceId,
+    state: 'attached',
+    device,
+    since: now,
   };
   return accept(next);
 }
@@ -134,8 +167,14 @@ function release(record: VolumeRecord, key: string, op: Operation, succeeded: bo
  * attachment is restored as it was before the operation (a fresh attach disappears); if EC2 may
  * still be working it becomes `uncertain`, for verification to settle.
  */
-export function failOperation(record: VolumeRecord, operationId: string, error: string, now: number,
-  backoffConfig: BackoffConfig, options: { ec2MayStillBeWorking?: boolean } = {}): Transition {
+export function failOperation(
+  record: VolumeRecord,
+  operationId: string,
+  error: string,
+  now: number,
+  backoffConfig: BackoffConfig,
+  options: { ec2MayStillBeWorking?: boolean } = {},
+): Transition {
   const held = heldOperation(record, operationId);
   if (isRefusal(held)) return held;
   const { key, op } = held;
@@ -169,7 +208,13 @@ export function leaveInProgress(record: VolumeRecord, operationId: string, now?:
 }
 
 /** A new holder takes an expired operation over; the old holder's late writes then fail their fence. */
-export function takeOver(record: VolumeRecord, expiredOperationId: string, newOperationId: string, now: number, leaseMs: number): Transition {
+export function takeOver(
+  record: VolumeRecord,
+  expiredOperationId: string,
+  newOperationId: string,
+  now: number,
+  leaseMs: number,
+): Transition {
   const held = heldOperation(record, expiredOperationId);
   if (isRefusal(held)) return held;
   if (isLive(held.op, now)) return refuse('lease-live', `operation ${expiredOperationId} holds its lease until ${held.op.leaseExpiresAt}`);
@@ -199,8 +244,14 @@ export function resolveExpired(record: VolumeRecord, operationId: string, ec2Vie
   const next = release(record, key, op, op.kind === 'attach' && state === 'attached');
   const current = next.attachments[op.nodeName];
   next.attachments[op.nodeName] = {
-    mounted: false, reported: false, ...current, nodeName: op.nodeName, instanceId: op.instanceId,
-    state, device: ec2View.device, since: current && current.state === state ? current.since : now,
+    mounted: false,
+    reported: false,
+    ...current,
+    nodeName: op.nodeName,
+    instanceId: op.instanceId,
+    state,
+    device: ec2View.device,
+    since: current && current.state === state ? current.since : now,
   };
   return accept(next);
 }

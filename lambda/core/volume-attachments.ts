@@ -32,14 +32,19 @@ function pairOf(key: string): { volumeId: VolumeId; nodeName: NodeName } {
 }
 
 /** Every EBS VolumeAttachment by the (volume, node) it is for; objects naming no valid EBS volume are not ours to judge. */
-export function indexVolumeAttachments(snapshot: Pick<ClusterSnapshot, 'pvs' | 'volumeAttachments'>): Map<string, VolumeAttachmentStatusView> {
+export function indexVolumeAttachments(
+  snapshot: Pick<ClusterSnapshot, 'pvs' | 'volumeAttachments'>,
+): Map<string, VolumeAttachmentStatusView> {
   const pvNamed = pvLookup(snapshot.pvs);
   const index = new Map<string, VolumeAttachmentStatusView>();
   for (const va of snapshot.volumeAttachments) {
     const volumeId = ebsVolumeId(volumeOfVolumeAttachment(va, pvNamed));
     if (volumeId === undefined) continue;
     const devicePath = va.status?.attachmentMetadata?.devicePath;
-    index.set(pairKey(volumeId, va.spec.nodeName), { attached: va.status?.attached === true, ...(devicePath === undefined ? {} : { devicePath }) });
+    index.set(pairKey(volumeId, va.spec.nodeName), {
+      attached: va.status?.attached === true,
+      ...(devicePath === undefined ? {} : { devicePath }),
+    });
   }
   return index;
 }
@@ -53,8 +58,13 @@ function upToDate(existing: VolumeAttachmentStatusView | undefined, attachment: 
  * `claimsAttached`: the caller read the object and it says attached (only a full pass knows). A
  * targeted pass writes only objects of the volumes it loaded.
  */
-export function volumeAttachmentChange(desired: Pick<DesiredState, 'attachments' | 'scope'>, actual: ActualState,
-  volumeId: VolumeId, nodeName: NodeName, claimsAttached = false): VolumeAttachmentChange | undefined {
+export function volumeAttachmentChange(
+  desired: Pick<DesiredState, 'attachments' | 'scope'>,
+  actual: ActualState,
+  volumeId: VolumeId,
+  nodeName: NodeName,
+  claimsAttached = false,
+): VolumeAttachmentChange | undefined {
   if (desired.scope !== undefined && !desired.scope.volumes.includes(volumeId)) return undefined;
   const attachment = actual.get(volumeId)?.attachments[nodeName];
   if (attachment === undefined) {
@@ -90,7 +100,8 @@ function outOfLine(actual: ActualState, existing: ReadonlyMap<string, VolumeAtta
     const { volumeId, nodeName } = pairOf(key);
     const record = actual.get(volumeId);
     // An operation in flight on the pair settles it first; its own report follows.
-    if (record?.attachments[nodeName] === undefined && !Object.values(record?.operations ?? {}).some((op) => op.nodeName === nodeName)) pairs.push(key);
+    if (record?.attachments[nodeName] === undefined && !Object.values(record?.operations ?? {}).some((op) => op.nodeName === nodeName))
+      pairs.push(key);
   }
   return pairs;
 }

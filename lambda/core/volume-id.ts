@@ -15,7 +15,10 @@ export function parseVolumeId(input: string): ParsedVolumeId {
   const url = AWS_URL.exec(input);
   const id = url ? url[2]! : input;
   if (!VOLUME_ID.test(id)) {
-    return { ok: false, error: `invalid EBS volume id ${JSON.stringify(input)}: expected vol- and 8 or 17 lowercase hex characters, optionally as aws://<zone>/vol-…` };
+    return {
+      ok: false,
+      error: `invalid EBS volume id ${JSON.stringify(input)}: expected vol- and 8 or 17 lowercase hex characters, optionally as aws://<zone>/vol-…`,
+    };
   }
   const zone = url?.[1];
   return zone ? { ok: true, volumeId: id, zone } : { ok: true, volumeId: id };

@@ -38,7 +38,8 @@ export function volumeOfInline(source: AwsElasticBlockStoreSource): EbsVolume | 
 }
 
 function volumeOfInlineSpec(csi: CsiPersistentVolumeSource | null | undefined, where: string): AttachmentVolume {
-  if (csi?.driver !== EBS_CSI_DRIVER) return { kind: 'invalid', error: `${where} has an inline volume spec without driver ${EBS_CSI_DRIVER}` };
+  if (csi?.driver !== EBS_CSI_DRIVER)
+    return { kind: 'invalid', error: `${where} has an inline volume spec without driver ${EBS_CSI_DRIVER}` };
   return fromRaw(csi.volumeHandle);
 }
 

@@ -18,8 +18,14 @@ export const CLUSTER_EVENT_KINDS = ['Pod', 'Node'] as const;
  * changed readiness, joined or is leaving. Everything else waits for the next full pass.
  */
 export const CLUSTER_EVENT_REASONS = [
-  'Scheduled', 'Killing', 'Preempting',
-  'NodeNotReady', 'NodeReady', 'RegisteredNode', 'RemovingNode', 'DeletingNode',
+  'Scheduled',
+  'Killing',
+  'Preempting',
+  'NodeNotReady',
+  'NodeReady',
+  'RegisteredNode',
+  'RemovingNode',
+  'DeletingNode',
 ] as const;
 
 /** EC2's instance state-change notification, as EventBridge delivers it. */

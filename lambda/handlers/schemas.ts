@@ -6,7 +6,12 @@ import { JSONStringified } from '@aws-lambda-powertools/parser/helpers';
 import { EventBridgeSchema, SqsRecordSchema } from '@aws-lambda-powertools/parser/schemas';
 import { z } from 'zod';
 import {
-  CLUSTER_EVENT_KINDS, EC2_SOURCE, EC2_STATE_CHANGE_DETAIL_TYPE, EXPORTER_DETAIL_TYPE, EXPORTER_SOURCE, FULL_PASS_INPUT,
+  CLUSTER_EVENT_KINDS,
+  EC2_SOURCE,
+  EC2_STATE_CHANGE_DETAIL_TYPE,
+  EXPORTER_DETAIL_TYPE,
+  EXPORTER_SOURCE,
+  FULL_PASS_INPUT,
 } from './contracts.js';
 
 /** EventBridge Scheduler's payload for the full pass (`{ "pass": "full" }`); an empty payload means the same. */

@@ -31,7 +31,8 @@ export function parseSqsBatch<S extends z.ZodType>(event: unknown, schema: S): P
   const parsed: ParsedBatch<z.infer<S>> = { accepted: [], rejected: [] };
   for (const raw of batch.data.Records) {
     const record = recordSchema.safeParse(raw);
-    if (record.success) parsed.accepted.push({ messageId: record.data.messageId, event: (record.data as unknown as { body: z.infer<S> }).body });
+    if (record.success)
+      parsed.accepted.push({ messageId: record.data.messageId, event: (record.data as unknown as { body: z.infer<S> }).body });
     else parsed.rejected.push({ messageId: messageIdOf(raw), why: z.prettifyError(record.error) });
   }
   return parsed;

@@ -5,7 +5,9 @@ import type { Ec2StateChange, KubernetesEvent } from './schemas.js';
 
 export function targetOfKubernetesEvent(event: KubernetesEvent): Target {
   const object = event.detail.involvedObject;
-  return object.kind === 'Pod' ? { kind: 'pod', namespace: object.namespace ?? '', name: object.name } : { kind: 'node', name: object.name };
+  return object.kind === 'Pod'
+    ? { kind: 'pod', namespace: object.namespace ?? '', name: object.name }
+    : { kind: 'node', name: object.name };
 }
 
 const STATES_OF_INTEREST = new Set<string>(EC2_STOPPING_STATES);

@@ -15,7 +15,10 @@ export function recordPass(metrics: Metrics, report: PassReport): void {
     const [kind = '', outcome = ''] = key.split('|');
     single(metrics, { Kind: kind, Outcome: outcome }).addMetric(Metric.Actions, MetricUnit.Count, count);
   }
-  for (const [trigger, count] of countBy(report.results.filter((r) => r.outcome === 'ok'), (r) => r.forcedTrigger)) {
+  for (const [trigger, count] of countBy(
+    report.results.filter((r) => r.outcome === 'ok'),
+    (r) => r.forcedTrigger,
+  )) {
     single(metrics, { Trigger: trigger }).addMetric(Metric.ForcedDetaches, MetricUnit.Count, count);
   }
   for (const [source, count] of countBy(report.problems, (p) => p.source)) recordRejected(metrics, source, count);

@@ -6,9 +6,7 @@ import type { Ec2Attachment, Ec2AttachmentState, InstanceId, InstanceState, Volu
 
 /** Failures shared by attach and detach. `throttled` and `transient` may be retried; `failed` may not. */
 type CommonFailure =
-  | { kind: 'throttled'; message: string }
-  | { kind: 'transient'; message: string }
-  | { kind: 'failed'; code: string; message: string };
+  { kind: 'throttled'; message: string } | { kind: 'transient'; message: string } | { kind: 'failed'; code: string; message: string };
 
 export type AttachOutcome =
   /** EC2 accepted the attach; it is `attaching` on `device`. */

@@ -29,8 +29,7 @@ export interface VolumeAttachmentRef {
 
 export type VolumeAttachmentStatus =
   /** `detachError`: a detach that failed leaves the volume attached, as the external-attacher reports it. */
-  | { attached: true; devicePath: string; detachError?: string }
-  | { attached: false; attachError?: string; detachError?: string };
+  { attached: true; devicePath: string; detachError?: string } | { attached: false; attachError?: string; detachError?: string };
 
 export interface ClusterEvent {
   type: 'Normal' | 'Warning';

@@ -51,7 +51,11 @@ export function reservedDevices(actual: ActualState, instanceId: string): string
 }
 
 /** Runs a reporting side effect; a failure is written down, never thrown through the pass. */
-export async function bestEffort(ctx: Pick<PassContext, 'deps' | 'reportErrors'>, what: string, effect: () => Promise<unknown>): Promise<void> {
+export async function bestEffort(
+  ctx: Pick<PassContext, 'deps' | 'reportErrors'>,
+  what: string,
+  effect: () => Promise<unknown>,
+): Promise<void> {
   try {
     await effect();
   } catch (error) {

@@ -22,13 +22,23 @@ const MIN_ATTACH_MS = 2_000;
 
 export async function executeAttach(ctx: PassContext, planned: AttachAction): Promise<ActionResult> {
   const result: ResultOf = (outcome, detail, extra = {}) => ({
-    kind: 'attach', volumeId: planned.volumeId, nodeName: planned.nodeName, outcome, detail, ...extra,
+    kind: 'attach',
+    volumeId: planned.volumeId,
+    nodeName: planned.nodeName,
+    outcome,
+    detail,
+    ...extra,
   });
   if (!ctx.deadline.canStart(MIN_ATTACH_MS)) return result('deferred', 'no time left in this pass');
   const desired = desiredAttachment(ctx, planned.volumeId, planned.nodeName);
   const started = await startOperation(ctx, planned, (action) => ({
-    volumeId: action.volumeId, uniqueName: action.uniqueName, accessModes: desired?.accessModes ?? [],
-    multiAttach: action.multiAttach, kind: 'attach', nodeName: action.nodeName, instanceId: action.instanceId,
+    volumeId: action.volumeId,
+    uniqueName: action.uniqueName,
+    accessModes: desired?.accessModes ?? [],
+    multiAttach: action.multiAttach,
+    kind: 'attach',
+    nodeName: action.nodeName,
+    instanceId: action.instanceId,
   }));
   if (!started.ok) return result(started.outcome, started.detail);
   const { action, operationId } = started;
@@ -37,7 +47,9 @@ export async function executeAttach(ctx: PassContext, planned: AttachAction): Pr
 
   const calledAt = ctx.deps.clock();
   const outcome = await ctx.deps.blockStorage.attach({
-    volumeId: action.volumeId, instanceId: action.instanceId, reservedDevices: reservedDevices(ctx.actual, action.instanceId),
+    volumeId: action.volumeId,
+    instanceId: action.instanceId,
+    reservedDevices: reservedDevices(ctx.actual, action.instanceId),
   });
   ctx.touched.add(pairKey(action.volumeId, action.nodeName));
   if (outcome.kind === 'started' || outcome.kind === 'already-attached') {
@@ -47,14 +59,20 @@ export async function executeAttach(ctx: PassContext, planned: AttachAction): Pr
 }
 
 async function settle(
-  ctx: PassContext, action: AttachAction, operationId: string, device: string, calledAt: number,
+  ctx: PassContext,
+  action: AttachAction,
+  operationId: string,
+  device: string,
+  calledAt: number,
   finish: (step: Step) => ReturnType<typeof writeRecord>,
   result: ResultOf,
 ): Promise<ActionResult> {
   // An attach the core judges stuck is not worth waiting for: the next pass detaches and retries it.
   const since = ctx.actual.get(action.volumeId)?.attachments[action.nodeName]?.since ?? calledAt;
   const waited = await ctx.deps.blockStorage.waitFor({
-    volumeId: action.volumeId, instanceId: action.instanceId, target: 'attached',
+    volumeId: action.volumeId,
+    instanceId: action.instanceId,
+    target: 'attached',
     deadline: ctx.deadline.waitUntil(ctx.deps.settings.maxAttachWaitMs),
     giveUp: (seen, now) => attachStuck(seen, since, now, ctx.deps.settings.plan),
   });
@@ -71,12 +89,19 @@ async function settle(
     return result('deferred', `still attaching at the wait deadline; left for the next pass to resolve`);
   }
   const message = `EC2 reports the attachment ${waited.state} instead of attached`;
-  await finish(onRecord((r) => failOperation(r, operationId, message, now, ctx.deps.settings.plan.backoff, { ec2MayStillBeWorking: waited.state !== 'detached' })));
+  await finish(
+    onRecord((r) =>
+      failOperation(r, operationId, message, now, ctx.deps.settings.plan.backoff, { ec2MayStillBeWorking: waited.state !== 'detached' }),
+    ),
+  );
   return result('failed', message);
 }
 
 async function fail(
-  ctx: PassContext, action: AttachAction, operationId: string, outcome: Exclude<AttachOutcome, { kind: 'started' | 'already-attached' }>,
+  ctx: PassContext,
+  action: AttachAction,
+  operationId: string,
+  outcome: Exclude<AttachOutcome, { kind: 'started' | 'already-attached' }>,
   finish: (step: Step) => ReturnType<typeof writeRecord>,
   result: ResultOf,
 ): Promise<ActionResult> {

@@ -11,7 +11,10 @@ export async function executeConflict(ctx: PassContext, action: MultiAttachConfl
     await bestEffort(ctx, `Multi-Attach event on ${pod.namespace}/${pod.name}`, () => ctx.deps.cluster.recordEvent(pod, event));
   }
   return {
-    kind: 'multiAttachConflict', volumeId: action.volumeId, nodeName: action.nodeName, outcome: 'ok',
+    kind: 'multiAttachConflict',
+    volumeId: action.volumeId,
+    nodeName: action.nodeName,
+    outcome: 'ok',
     detail: `exclusive volume attached to ${action.attachedTo.join(', ')}: ${action.event.message}`,
   };
 }

@@ -19,20 +19,30 @@ const MIN_DETACH_MS = 2_000;
 export async function executeDetach(ctx: PassContext, planned: DetachAction): Promise<ActionResult> {
   const forcedTrigger = planned.trigger === 'unmounted' ? undefined : planned.trigger;
   const result: ResultOf = (outcome, detail, extra = {}) => ({
-    kind: 'detach', volumeId: planned.volumeId, nodeName: planned.nodeName, outcome, detail,
-    ...(forcedTrigger === undefined ? {} : { forcedTrigger }), ...extra,
+    kind: 'detach',
+    volumeId: planned.volumeId,
+    nodeName: planned.nodeName,
+    outcome,
+    detail,
+    ...(forcedTrigger === undefined ? {} : { forcedTrigger }),
+    ...extra,
   });
   if (!ctx.deadline.canStart(MIN_DETACH_MS)) return result('deferred', 'no time left in this pass');
   if (planned.requiresUnreport && !ctx.nodeStatus.wasUnreported(planned.volumeId, planned.nodeName)) {
-    return result('deferred', 'not removed from the node\'s reported list: detaching now could pull a volume the kubelet uses');
+    return result('deferred', "not removed from the node's reported list: detaching now could pull a volume the kubelet uses");
   }
   const stillUnmounted = await unmountedRightNow(ctx, planned);
   if (stillUnmounted !== true) return result('deferred', stillUnmounted);
 
   const started = await startOperation(ctx, planned, (action) => ({
-    volumeId: action.volumeId, uniqueName: action.uniqueName, accessModes: ctx.actual.get(action.volumeId)?.accessModes ?? [],
-    multiAttach: ctx.actual.get(action.volumeId)?.multiAttach ?? false, kind: 'detach', nodeName: action.nodeName,
-    instanceId: action.instanceId, ec2Force: action.ec2Force,
+    volumeId: action.volumeId,
+    uniqueName: action.uniqueName,
+    accessModes: ctx.actual.get(action.volumeId)?.accessModes ?? [],
+    multiAttach: ctx.actual.get(action.volumeId)?.multiAttach ?? false,
+    kind: 'detach',
+    nodeName: action.nodeName,
+    instanceId: action.instanceId,
+    ec2Force: action.ec2Force,
   }));
   if (!started.ok) return result(started.outcome, started.detail);
   const { action, operationId, record } = started;
@@ -47,7 +57,10 @@ export async function executeDetach(ctx: PassContext, planned: DetachAction): Pr
   if (outcome.kind === 'already-detached') return done(ctx, action, operationId, finish, result, undefined);
   if (outcome.kind !== 'started') return fail(ctx, operationId, outcome, finish, result);
   const waited = await ctx.deps.blockStorage.waitFor({
-    volumeId: action.volumeId, instanceId, target: 'detached', deadline: ctx.deadline.waitUntil(ctx.deps.settings.maxDetachWaitMs),
+    volumeId: action.volumeId,
+    instanceId,
+    target: 'detached',
+    deadline: ctx.deadline.waitUntil(ctx.deps.settings.maxDetachWaitMs),
   });
   const now = ctx.deps.clock();
   if (waited.reachedTarget) return done(ctx, action, operationId, finish, result, now - calledAt);
@@ -68,8 +81,12 @@ async function unmountedRightNow(ctx: PassContext, action: DetachAction): Promis
 }
 
 async function done(
-  ctx: PassContext, action: DetachAction, operationId: string, finish: (step: Step) => ReturnType<typeof writeRecord>,
-  result: ResultOf, latencyMs: number | undefined,
+  ctx: PassContext,
+  action: DetachAction,
+  operationId: string,
+  finish: (step: Step) => ReturnType<typeof writeRecord>,
+  result: ResultOf,
+  latencyMs: number | undefined,
 ): Promise<ActionResult> {
   const written = await finish(onRecord((r) => completeDetach(r, operationId, ctx.deps.clock())));
   if (!written.ok) return result('failed', `detached, but the record could not be completed: ${written.reason}`);
@@ -79,8 +96,11 @@ async function done(
 }
 
 async function fail(
-  ctx: PassContext, operationId: string, outcome: Exclude<DetachOutcome, { kind: 'started' | 'already-detached' }>,
-  finish: (step: Step) => ReturnType<typeof writeRecord>, result: ResultOf,
+  ctx: PassContext,
+  operationId: string,
+  outcome: Exclude<DetachOutcome, { kind: 'started' | 'already-detached' }>,
+  finish: (step: Step) => ReturnType<typeof writeRecord>,
+  result: ResultOf,
 ): Promise<ActionResult> {
   const now = ctx.deps.clock();
   const options = { ec2MayStillBeWorking: outcome.kind === 'transient' };

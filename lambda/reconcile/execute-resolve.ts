@@ -13,7 +13,11 @@ import { syncVolumeAttachment } from './volume-attachments.js';
 
 export async function executeResolve(ctx: PassContext, action: ResolveAction): Promise<ActionResult> {
   const result: ResultOf = (outcome, detail) => ({
-    kind: 'resolve', volumeId: action.volumeId, nodeName: action.nodeName, outcome, detail,
+    kind: 'resolve',
+    volumeId: action.volumeId,
+    nodeName: action.nodeName,
+    outcome,
+    detail,
   });
   if (!ctx.deadline.canStart()) return result('deferred', 'no time left in this pass');
   let observation;
@@ -26,8 +30,14 @@ export async function executeResolve(ctx: PassContext, action: ResolveAction): P
   const view = observation?.exists === true ? observation.attachments.find((a) => a.instanceId === op.instanceId) : undefined;
   const record = ctx.actual.get(action.volumeId);
   const fence = record === undefined ? undefined : { lockKey: lockKey(record, op.nodeName), operationId: op.id };
-  const written = await writeRecord(ctx.deps.store, ctx.actual, action.volumeId, record,
-    onRecord((r) => resolveExpired(r, op.id, view, ctx.deps.clock())), fence === undefined ? {} : { fence });
+  const written = await writeRecord(
+    ctx.deps.store,
+    ctx.actual,
+    action.volumeId,
+    record,
+    onRecord((r) => resolveExpired(r, op.id, view, ctx.deps.clock())),
+    fence === undefined ? {} : { fence },
+  );
   if (!written.ok) return result(written.why === 'refused' ? 'deferred' : 'failed', written.reason);
   ctx.touched.add(pairKey(action.volumeId, op.nodeName));
   await syncVolumeAttachment(ctx, action.volumeId, op.nodeName);

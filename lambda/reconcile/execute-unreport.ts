@@ -18,11 +18,16 @@ export async function executeUnreports(ctx: PassContext, actions: UnreportAction
 
 async function unreportOnNode(ctx: PassContext, nodeName: NodeName, actions: UnreportAction[]): Promise<ActionResult[]> {
   const result = (action: UnreportAction, outcome: ActionResult['outcome'], detail: string): ActionResult => ({
-    kind: 'unreport', volumeId: action.volumeId, nodeName, outcome, detail,
+    kind: 'unreport',
+    volumeId: action.volumeId,
+    nodeName,
+    outcome,
+    detail,
   });
   if (!ctx.deadline.canStart()) return actions.map((a) => result(a, 'deferred', 'no time left in this pass'));
   const unreported = await ctx.nodeStatus.unreport(nodeName, actions);
   if (!unreported.ok) return actions.map((a) => result(a, 'failed', `node status not updated, so no detach: ${String(unreported.error)}`));
-  const detail = unreported.answer === 'node-gone' ? 'the node object is gone: nothing reports the volume' : 'removed from the node\'s reported list';
+  const detail =
+    unreported.answer === 'node-gone' ? 'the node object is gone: nothing reports the volume' : "removed from the node's reported list";
   return actions.map((a) => result(a, 'ok', detail));
 }

@@ -31,9 +31,10 @@ function factsOf(ctx: PassContext, record: VolumeRecord, requests: DetachRequest
   }
   for (const request of requests) {
     if (!next.ok || next.record.attachments[request.nodeName] === undefined) continue;
-    next = request.detachRequestedAt === null
-      ? clearDetachRequest(next.record, request.nodeName)
-      : requestDetach(next.record, request.nodeName, request.detachRequestedAt);
+    next =
+      request.detachRequestedAt === null
+        ? clearDetachRequest(next.record, request.nodeName)
+        : requestDetach(next.record, request.nodeName, request.detachRequestedAt);
   }
   return next;
 }

@@ -35,7 +35,8 @@ export async function runFullPass(baseDeps: ReconcileDeps, budget: Budget, optio
   if (seeded) deps.log.info('seeding the actual state from the cluster', { claims: await seedFromCluster(ctx, cluster.snapshot) });
   const due = verificationDue(seeded, controllerState.lastVerifiedAt, startedAt, deps.settings.syncPeriodMs);
   const targets = due ? verificationTargets(ctx.desired, ctx.actual) : unsettledTargets(ctx.actual);
-  const asked = (due || targets.volumeIds.length > 0) && (await verifyAgainstEc2(ctx, targets.volumeIds, targets.instanceIds)) !== undefined;
+  const asked =
+    (due || targets.volumeIds.length > 0) && (await verifyAgainstEc2(ctx, targets.volumeIds, targets.instanceIds)) !== undefined;
   const verified = due && asked;
 
   const executed = await planAndExecute(ctx, dryRun);
@@ -66,5 +67,5 @@ async function rememberVerification(ctx: PassContext, state: ControllerState, do
   const next: ControllerState = { ...state, lastVerifiedAt: done.at };
   if (done.seeded) next.seededAt = done.at;
   const written = await ctx.deps.store.putControllerState(next);
-  if (!written.ok) ctx.deps.log.info('controller state changed meanwhile; keeping the other pass\'s');
+  if (!written.ok) ctx.deps.log.info("controller state changed meanwhile; keeping the other pass's");
 }

@@ -48,8 +48,13 @@ export class NodeStatusUpdater {
     this.reported.set(nodeName, next);
     for (const { volumeId } of leaving) {
       this.unreported.add(pairKey(volumeId, nodeName));
-      await writeRecord(this.pass.deps.store, this.pass.actual, volumeId, this.pass.actual.get(volumeId),
-        onRecord((r) => markReported(r, nodeName, false)));
+      await writeRecord(
+        this.pass.deps.store,
+        this.pass.actual,
+        volumeId,
+        this.pass.actual.get(volumeId),
+        onRecord((r) => markReported(r, nodeName, false)),
+      );
     }
     return { ok: true, answer };
   }
@@ -79,7 +84,9 @@ export class NodeStatusUpdater {
   /** The desired state's node views with the lists this pass has already written. */
   private withCurrentLists(): DesiredState {
     const { desired } = this.pass;
-    const nodes = new Map([...desired.nodes].map(([name, view]) => [name, { ...view, volumesAttached: this.reported.get(name) ?? view.volumesAttached }]));
+    const nodes = new Map(
+      [...desired.nodes].map(([name, view]) => [name, { ...view, volumesAttached: this.reported.get(name) ?? view.volumesAttached }]),
+    );
     return { ...desired, nodes };
   }
 
@@ -89,7 +96,13 @@ export class NodeStatusUpdater {
       const record = actual.get(volumeId);
       const attachment = record?.attachments[nodeName];
       if (record === undefined || attachment === undefined || attachment.reported === listed.has(record.uniqueName)) continue;
-      await writeRecord(deps.store, actual, record.volumeId, record, onRecord((r) => markReported(r, nodeName, listed.has(r.uniqueName))));
+      await writeRecord(
+        deps.store,
+        actual,
+        record.volumeId,
+        record,
+        onRecord((r) => markReported(r, nodeName, listed.has(r.uniqueName))),
+      );
     }
   }
 }

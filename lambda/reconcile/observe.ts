@@ -15,7 +15,11 @@ import { writeRecord } from './records.js';
  * but only a volume the cluster uses or reports: an instance's root volume, or any volume the
  * cluster knows nothing of, is never taken over (it would look unneeded and be detached).
  */
-export async function applyVolumeObservation(ctx: PassContext, observation: VolumeObservation, byInstance: Map<InstanceId, NodeName>): Promise<void> {
+export async function applyVolumeObservation(
+  ctx: PassContext,
+  observation: VolumeObservation,
+  byInstance: Map<InstanceId, NodeName>,
+): Promise<void> {
   const now = ctx.deps.clock();
   const volumeId = observation.volumeId;
   let record = ctx.actual.get(volumeId);
@@ -23,12 +27,17 @@ export async function applyVolumeObservation(ctx: PassContext, observation: Volu
     if (!clusterKnows(ctx.desired, volumeId)) return;
     const first = observation.attachments.find((a) => a.state !== 'detached' && byInstance.has(a.instanceId));
     if (first === undefined) return;
-    const seeded = seedUncertain(undefined, { volumeId, nodeName: byInstance.get(first.instanceId) as string, instanceId: first.instanceId, device: first.device }, now);
+    const seeded = seedUncertain(
+      undefined,
+      { volumeId, nodeName: byInstance.get(first.instanceId) as string, instanceId: first.instanceId, device: first.device },
+      now,
+    );
     if (!seeded.ok) return;
     record = seeded.record;
   }
-  const written = await writeRecord(ctx.deps.store, ctx.actual, volumeId, record.version === 0 ? undefined : record,
-    (current) => applyObservation(current ?? (record), observation, now, byInstance));
+  const written = await writeRecord(ctx.deps.store, ctx.actual, volumeId, record.version === 0 ? undefined : record, (current) =>
+    applyObservation(current ?? record, observation, now, byInstance),
+  );
   if (!written.ok) {
     ctx.deps.log.warn('could not record what EC2 says', { volumeId, reason: written.reason });
     return;
@@ -53,4 +62,3 @@ export async function observeVolume(ctx: PassContext, volumeId: VolumeId): Promi
     ctx.deps.log.warn('could not describe volume', { volumeId, error: String(error) });
   }
 }
-

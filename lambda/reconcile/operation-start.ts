@@ -13,8 +13,7 @@ import { writeRecord } from './records.js';
 type OperationAction = AttachAction | DetachAction;
 
 export type Started<A extends OperationAction> =
-  | { ok: true; record: VolumeRecord; operationId: string; action: A }
-  | { ok: false; outcome: 'deferred'; detail: string };
+  { ok: true; record: VolumeRecord; operationId: string; action: A } | { ok: false; outcome: 'deferred'; detail: string };
 
 const REPLANS = 2;
 
@@ -33,7 +32,8 @@ export async function startOperation<A extends OperationAction>(
     if (written.ok) return { ok: true, record: written.record, operationId, action: current };
     if (written.why === 'refused') return { ok: false, outcome: 'deferred', detail: written.reason };
     const again = ctx.replan(action.volumeId).find((a): a is A => a.kind === action.kind && a.nodeName === action.nodeName);
-    if (again === undefined) return { ok: false, outcome: 'deferred', detail: 'another pass changed the volume; the plan no longer asks for this' };
+    if (again === undefined)
+      return { ok: false, outcome: 'deferred', detail: 'another pass changed the volume; the plan no longer asks for this' };
     current = again;
   }
   return { ok: false, outcome: 'deferred', detail: `${action.volumeId} kept changing underneath this pass` };

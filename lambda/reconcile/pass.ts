@@ -14,7 +14,11 @@ import { removeIfEmpty } from './records.js';
 import type { ActionResult, Budget, PassReport, ReconcileDeps } from './types.js';
 
 export function createPassContext(
-  deps: ReconcileDeps, budget: Budget, desired: DesiredState, actual: ActualState, pvNames: Map<VolumeId, string>,
+  deps: ReconcileDeps,
+  budget: Budget,
+  desired: DesiredState,
+  actual: ActualState,
+  pvNames: Map<VolumeId, string>,
 ): PassContext {
   const pass: Omit<PassContext, 'nodeStatus' | 'replan'> = {
     deps,
@@ -50,9 +54,15 @@ export interface Executed {
 
 export async function planAndExecute(ctx: PassContext, dryRun: boolean): Promise<Executed> {
   const planned = plan(ctx.desired, ctx.actual, ctx.observations, ctx.deps.clock(), ctx.deps.settings.plan);
-  ctx.deps.log.info('planned', { actions: planned.actions.length, heldBack: planned.heldBack.length, deferred: planned.deferred?.length ?? 0 });
-  for (const action of planned.actions) ctx.deps.log.debug('action', { kind: action.kind, volumeId: action.volumeId, nodeName: action.nodeName, reason: action.reason });
-  for (const held of planned.heldBack) ctx.deps.log.warn('detach held back', { volumeId: held.action.volumeId, nodeName: held.action.nodeName, reason: held.reason });
+  ctx.deps.log.info('planned', {
+    actions: planned.actions.length,
+    heldBack: planned.heldBack.length,
+    deferred: planned.deferred?.length ?? 0,
+  });
+  for (const action of planned.actions)
+    ctx.deps.log.debug('action', { kind: action.kind, volumeId: action.volumeId, nodeName: action.nodeName, reason: action.reason });
+  for (const held of planned.heldBack)
+    ctx.deps.log.warn('detach held back', { volumeId: held.action.volumeId, nodeName: held.action.nodeName, reason: held.reason });
   if (dryRun) return { plan: planned, results: [] };
   await recordFacts(ctx, planned.detachRequests ?? []);
   const results = await executePlan(ctx, planned);
@@ -85,8 +95,12 @@ export function summarize(ctx: PassContext, summary: Summary, executed: Executed
   const { plan: planned, results } = executed;
   const actualAttachments = [...ctx.actual.values()].reduce((n, r) => n + Object.keys(r.attachments).length, 0);
   // Work remains while anything waits: held back, deferred by the plan, not done, or a pod blocked by Multi-Attach.
-  const workLeft = planned.heldBack.length > 0 || (planned.deferred ?? []).length > 0 || results.some((r) => r.outcome !== 'ok')
-    || planned.actions.some((a) => a.kind === 'multiAttachConflict') || (summary.dryRun && planned.actions.length > 0);
+  const workLeft =
+    planned.heldBack.length > 0 ||
+    (planned.deferred ?? []).length > 0 ||
+    results.some((r) => r.outcome !== 'ok') ||
+    planned.actions.some((a) => a.kind === 'multiAttachConflict') ||
+    (summary.dryRun && planned.actions.length > 0);
   return {
     ...summary,
     durationMs: ctx.deps.clock() - summary.startedAt,

@@ -17,7 +17,9 @@ export async function seedFromCluster(ctx: PassContext, snapshot: ClusterSnapsho
   let claims = 0;
   for (const [volumeId, inputs] of byVolume) {
     claims += inputs.length;
-    const written = await writeRecord(ctx.deps.store, ctx.actual, volumeId, ctx.actual.get(volumeId), (record) => seedAll(record, inputs, now));
+    const written = await writeRecord(ctx.deps.store, ctx.actual, volumeId, ctx.actual.get(volumeId), (record) =>
+      seedAll(record, inputs, now),
+    );
     if (!written.ok) ctx.deps.log.warn('could not seed volume', { volumeId, reason: written.reason });
   }
   return claims;

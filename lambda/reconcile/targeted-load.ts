@@ -94,11 +94,13 @@ async function loadRecords(deps: ReconcileDeps, reading: Reading): Promise<void>
 
 async function readNodes(deps: ReconcileDeps, reading: Reading, names: NodeName[]): Promise<void> {
   const fresh = [...new Set(names)].filter((name) => !reading.nodesRead.has(name));
-  await Promise.all(fresh.map(async (name) => {
-    const [node, onNode] = await Promise.all([deps.cluster.readNode(name), deps.cluster.readPodsOnNode(name)]);
-    reading.parts.push({ nodes: node === undefined ? [] : [node], pods: onNode.pods, pvcs: onNode.pvcs, pvs: onNode.pvs });
-    reading.nodesRead.add(name);
-  }));
+  await Promise.all(
+    fresh.map(async (name) => {
+      const [node, onNode] = await Promise.all([deps.cluster.readNode(name), deps.cluster.readPodsOnNode(name)]);
+      reading.parts.push({ nodes: node === undefined ? [] : [node], pods: onNode.pods, pvcs: onNode.pvcs, pvs: onNode.pvs });
+      reading.nodesRead.add(name);
+    }),
+  );
 }
 
 function attachedNodes(actual: ActualState, volumes: Set<VolumeId>): NodeName[] {

@@ -12,7 +12,12 @@ import type { Budget, PassOptions, PassReport, ReconcileDeps, Target } from './t
 import { verifyAgainstEc2 } from './verify.js';
 import { reportVolumeAttachments } from './volume-attachments.js';
 
-export async function runTargetedPass(baseDeps: ReconcileDeps, target: Target, budget: Budget, options: PassOptions = {}): Promise<PassReport> {
+export async function runTargetedPass(
+  baseDeps: ReconcileDeps,
+  target: Target,
+  budget: Budget,
+  options: PassOptions = {},
+): Promise<PassReport> {
   const dryRun = options.dryRun === true;
   const deps = dryRun ? { ...baseDeps, store: dryRunStore(baseDeps.store) } : baseDeps;
   const startedAt = deps.clock();

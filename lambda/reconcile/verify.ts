@@ -11,12 +11,18 @@ import { applyVolumeObservation } from './observe.js';
 
 const WRITE_CONCURRENCY = 8;
 
-export async function verifyAgainstEc2(ctx: PassContext, volumeIds: VolumeId[], instanceIds: InstanceId[]): Promise<Observations | undefined> {
+export async function verifyAgainstEc2(
+  ctx: PassContext,
+  volumeIds: VolumeId[],
+  instanceIds: InstanceId[],
+): Promise<Observations | undefined> {
   let observations: Required<Observations>;
   try {
     const [volumes, instances] = await Promise.all([
       volumeIds.length > 0 ? ctx.deps.blockStorage.describeVolumes(volumeIds) : Promise.resolve(new Map<VolumeId, VolumeObservation>()),
-      instanceIds.length > 0 ? ctx.deps.blockStorage.describeInstances(instanceIds) : Promise.resolve(new Map<InstanceId, InstanceState | 'missing'>()),
+      instanceIds.length > 0
+        ? ctx.deps.blockStorage.describeInstances(instanceIds)
+        : Promise.resolve(new Map<InstanceId, InstanceState | 'missing'>()),
     ]);
     observations = { volumes, instances };
   } catch (error) {

@@ -6,7 +6,10 @@
 import type { ClusterSnapshot } from '../core/kube.js';
 import type { NodeName, VolumeId } from '../core/types.js';
 import {
-  indexVolumeAttachments, volumeAttachmentChange, volumeAttachmentChanges, type VolumeAttachmentChange,
+  indexVolumeAttachments,
+  volumeAttachmentChange,
+  volumeAttachmentChanges,
+  type VolumeAttachmentChange,
 } from '../core/volume-attachments.js';
 import type { VolumeAttachmentRef } from '../ports/cluster.js';
 import { bestEffort, type PassContext } from './context.js';
@@ -22,10 +25,14 @@ async function apply(ctx: PassContext, change: VolumeAttachmentChange): Promise<
   const cluster = ctx.deps.cluster;
   switch (change.change) {
     case 'report-attached':
-      await bestEffort(ctx, `report ${volumeId} attached on ${nodeName}`, () => cluster.upsertVolumeAttachment(ref, { attached: true, devicePath: change.devicePath }));
+      await bestEffort(ctx, `report ${volumeId} attached on ${nodeName}`, () =>
+        cluster.upsertVolumeAttachment(ref, { attached: true, devicePath: change.devicePath }),
+      );
       return;
     case 'report-not-attached':
-      await bestEffort(ctx, `report ${volumeId} not attached on ${nodeName}`, () => cluster.upsertVolumeAttachment(ref, { attached: false }));
+      await bestEffort(ctx, `report ${volumeId} not attached on ${nodeName}`, () =>
+        cluster.upsertVolumeAttachment(ref, { attached: false }),
+      );
       return;
     case 'delete':
       await bestEffort(ctx, `delete VolumeAttachment of ${volumeId} on ${nodeName}`, () => cluster.deleteVolumeAttachment(ref));
@@ -44,7 +51,12 @@ export async function syncVolumeAttachment(ctx: PassContext, volumeId: VolumeId,
  */
 export async function reportVolumeAttachments(ctx: PassContext, listed: ClusterSnapshot | undefined): Promise<void> {
   const existing = listed === undefined ? undefined : indexVolumeAttachments(listed);
-  const changes = volumeAttachmentChanges({ desired: ctx.desired, actual: ctx.actual, touched: ctx.touched, ...(existing === undefined ? {} : { existing }) });
+  const changes = volumeAttachmentChanges({
+    desired: ctx.desired,
+    actual: ctx.actual,
+    touched: ctx.touched,
+    ...(existing === undefined ? {} : { existing }),
+  });
   for (const change of changes) await apply(ctx, change);
 }
 

@@ -14,19 +14,37 @@ export class Actors {
   /** Nodes an earlier chapter already used, so chapters do not step on each other. */
   readonly used = new Set<string>();
 
-  constructor(private readonly stage: LocalStack, readonly cluster: GeneratedCluster, private readonly random: Random) {}
+  constructor(
+    private readonly stage: LocalStack,
+    readonly cluster: GeneratedCluster,
+    private readonly random: Random,
+  ) {}
 
   /** Dynamic provisioning: an EBS gp3 volume in `zone`, and a PV bound to a new claim. */
   provision(namespace: string, claim: string, zone: string): GenVolume {
     const volume: GenVolume = {
-      volumeId: volumeId(this.random), zone, volumeType: 'gp3', sizeGiB: 50, multiAttach: false,
-      pvName: `pvc-${this.random.uid()}`, pvUid: this.random.uid(), claim: { namespace, name: claim, uid: this.random.uid() },
-      accessModes: ['ReadWriteOnce'], volumeMode: 'Filesystem',
+      volumeId: volumeId(this.random),
+      zone,
+      volumeType: 'gp3',
+      sizeGiB: 50,
+      multiAttach: false,
+      pvName: `pvc-${this.random.uid()}`,
+      pvUid: this.random.uid(),
+      claim: { namespace, name: claim, uid: this.random.uid() },
+      accessModes: ['ReadWriteOnce'],
+      volumeMode: 'Filesystem',
     };
     const now = this.stage.clock.now();
     this.stage.ec2.world.volumes.set(volume.volumeId, {
-      volumeId: volume.volumeId, zone, size: volume.sizeGiB, volumeType: 'gp3', encrypted: true, multiAttachEnabled: false,
-      createTime: now, tags: new Map([['kubernetes.io/created-for/pvc/name', claim]]), attachments: new Map(),
+      volumeId: volume.volumeId,
+      zone,
+      size: volume.sizeGiB,
+      volumeType: 'gp3',
+      encrypted: true,
+      multiAttachEnabled: false,
+      createTime: now,
+      tags: new Map([['kubernetes.io/created-for/pvc/name', claim]]),
+      attachments: new Map(),
     });
     this.stage.kube.seed([pvObject(volume), pvcObject(volume)]);
     this.cluster.volumes.push(volume);

@@ -20,7 +20,11 @@ export async function invokeAndKillMidAttach(stage: LocalStack, event: unknown, 
   const attachesBefore = stage.ec2.counters().calls.AttachVolume ?? 0;
   stage.ec2.setLatency('AttachVolume', holdMs);
   const input = { env: stage.env, storyNow: stage.clock.now(), wallNow: Date.now(), factor: stage.clock.factor, event };
-  const child = fork(CHILD, [], { execArgv: ['--import', 'tsx'], env: { ...process.env, DEMO_CRASH_INPUT: JSON.stringify(input) }, stdio: 'ignore' });
+  const child = fork(CHILD, [], {
+    execArgv: ['--import', 'tsx'],
+    env: { ...process.env, DEMO_CRASH_INPUT: JSON.stringify(input) },
+    stdio: 'ignore',
+  });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   try {
     const started = Date.now();

@@ -13,7 +13,6 @@ import { checkConvergence, checkStep, type Violation } from '../oracle/checks.js
 import type { Ec2Mutation } from '../oracle/ledger.js';
 import { readTruth, type Truth } from '../oracle/truth.js';
 
-
 export interface Invocation {
   handler: keyof Handlers;
   label: string;
@@ -73,7 +72,8 @@ export class Director {
   }
 
   clusterEventRun(events: ClusterEventSpec[], label: string): () => Promise<Invocation> {
-    return () => this.run('clusterEvent', label, sqsBatch(events.map((e) => kubernetesEvent(e.object, e.reason, e.message, this.stage.clock.now()))));
+    return () =>
+      this.run('clusterEvent', label, sqsBatch(events.map((e) => kubernetesEvent(e.object, e.reason, e.message, this.stage.clock.now()))));
   }
 
   ec2EventRun(instanceId: string, state: string, label: string): () => Promise<Invocation> {
@@ -98,7 +98,12 @@ export class Director {
   private async run(name: keyof Handlers, label: string, event: unknown): Promise<Invocation> {
     const invocation: Invocation = { handler: name, label, at: this.stage.clock.now(), reports: [] };
     try {
-      await this.current.run(invocation.reports, () => (this.handlers[name] as (e: unknown, c: ReturnType<typeof lambdaContext>) => Promise<unknown>)(event, lambdaContext(LAMBDA_TIMEOUT_MS, name)));
+      await this.current.run(invocation.reports, () =>
+        (this.handlers[name] as (e: unknown, c: ReturnType<typeof lambdaContext>) => Promise<unknown>)(
+          event,
+          lambdaContext(LAMBDA_TIMEOUT_MS, name),
+        ),
+      );
     } catch (error) {
       invocation.error = error instanceof Error ? error.message : String(error);
     }
@@ -114,7 +119,12 @@ export class Director {
     const after = this.truth();
     this.checkpoints += 1;
     for (const violation of checkStep(before, after, drained.detaches)) this.violations.push({ ...violation, step: label });
-    if (!drained.complete) this.violations.push({ invariant: 2, message: 'some DetachVolume calls could not be inspected (EC2 request log overflowed)', step: label });
+    if (!drained.complete)
+      this.violations.push({
+        invariant: 2,
+        message: 'some DetachVolume calls could not be inspected (EC2 request log overflowed)',
+        step: label,
+      });
   }
 
   /** Ticks (moving story time on by `stepMs` each) until a pass converges and EC2 is settled, at most `max` times. */

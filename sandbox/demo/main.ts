@@ -38,9 +38,15 @@ interface DemoOptions {
 }
 
 export function parseOptions(argv: string[]): DemoOptions | 'help' {
-  const { values } = parseArgs({ args: argv, options: {
-    nodes: { type: 'string', default: '24' }, seed: { type: 'string', default: '42' }, speed: { type: 'string', default: '10' }, help: { type: 'boolean', default: false },
-  } });
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      nodes: { type: 'string', default: '24' },
+      seed: { type: 'string', default: '42' },
+      speed: { type: 'string', default: '10' },
+      help: { type: 'boolean', default: false },
+    },
+  });
   if (values.help) return 'help';
   const number = (name: string, raw: string, min: number) => {
     const value = Number(raw);
@@ -62,7 +68,9 @@ async function play(stage: LocalStack, options: DemoOptions): Promise<boolean> {
   const actors = new Actors(stage, cluster, new Random(options.seed + 1));
   const storyStart = stage.clock.now();
   const realStart = Date.now();
-  view.say(`Seeded ${cluster.nodes.length} nodes in ${cluster.zones.length} zones, ${cluster.pods.length} pods, ${cluster.volumes.length} EBS volumes (${cluster.attached.length} attachments).`);
+  view.say(
+    `Seeded ${cluster.nodes.length} nodes in ${cluster.zones.length} zones, ${cluster.pods.length} pods, ${cluster.volumes.length} EBS volumes (${cluster.attached.length} attachments).`,
+  );
   const outcomes: ChapterOutcome[] = [];
   for (const [index, chapter] of CHAPTERS.entries()) {
     view.chapter(index + 1, CHAPTERS.length + 1, chapter.title);
@@ -80,11 +88,18 @@ async function play(stage: LocalStack, options: DemoOptions): Promise<boolean> {
   view.chapter(CHAPTERS.length + 1, CHAPTERS.length + 1, finale);
   const settled = await director.settle(4, 30_000);
   const convergence = director.finalConvergence();
-  const converged = [{ name: 'desired equals actual in EC2; node status and VolumeAttachments agree', ok: settled && convergence.length === 0, detail: convergence[0]?.message ?? 'did not settle' }];
+  const converged = [
+    {
+      name: 'desired equals actual in EC2; node status and VolumeAttachments agree',
+      ok: settled && convergence.length === 0,
+      detail: convergence[0]?.message ?? 'did not settle',
+    },
+  ];
   view.checked(converged);
   outcomes.push({ title: finale, checks: converged });
   view.close();
-  for (const line of renderSummary(director, outcomes, { storyMs: stage.clock.now() - storyStart, realMs: Date.now() - realStart })) console.log(line);
+  for (const line of renderSummary(director, outcomes, { storyMs: stage.clock.now() - storyStart, realMs: Date.now() - realStart }))
+    console.log(line);
   const ok = director.violations.length === 0 && outcomes.every(chapterPassed) && settled;
   console.log(ok ? '\nResult: every invariant held and every check passed (exit 0).' : '\nResult: FAILED (exit 1).');
   return ok;
@@ -102,7 +117,9 @@ async function main(): Promise<number> {
     console.log(HELP);
     return 0;
   }
-  console.log(`Starting dynalite, the local EC2 and the local Kubernetes API on loopback (seed ${options.seed}, ${options.nodes} nodes, ×${options.speed})…`);
+  console.log(
+    `Starting dynalite, the local EC2 and the local Kubernetes API on loopback (seed ${options.seed}, ${options.nodes} nodes, ×${options.speed})…`,
+  );
   const stage = await startLocalStack({
     clock: new RunningClock(options.speed, SANDBOX_EPOCH),
     clusterName: 'demo',

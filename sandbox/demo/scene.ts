@@ -38,8 +38,11 @@ export function served(director: Director, volume: GenVolume, node: GenNode): Ch
   const reported = truth.nodes.get(node.name)?.volumesAttached.find((v) => v.name === uniqueNameFor(volume.volumeId));
   const va = truth.volumeAttachments.find((v) => v.name === volumeAttachmentName(volume.volumeId, node.name));
   const ok = ec2?.state === 'attached' && reported?.devicePath === ec2.device && va?.attached === true && va.devicePath === ec2.device;
-  return check(`${volume.volumeId} attached to ${short(node)} and reported`, ok,
-    `EC2 ${ec2?.state ?? 'not attached'}, node status ${reported?.devicePath ?? 'not listed'}, VolumeAttachment ${va ? `attached=${va.attached}` : 'missing'}`);
+  return check(
+    `${volume.volumeId} attached to ${short(node)} and reported`,
+    ok,
+    `EC2 ${ec2?.state ?? 'not attached'}, node status ${reported?.devicePath ?? 'not listed'}, VolumeAttachment ${va ? `attached=${va.attached}` : 'missing'}`,
+  );
 }
 
 export function notAttached(director: Director, volume: GenVolume, node: GenNode): Check {
@@ -64,9 +67,17 @@ export function short(node: GenNode): string {
 }
 
 export function scheduledEvent(pod: GenPod) {
-  return { object: { kind: 'Pod' as const, namespace: pod.namespace, name: pod.name, uid: pod.uid }, reason: 'Scheduled', message: `Successfully assigned ${pod.namespace}/${pod.name} to ${pod.nodeName ?? ''}` };
+  return {
+    object: { kind: 'Pod' as const, namespace: pod.namespace, name: pod.name, uid: pod.uid },
+    reason: 'Scheduled',
+    message: `Successfully assigned ${pod.namespace}/${pod.name} to ${pod.nodeName ?? ''}`,
+  };
 }
 
 export function killingEvent(pod: GenPod) {
-  return { object: { kind: 'Pod' as const, namespace: pod.namespace, name: pod.name, uid: pod.uid }, reason: 'Killing', message: `Stopping container ${pod.app}` };
+  return {
+    object: { kind: 'Pod' as const, namespace: pod.namespace, name: pod.name, uid: pod.uid },
+    reason: 'Killing',
+    message: `Stopping container ${pod.app}`,
+  };
 }

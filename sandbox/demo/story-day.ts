@@ -8,7 +8,9 @@ import { check, killingEvent, notAttached, podEvents, scheduledEvent, served, sh
 export const takeover: Chapter = {
   title: 'Taking over a running cluster',
   async play({ director, actors, say }) {
-    say('The first scheduled pass reads the cluster, seeds the actual state from node status and VolumeAttachments, verifies it against EC2,');
+    say(
+      'The first scheduled pass reads the cluster, seeds the actual state from node status and VolumeAttachments, verifies it against EC2,',
+    );
     say('and attaches the volumes of pods that were already scheduled but still waiting (ContainerCreating).');
     const waiting = actors.cluster.pods.filter((p) => p.phase === 'Pending' && p.nodeName !== undefined);
     await director.tick();
@@ -38,7 +40,14 @@ export const scaleUp: Chapter = {
 };
 
 function singleReplicaPod(pods: GenPod[], avoid: Set<string>): GenPod {
-  const pod = pods.find((p) => p.owner.kind === 'ReplicaSet' && p.claims.length === 1 && p.phase === 'Running' && !avoid.has(p.nodeName ?? '') && p.app !== 'ledger-readers');
+  const pod = pods.find(
+    (p) =>
+      p.owner.kind === 'ReplicaSet' &&
+      p.claims.length === 1 &&
+      p.phase === 'Running' &&
+      !avoid.has(p.nodeName ?? '') &&
+      p.app !== 'ledger-readers',
+  );
   if (!pod) throw new Error('the cluster has no single-replica Deployment with a volume');
   return pod;
 }
@@ -54,7 +63,10 @@ export const reschedule: Chapter = {
     say(`${old.namespace}/${old.name} is drained from ${short(from)}; its Deployment's new pod lands on ${short(to)} (same zone).`);
     actors.remove(old);
     director.kubelets();
-    const replacement = actors.schedule({ namespace: old.namespace, name: `${old.owner.name}-${actors.suffix()}`, app: old.app, owner: old.owner, claims: old.claims }, to);
+    const replacement = actors.schedule(
+      { namespace: old.namespace, name: `${old.owner.name}-${actors.suffix()}`, app: old.app, owner: old.owner, claims: old.claims },
+      to,
+    );
     say('The volume must leave the old node before EC2 will attach it to the new one: detach first, then attach.');
     const mark = director.ec2Mutations.length;
     await director.clusterEvents([killingEvent(old), scheduledEvent(replacement)], 'Killing + Scheduled events');
@@ -65,7 +77,11 @@ export const reschedule: Chapter = {
     return [
       notAttached(director, volume, from),
       served(director, volume, to),
-      check('DetachVolume from the old node came before AttachVolume to the new one', detachAt >= 0 && detachAt < attachAt, calls.map((c) => c.action).join(' → ')),
+      check(
+        'DetachVolume from the old node came before AttachVolume to the new one',
+        detachAt >= 0 && detachAt < attachAt,
+        calls.map((c) => c.action).join(' → '),
+      ),
     ];
   },
 };
@@ -73,19 +89,30 @@ export const reschedule: Chapter = {
 export const multiAttach: Chapter = {
   title: 'Multi-Attach: a second pod wants an RWO volume held by another node',
   async play({ director, actors, say }) {
-    const holder = actors.cluster.pods.find((p) => p.owner.kind === 'StatefulSet' && p.phase === 'Running' && p.claims.length === 1) as GenPod;
+    const holder = actors.cluster.pods.find(
+      (p) => p.owner.kind === 'StatefulSet' && p.phase === 'Running' && p.claims.length === 1,
+    ) as GenPod;
     const volume = actors.volumeOf(holder);
     const at = actors.nodeOf(holder);
     const elsewhere = actors.nodeInZoneOf(at);
     actors.used.add(at.name).add(elsewhere.name);
     const owner: GenOwner = { kind: 'ReplicaSet', name: `debug-${actors.suffix()}`, uid: 'debug' };
-    say(`Someone starts a debug pod on ${short(elsewhere)} that mounts ${holder.claims[0]} (ReadWriteOnce), which ${holder.name} uses on ${short(at)}.`);
-    const debug = actors.schedule({ namespace: holder.namespace, name: `${owner.name}-${actors.suffix()}`, app: 'debug', owner, claims: holder.claims }, elsewhere);
+    say(
+      `Someone starts a debug pod on ${short(elsewhere)} that mounts ${holder.claims[0]} (ReadWriteOnce), which ${holder.name} uses on ${short(at)}.`,
+    );
+    const debug = actors.schedule(
+      { namespace: holder.namespace, name: `${owner.name}-${actors.suffix()}`, app: 'debug', owner, claims: holder.claims },
+      elsewhere,
+    );
     await director.clusterEvents([scheduledEvent(debug)], 'Scheduled event');
     const warnings = podEvents(director, debug, 'FailedAttachVolume').filter((e) => e.message.startsWith('Multi-Attach error'));
     if (warnings[0]) say(`Event on ${debug.name}: Warning FailedAttachVolume "${warnings[0].message}"`);
     const checks: Check[] = [
-      check('a Warning FailedAttachVolume "Multi-Attach error …" event was recorded on the pod', warnings.length > 0, `${warnings.length} event(s)`),
+      check(
+        'a Warning FailedAttachVolume "Multi-Attach error …" event was recorded on the pod',
+        warnings.length > 0,
+        `${warnings.length} event(s)`,
+      ),
       served(director, volume, at),
       notAttached(director, volume, elsewhere),
     ];

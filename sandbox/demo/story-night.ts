@@ -35,13 +35,25 @@ export const nodeGoesQuiet: Chapter = {
   async play({ director, actors, say }) {
     const { node, pod, spare } = quietCorner(actors, (p) => withVolume(p) && p.owner.kind === 'ReplicaSet');
     const volume = actors.volumeOf(pod);
-    const stays = actors.podsOn(node).filter((p) => withVolume(p) && p !== pod).map((p) => actors.volumeOf(p));
-    say(`${short(node)} stops posting status and turns NotReady. Its pod ${pod.name} is force-deleted; the replacement lands on ${short(spare)}.`);
+    const stays = actors
+      .podsOn(node)
+      .filter((p) => withVolume(p) && p !== pod)
+      .map((p) => actors.volumeOf(p));
+    say(
+      `${short(node)} stops posting status and turns NotReady. Its pod ${pod.name} is force-deleted; the replacement lands on ${short(spare)}.`,
+    );
     actors.silence(node);
     actors.remove(pod);
-    const replacement = actors.schedule({ namespace: pod.namespace, name: `${pod.owner.name}-${actors.suffix()}`, app: pod.app, owner: pod.owner, claims: pod.claims }, spare);
+    const replacement = actors.schedule(
+      { namespace: pod.namespace, name: `${pod.owner.name}-${actors.suffix()}`, app: pod.app, owner: pod.owner, claims: pod.claims },
+      spare,
+    );
     const since = director.stage.clock.now();
-    const nodeEvent = { object: { kind: 'Node' as const, name: node.name }, reason: 'NodeNotReady', message: `Node ${node.name} status is now: NodeNotReady` };
+    const nodeEvent = {
+      object: { kind: 'Node' as const, name: node.name },
+      reason: 'NodeNotReady',
+      message: `Node ${node.name} status is now: NodeNotReady`,
+    };
     await director.clusterEvents([nodeEvent, scheduledEvent(replacement)], 'NodeNotReady + Scheduled events');
     const warned = podEvents(director, replacement, 'FailedAttachVolume').some((e) => e.message.startsWith('Multi-Attach error'));
     say('The volume may still be mounted there, and nobody can ask the node: the controller waits maxWaitForUnmount (6 min).');
@@ -56,7 +68,11 @@ export const nodeGoesQuiet: Chapter = {
     return [
       check('the replacement pod got a Multi-Attach warning while the old node held the volume', warned),
       { ...heldAt3, name: `after 3 minutes ${heldAt3.name}` },
-      check('the detach was forced by the unmount timeout, at least 6 minutes after it was requested', detach?.forcedTrigger === 'unmount-timeout' && forced.at - since >= 6 * MINUTE, detach ? `${detach.outcome}: ${detach.detail}` : 'no detach in that pass'),
+      check(
+        'the detach was forced by the unmount timeout, at least 6 minutes after it was requested',
+        detach?.forcedTrigger === 'unmount-timeout' && forced.at - since >= 6 * MINUTE,
+        detach ? `${detach.outcome}: ${detach.detail}` : 'no detach in that pass',
+      ),
       notAttached(director, volume, node),
       served(director, volume, spare),
       ...stays.map((v) => ({ ...stillAttached(director, v, node), name: `still needed on the NotReady node, so kept: ${v.volumeId}` })),
@@ -85,7 +101,11 @@ export const instanceTerminated: Chapter = {
     const reported = director.truth().nodes.get(node.name)?.volumesAttached.length ?? 0;
     return [
       ...replacements.map((pod) => served(director, actors.volumeOf(pod), spare)),
-      check('no six-minute wait: attached again before maxWaitForUnmount could have run out', director.stage.clock.now() - started < 6 * MINUTE, `${Math.round((director.stage.clock.now() - started) / 1000)} s of story time`),
+      check(
+        'no six-minute wait: attached again before maxWaitForUnmount could have run out',
+        director.stage.clock.now() - started < 6 * MINUTE,
+        `${Math.round((director.stage.clock.now() - started) / 1000)} s of story time`,
+      ),
       check(`${short(node)} no longer reports any volume attached`, reported === 0, `${reported} listed`),
     ];
   },
@@ -106,16 +126,26 @@ export const throttlingStorm: Chapter = {
     for (let ordinal = 0; ordinal < 6; ordinal++) {
       const node = actors.spareNode(ordinal * 2);
       actors.provision('search', `data-search-index-${ordinal}`, node.zone);
-      pods.push(actors.schedule({ namespace: 'search', name: `search-index-${ordinal}`, app: 'search-index', owner, claims: [`data-search-index-${ordinal}`] }, node));
+      pods.push(
+        actors.schedule(
+          { namespace: 'search', name: `search-index-${ordinal}`, app: 'search-index', owner, claims: [`data-search-index-${ordinal}`] },
+          node,
+        ),
+      );
     }
-    say(`${pods.length} pods need volumes at once while EC2's mutating bucket is nearly empty (2 tokens, slow refill): RequestLimitExceeded.`);
+    say(
+      `${pods.length} pods need volumes at once while EC2's mutating bucket is nearly empty (2 tokens, slow refill): RequestLimitExceeded.`,
+    );
     stage.ec2.configureThrottle({ mutating: { capacity: 2, refillPerSecond: 0.02 }, nonMutating: EC2_THROTTLE.nonMutating });
     await director.clusterEvents(pods.map(scheduledEvent), 'Scheduled events (burst)');
     say('The storm passes; the per-volume backoff lets later passes finish the work.');
     stage.ec2.configureThrottle(EC2_THROTTLE);
     await director.settle(5, 30_000);
     const throttled = total(stage.ledger.ec2Totals.throttled) - throttledBefore;
-    return [check('EC2 answered RequestLimitExceeded during the storm', throttled > 0, `${throttled} throttled call(s)`), ...pods.map((pod) => served(director, actors.volumeOf(pod), actors.nodeOf(pod)))];
+    return [
+      check('EC2 answered RequestLimitExceeded during the storm', throttled > 0, `${throttled} throttled call(s)`),
+      ...pods.map((pod) => served(director, actors.volumeOf(pod), actors.nodeOf(pod))),
+    ];
   },
 };
 
@@ -125,22 +155,37 @@ export const lambdaDies: Chapter = {
     const node = actors.spareNode();
     const members = actors.cluster.pods.filter((p) => p.app === 'orders-db').length;
     actors.provision('payments', `data-orders-db-${members}`, node.zone);
-    const owner = actors.cluster.pods.find((p) => p.app === 'orders-db')?.owner ?? { kind: 'StatefulSet' as const, name: 'orders-db', uid: 'orders-db-uid' };
-    const pod = actors.schedule({ namespace: 'payments', name: `orders-db-${members}`, app: 'orders-db', owner, claims: [`data-orders-db-${members}`] }, node);
+    const owner = actors.cluster.pods.find((p) => p.app === 'orders-db')?.owner ?? {
+      kind: 'StatefulSet' as const,
+      name: 'orders-db',
+      uid: 'orders-db-uid',
+    };
+    const pod = actors.schedule(
+      { namespace: 'payments', name: `orders-db-${members}`, app: 'orders-db', owner, claims: [`data-orders-db-${members}`] },
+      node,
+    );
     const volume = actors.volumeOf(pod);
-    say(`${pod.name} is scheduled on ${short(node)}; the cluster-event Lambda writes its intent, calls AttachVolume — and is killed (SIGKILL).`);
+    say(
+      `${pod.name} is scheduled on ${short(node)}; the cluster-event Lambda writes its intent, calls AttachVolume — and is killed (SIGKILL).`,
+    );
     const result = await deadInvocation(director, pod);
     const orphan = served(director, volume, node);
     const mark = director.ec2Mutations.length;
     await director.tick('scheduled full pass (lease still held)');
     const secondAttach = director.ec2Mutations.slice(mark).some((m) => m.action === 'AttachVolume' && m.volumeId === volume.volumeId);
-    say('EC2 finished the attach, but nothing reported it. The intent holds its lease; when the lease expires the next pass asks EC2 and records the truth.');
+    say(
+      'EC2 finished the attach, but nothing reported it. The intent holds its lease; when the lease expires the next pass asks EC2 and records the truth.',
+    );
     director.stage.clock.advance(16 * MINUTE);
     await director.settle(3);
     return [
-      check('the invocation was killed after EC2 received AttachVolume', result.killed, `${result.attachCallsSeen} AttachVolume call(s) seen`),
+      check(
+        'the invocation was killed after EC2 received AttachVolume',
+        result.killed,
+        `${result.attachCallsSeen} AttachVolume call(s) seen`,
+      ),
       check('right after the crash the volume is not yet reported to the kubelet', !orphan.ok, orphan.detail),
-      check('no second AttachVolume while the dead invocation\'s lease holds', !secondAttach),
+      check("no second AttachVolume while the dead invocation's lease holds", !secondAttach),
       served(director, volume, node),
     ];
   },
@@ -149,7 +194,14 @@ export const lambdaDies: Chapter = {
 async function deadInvocation(director: Director, pod: GenPod) {
   const before = director.truth();
   director.stage.ledger.drain();
-  const event = sqsBatch([kubernetesEvent({ kind: 'Pod', namespace: pod.namespace, name: pod.name, uid: pod.uid }, 'Scheduled', `Successfully assigned ${pod.namespace}/${pod.name} to ${pod.nodeName ?? ''}`, director.stage.clock.now())]);
+  const event = sqsBatch([
+    kubernetesEvent(
+      { kind: 'Pod', namespace: pod.namespace, name: pod.name, uid: pod.uid },
+      'Scheduled',
+      `Successfully assigned ${pod.namespace}/${pod.name} to ${pod.nodeName ?? ''}`,
+      director.stage.clock.now(),
+    ),
+  ]);
   const result = await invokeAndKillMidAttach(director.stage, event);
   director.checkpoint(before, 'cluster-event Lambda killed mid-attach');
   director.kubelets();

@@ -21,15 +21,19 @@ export function renderSummary(director: Director, chapters: ChapterOutcome[], ti
     '',
     `Summary — ${Math.round(timing.storyMs / 60_000)} min of story in ${(timing.realMs / 1000).toFixed(1)} s`,
     `  Chapters     ${chapters.filter(chapterPassed).length}/${chapters.length} passed, ${checks.filter((c) => c.ok).length}/${checks.length} checks`,
-    ...chapters.filter((c) => !chapterPassed(c)).flatMap((c) => [
-      `    ✗ ${c.title}${c.error ? `: ${c.error}` : ''}`,
-      ...c.checks.filter((x) => !x.ok).map((x) => `      ✗ ${x.name}${x.detail ? ` (${x.detail})` : ''}`),
-    ]),
+    ...chapters
+      .filter((c) => !chapterPassed(c))
+      .flatMap((c) => [
+        `    ✗ ${c.title}${c.error ? `: ${c.error}` : ''}`,
+        ...c.checks.filter((x) => !x.ok).map((x) => `      ✗ ${x.name}${x.detail ? ` (${x.detail})` : ''}`),
+      ]),
     `  Invocations  ${invocationLine(director)}`,
     `  Actions      ${actionLine(director.invocations.flatMap((i) => i.reports.flatMap((r) => r.results)))}`,
     ...apiLines(director),
     `  Invariants   1–5 of DESIGN §11 checked at ${director.checkpoints} checkpoints: ${director.violations.length === 0 ? 'none broken' : `${director.violations.length} broken`}`,
-    ...director.violations.slice(0, 10).map((v) => `    ✗ ${v.invariant} (${INVARIANT_TITLES[v.invariant]}) during "${v.step}": ${v.message}`),
+    ...director.violations
+      .slice(0, 10)
+      .map((v) => `    ✗ ${v.invariant} (${INVARIANT_TITLES[v.invariant]}) during "${v.step}": ${v.message}`),
   ];
   return lines;
 }
@@ -37,7 +41,10 @@ export function renderSummary(director: Director, chapters: ChapterOutcome[], ti
 function invocationLine(director: Director): string {
   const by = Map.groupBy(director.invocations, (i) => i.handler);
   const failed = director.invocations.filter((i) => i.error !== undefined).length;
-  return [...by].map(([name, list]) => `${name} ${list.length}`).join(' · ') + ` · passes ${director.invocations.reduce((n, i) => n + i.reports.length, 0)}${failed ? ` · ${failed} failed` : ''}`;
+  return (
+    [...by].map(([name, list]) => `${name} ${list.length}`).join(' · ') +
+    ` · passes ${director.invocations.reduce((n, i) => n + i.reports.length, 0)}${failed ? ` · ${failed} failed` : ''}`
+  );
 }
 
 function actionLine(results: ActionResult[]): string {
@@ -50,7 +57,11 @@ function actionLine(results: ActionResult[]): string {
 }
 
 function top(counts: CallCounts, n = 6): string {
-  return Object.entries(counts).sort((a, b) => b[1] - a[1]).slice(0, n).map(([k, v]) => `${k} ${v}`).join(', ');
+  return Object.entries(counts)
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, n)
+    .map(([k, v]) => `${k} ${v}`)
+    .join(', ');
 }
 
 function apiLines(director: Director): string[] {

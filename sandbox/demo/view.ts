@@ -24,7 +24,11 @@ export class LiveView {
   private timer: NodeJS.Timeout | undefined;
   private readonly startedAt = Date.now();
 
-  constructor(private readonly director: Director, header: Omit<ViewHeader, 'chapter'>, private readonly out: NodeJS.WriteStream = process.stdout) {
+  constructor(
+    private readonly director: Director,
+    header: Omit<ViewHeader, 'chapter'>,
+    private readonly out: NodeJS.WriteStream = process.stdout,
+  ) {
     this.header = { ...header, chapter: '' };
     if (this.live) {
       this.timer = setInterval(() => this.draw(), FRAME_MS);
@@ -115,15 +119,24 @@ function volumeLine(truth: Truth): string {
 
 /** Nodes worth a look: not Ready, or with an attachment in flight. */
 function busyNodes(truth: Truth): string[] {
-  return [...truth.nodes.values()].filter((n) => !n.ready || truth.attachments.some((a) => a.instanceId === n.instanceId && a.state !== 'attached')).slice(0, 5).map((n) => {
-    const mine = truth.attachments.filter((a) => a.instanceId === n.instanceId);
-    const moving = mine.filter((a) => a.state !== 'attached').map((a) => `${a.volumeId} ${a.state}`).join(', ');
-    return `  ${n.name.replace('.ec2.internal', '').padEnd(16)} ${n.ready ? 'Ready   ' : 'NotReady'} ${truth.instanceStates.get(n.instanceId ?? '') ?? 'no instance'} · attached ${mine.length} · reported ${n.volumesAttached.length} · in use ${n.volumesInUse.length}${moving ? ` · ${moving}` : ''}`;
-  });
+  return [...truth.nodes.values()]
+    .filter((n) => !n.ready || truth.attachments.some((a) => a.instanceId === n.instanceId && a.state !== 'attached'))
+    .slice(0, 5)
+    .map((n) => {
+      const mine = truth.attachments.filter((a) => a.instanceId === n.instanceId);
+      const moving = mine
+        .filter((a) => a.state !== 'attached')
+        .map((a) => `${a.volumeId} ${a.state}`)
+        .join(', ');
+      return `  ${n.name.replace('.ec2.internal', '').padEnd(16)} ${n.ready ? 'Ready   ' : 'NotReady'} ${truth.instanceStates.get(n.instanceId ?? '') ?? 'no instance'} · attached ${mine.length} · reported ${n.volumesAttached.length} · in use ${n.volumesInUse.length}${moving ? ` · ${moving}` : ''}`;
+    });
 }
 
 function recentActions(invocations: Invocation[]): string[] {
-  return invocations.flatMap((i) => i.reports.flatMap((r) => r.results)).slice(-4).map((r) => `${r.kind} ${r.volumeId}→${r.nodeName.replace('.ec2.internal', '')} ${r.outcome}`);
+  return invocations
+    .flatMap((i) => i.reports.flatMap((r) => r.results))
+    .slice(-4)
+    .map((r) => `${r.kind} ${r.volumeId}→${r.nodeName.replace('.ec2.internal', '')} ${r.outcome}`);
 }
 
 function apiLine(d: Director): string {

@@ -33,7 +33,15 @@ const ROUTES: Record<string, Route> = {
   'POST /_control/counters/reset': (c) => (c.resetCounters(), { ok: true }),
   'GET /_control/requests': (c, _body, url) => c.requests(url.searchParams.get('action') ?? undefined),
   'POST /_control/fail': (c, body) => {
-    const spec = z.object({ action: z.string().min(1), count: z.number().int().positive(), code: z.string().min(1), message: z.string().optional(), status: z.number().int().min(400).max(599).optional() }).parse(body);
+    const spec = z
+      .object({
+        action: z.string().min(1),
+        count: z.number().int().positive(),
+        code: z.string().min(1),
+        message: z.string().optional(),
+        status: z.number().int().min(400).max(599).optional(),
+      })
+      .parse(body);
     c.failNext(spec);
     return { ok: true };
   },
@@ -51,7 +59,9 @@ const ROUTES: Record<string, Route> = {
     return { ok: true };
   },
   'POST /_control/throttle': (c, body) => {
-    const parsed = z.union([z.object({ enabled: z.literal(false) }), z.object({ mutating: bucket.optional(), nonMutating: bucket.optional() })]).parse(body);
+    const parsed = z
+      .union([z.object({ enabled: z.literal(false) }), z.object({ mutating: bucket.optional(), nonMutating: bucket.optional() })])
+      .parse(body);
     c.configureThrottle('enabled' in parsed ? false : parsed);
     return { ok: true };
   },

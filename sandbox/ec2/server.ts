@@ -78,18 +78,23 @@ export async function startLocalEc2(options: LocalEc2Options = {}): Promise<Loca
   };
 
   const server = createServer((request, response) => {
-    void readBody(request).then(async (body) => {
-      const url = new URL(request.url ?? '/', 'http://local');
-      if (url.pathname.startsWith('/_control/')) return handleControl(controls, request, body, response);
-      const reply = await dispatch({ world, faults, throttle, counters }, { body, query: url.search.slice(1), authorization: request.headers.authorization });
-      response.writeHead(reply.status, { 'content-type': 'text/xml;charset=UTF-8', 'x-amzn-requestid': reply.requestId });
-      response.end(reply.body);
-    }).catch((error: unknown) => {
-      // A broken request stream: answer if still possible, never crash the server.
-      console.error('local EC2: request failed', error);
-      if (!response.headersSent) response.writeHead(500);
-      response.end();
-    });
+    void readBody(request)
+      .then(async (body) => {
+        const url = new URL(request.url ?? '/', 'http://local');
+        if (url.pathname.startsWith('/_control/')) return handleControl(controls, request, body, response);
+        const reply = await dispatch(
+          { world, faults, throttle, counters },
+          { body, query: url.search.slice(1), authorization: request.headers.authorization },
+        );
+        response.writeHead(reply.status, { 'content-type': 'text/xml;charset=UTF-8', 'x-amzn-requestid': reply.requestId });
+        response.end(reply.body);
+      })
+      .catch((error: unknown) => {
+        // A broken request stream: answer if still possible, never crash the server.
+        console.error('local EC2: request failed', error);
+        if (!response.headersSent) response.writeHead(500);
+        response.end();
+      });
   });
   await new Promise<void>((resolve) => server.listen(options.port ?? 0, options.host ?? '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
@@ -100,9 +105,10 @@ export async function startLocalEc2(options: LocalEc2Options = {}): Promise<Loca
     clock,
     world,
     settle: () => settle(world),
-    stop: () => new Promise<void>((resolve, reject) => {
-      server.closeAllConnections();
-      server.close((error) => (error ? reject(error) : resolve()));
-    }),
+    stop: () =>
+      new Promise<void>((resolve, reject) => {
+        server.closeAllConnections();
+        server.close((error) => (error ? reject(error) : resolve()));
+      }),
   };
 }

@@ -53,7 +53,10 @@ export class Throttle {
   /** Replace the buckets (full again), or `false` to stop throttling. */
   configure(config: ThrottleConfig | false): void {
     const now = this.clock.now();
-    this.buckets = config === false ? undefined : new Map(Object.entries(config).map(([category, size]) => [category as ThrottleCategory, new Bucket(size, now)]));
+    this.buckets =
+      config === false
+        ? undefined
+        : new Map(Object.entries(config).map(([category, size]) => [category as ThrottleCategory, new Bucket(size, now)]));
   }
 
   /** True when the request may proceed. */

@@ -4,8 +4,28 @@
  * single-replica Deployments with a claim, stateless Deployments, one io2 Multi-Attach RWX
  * block volume shared by several readers, and optionally pods still pending.
  */
-import { DEFAULT_ZONES, type ClusterOptions, type GenAttachment, type GeneratedCluster, type GenNode, type GenOwner, type GenPod, type GenVolume } from './model.js';
-import { deviceName, INSTANCE_TYPES, instanceId, NAMESPACES, nodeName, podSuffix, SINGLE_REPLICA_APPS, STATEFUL_APPS, STATELESS_APPS, volumeId } from './names.js';
+import {
+  DEFAULT_ZONES,
+  type ClusterOptions,
+  type GenAttachment,
+  type GeneratedCluster,
+  type GenNode,
+  type GenOwner,
+  type GenPod,
+  type GenVolume,
+} from './model.js';
+import {
+  deviceName,
+  INSTANCE_TYPES,
+  instanceId,
+  NAMESPACES,
+  nodeName,
+  podSuffix,
+  SINGLE_REPLICA_APPS,
+  STATEFUL_APPS,
+  STATELESS_APPS,
+  volumeId,
+} from './names.js';
 import { Random } from './random.js';
 
 const STATEFUL_SET_SIZE = 3;
@@ -17,7 +37,10 @@ class Builder {
   private readonly devices = new Map<string, number>();
   private owners = new Map<string, GenOwner>();
 
-  constructor(readonly random: Random, zones: string[]) {
+  constructor(
+    readonly random: Random,
+    zones: string[],
+  ) {
     this.cluster = { seed: random.seed, zones, nodes: [], volumes: [], pods: [], attached: [] };
   }
 
@@ -30,9 +53,17 @@ class Builder {
 
   volume(zone: string, namespace: string, claimName: string, shape: Partial<GenVolume> = {}): GenVolume {
     const volume: GenVolume = {
-      volumeId: volumeId(this.random), zone, volumeType: 'gp3', sizeGiB: this.random.pick([20, 50, 100, 200]), multiAttach: false,
-      pvName: `pvc-${this.random.uid()}`, pvUid: this.random.uid(), claim: { namespace, name: claimName, uid: this.random.uid() },
-      accessModes: ['ReadWriteOnce'], volumeMode: 'Filesystem', ...shape,
+      volumeId: volumeId(this.random),
+      zone,
+      volumeType: 'gp3',
+      sizeGiB: this.random.pick([20, 50, 100, 200]),
+      multiAttach: false,
+      pvName: `pvc-${this.random.uid()}`,
+      pvUid: this.random.uid(),
+      claim: { namespace, name: claimName, uid: this.random.uid() },
+      accessModes: ['ReadWriteOnce'],
+      volumeMode: 'Filesystem',
+      ...shape,
     };
     this.cluster.volumes.push(volume);
     return volume;
@@ -74,7 +105,13 @@ function statefulIdentity(builder: Builder, k: number) {
     // A Deployment of one replica per claim: each such pod is its own app.
     const app = `${SINGLE_REPLICA_APPS[k % SINGLE_REPLICA_APPS.length]}-${k}`;
     const replicaSet = `${app}-${builder.random.hex(10)}`;
-    return { namespace, app, owner: builder.owner('ReplicaSet', replicaSet), name: `${replicaSet}-${podSuffix(builder.random)}`, claim: `${app}-data` };
+    return {
+      namespace,
+      app,
+      owner: builder.owner('ReplicaSet', replicaSet),
+      name: `${replicaSet}-${podSuffix(builder.random)}`,
+      claim: `${app}-data`,
+    };
   }
   const app = `${STATEFUL_APPS[set % STATEFUL_APPS.length]}-${set}`;
   const ordinal = k % STATEFUL_SET_SIZE;
@@ -89,7 +126,16 @@ function addStatefulPods(builder: Builder, perNode: number): void {
       const id = statefulIdentity(builder, k++);
       const volume = builder.volume(node.zone, id.namespace, id.claim);
       builder.attach(volume, node);
-      cluster.pods.push({ namespace: id.namespace, name: id.name, uid: builder.random.uid(), app: id.app, owner: id.owner, nodeName: node.name, claims: [id.claim], phase: 'Running' });
+      cluster.pods.push({
+        namespace: id.namespace,
+        name: id.name,
+        uid: builder.random.uid(),
+        app: id.app,
+        owner: id.owner,
+        nodeName: node.name,
+        claims: [id.claim],
+        phase: 'Running',
+      });
     }
   }
 }
@@ -101,7 +147,16 @@ function addStatelessPods(builder: Builder, perNode: number): void {
     for (let i = 0; i < perNode; i++) {
       const { app, owner } = random.pick(replicaSets);
       const namespace = NAMESPACES[STATELESS_APPS.indexOf(app) % NAMESPACES.length] as string;
-      cluster.pods.push({ namespace, name: `${owner.name}-${podSuffix(random)}`, uid: random.uid(), app, owner, nodeName: node.name, claims: [], phase: 'Running' });
+      cluster.pods.push({
+        namespace,
+        name: `${owner.name}-${podSuffix(random)}`,
+        uid: random.uid(),
+        app,
+        owner,
+        nodeName: node.name,
+        claims: [],
+        phase: 'Running',
+      });
     }
   }
 }
@@ -113,12 +168,26 @@ function addMultiAttachReaders(builder: Builder, readers: number): void {
   const nodes = cluster.nodes.filter((node) => node.zone === zone).slice(0, readers);
   if (nodes.length === 0) return;
   const volume = builder.volume(zone, 'data', 'shared-ledger', {
-    volumeType: 'io2', iops: 3000, sizeGiB: 100, multiAttach: true, accessModes: ['ReadWriteMany'], volumeMode: 'Block',
+    volumeType: 'io2',
+    iops: 3000,
+    sizeGiB: 100,
+    multiAttach: true,
+    accessModes: ['ReadWriteMany'],
+    volumeMode: 'Block',
   });
   const owner = builder.owner('ReplicaSet', `ledger-readers-${random.hex(10)}`);
   for (const node of nodes) {
     builder.attach(volume, node);
-    cluster.pods.push({ namespace: 'data', name: `${owner.name}-${podSuffix(random)}`, uid: random.uid(), app: 'ledger-readers', owner, nodeName: node.name, claims: ['shared-ledger'], phase: 'Running' });
+    cluster.pods.push({
+      namespace: 'data',
+      name: `${owner.name}-${podSuffix(random)}`,
+      uid: random.uid(),
+      app: 'ledger-readers',
+      owner,
+      nodeName: node.name,
+      claims: ['shared-ledger'],
+      phase: 'Running',
+    });
   }
 }
 
@@ -131,7 +200,15 @@ function addPendingPods(builder: Builder, count: number, scheduled: boolean): vo
     const node = random.pick(cluster.nodes);
     const claim = `data-${app}-${ordinal}`;
     builder.volume(node.zone, 'payments', claim);
-    const pod: GenPod = { namespace: 'payments', name: `${app}-${ordinal}`, uid: random.uid(), app, owner, claims: [claim], phase: 'Pending' };
+    const pod: GenPod = {
+      namespace: 'payments',
+      name: `${app}-${ordinal}`,
+      uid: random.uid(),
+      app,
+      owner,
+      claims: [claim],
+      phase: 'Pending',
+    };
     cluster.pods.push(scheduled ? { ...pod, nodeName: node.name } : pod);
   }
 }

@@ -14,14 +14,30 @@ const CREATED = '2026-01-05T09:00:00Z';
 export function nodeObject(node: GenNode, attached: GenAttachment[] = [], options: { ready?: boolean } = {}): object {
   const volumes = attached.map((a) => ({ name: uniqueNameFor(a.volumeId), devicePath: a.device }));
   return {
-    apiVersion: 'v1', kind: 'Node',
+    apiVersion: 'v1',
+    kind: 'Node',
     metadata: {
-      name: node.name, creationTimestamp: CREATED, annotations: { [MANAGED_ANNOTATION]: 'true' },
-      labels: { 'kubernetes.io/hostname': node.name, 'topology.kubernetes.io/zone': node.zone, 'topology.ebs.csi.aws.com/zone': node.zone, 'node.kubernetes.io/instance-type': node.instanceType },
+      name: node.name,
+      creationTimestamp: CREATED,
+      annotations: { [MANAGED_ANNOTATION]: 'true' },
+      labels: {
+        'kubernetes.io/hostname': node.name,
+        'topology.kubernetes.io/zone': node.zone,
+        'topology.ebs.csi.aws.com/zone': node.zone,
+        'node.kubernetes.io/instance-type': node.instanceType,
+      },
     },
     spec: { providerID: `aws:///${node.zone}/${node.instanceId}` },
     status: {
-      conditions: [{ type: 'Ready', status: options.ready === false ? 'False' : 'True', reason: 'KubeletReady', lastHeartbeatTime: CREATED, lastTransitionTime: CREATED }],
+      conditions: [
+        {
+          type: 'Ready',
+          status: options.ready === false ? 'False' : 'True',
+          reason: 'KubeletReady',
+          lastHeartbeatTime: CREATED,
+          lastTransitionTime: CREATED,
+        },
+      ],
       volumesAttached: volumes,
       volumesInUse: volumes.map((v) => v.name),
     },
@@ -30,21 +46,46 @@ export function nodeObject(node: GenNode, attached: GenAttachment[] = [], option
 
 export function csiNodeObject(node: GenNode): object {
   return {
-    apiVersion: 'storage.k8s.io/v1', kind: 'CSINode', metadata: { name: node.name },
-    spec: { drivers: [{ name: EBS_CSI_DRIVER, nodeID: node.instanceId, topologyKeys: ['topology.ebs.csi.aws.com/zone'], allocatable: { count: 25 } }] },
+    apiVersion: 'storage.k8s.io/v1',
+    kind: 'CSINode',
+    metadata: { name: node.name },
+    spec: {
+      drivers: [
+        { name: EBS_CSI_DRIVER, nodeID: node.instanceId, topologyKeys: ['topology.ebs.csi.aws.com/zone'], allocatable: { count: 25 } },
+      ],
+    },
   };
 }
 
 export function pvObject(volume: GenVolume): object {
   return {
-    apiVersion: 'v1', kind: 'PersistentVolume',
-    metadata: { name: volume.pvName, uid: volume.pvUid, annotations: { 'pv.kubernetes.io/provisioned-by': EBS_CSI_DRIVER }, finalizers: ['kubernetes.io/pv-protection'] },
+    apiVersion: 'v1',
+    kind: 'PersistentVolume',
+    metadata: {
+      name: volume.pvName,
+      uid: volume.pvUid,
+      annotations: { 'pv.kubernetes.io/provisioned-by': EBS_CSI_DRIVER },
+      finalizers: ['kubernetes.io/pv-protection'],
+    },
     spec: {
-      accessModes: volume.accessModes, capacity: { storage: `${volume.sizeGiB}Gi` }, volumeMode: volume.volumeMode,
-      persistentVolumeReclaimPolicy: 'Delete', storageClassName: volume.multiAttach ? 'io2-multi-attach' : 'gp3',
-      claimRef: { kind: 'PersistentVolumeClaim', apiVersion: 'v1', namespace: volume.claim.namespace, name: volume.claim.name, uid: volume.claim.uid },
+      accessModes: volume.accessModes,
+      capacity: { storage: `${volume.sizeGiB}Gi` },
+      volumeMode: volume.volumeMode,
+      persistentVolumeReclaimPolicy: 'Delete',
+      storageClassName: volume.multiAttach ? 'io2-multi-attach' : 'gp3',
+      claimRef: {
+        kind: 'PersistentVolumeClaim',
+        apiVersion: 'v1',
+        namespace: volume.claim.namespace,
+        name: volume.claim.name,
+        uid: volume.claim.uid,
+      },
       csi: { driver: EBS_CSI_DRIVER, volumeHandle: volume.volumeId, ...(volume.volumeMode === 'Filesystem' ? { fsType: 'ext4' } : {}) },
-      nodeAffinity: { required: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'topology.ebs.csi.aws.com/zone', operator: 'In', values: [volume.zone] }] }] } },
+      nodeAffinity: {
+        required: {
+          nodeSelectorTerms: [{ matchExpressions: [{ key: 'topology.ebs.csi.aws.com/zone', operator: 'In', values: [volume.zone] }] }],
+        },
+      },
     },
     status: { phase: 'Bound' },
   };
@@ -52,11 +93,20 @@ export function pvObject(volume: GenVolume): object {
 
 export function pvcObject(volume: GenVolume): object {
   return {
-    apiVersion: 'v1', kind: 'PersistentVolumeClaim',
-    metadata: { name: volume.claim.name, namespace: volume.claim.namespace, uid: volume.claim.uid, finalizers: ['kubernetes.io/pvc-protection'] },
+    apiVersion: 'v1',
+    kind: 'PersistentVolumeClaim',
+    metadata: {
+      name: volume.claim.name,
+      namespace: volume.claim.namespace,
+      uid: volume.claim.uid,
+      finalizers: ['kubernetes.io/pvc-protection'],
+    },
     spec: {
-      accessModes: volume.accessModes, volumeMode: volume.volumeMode, volumeName: volume.pvName,
-      storageClassName: volume.multiAttach ? 'io2-multi-attach' : 'gp3', resources: { requests: { storage: `${volume.sizeGiB}Gi` } },
+      accessModes: volume.accessModes,
+      volumeMode: volume.volumeMode,
+      volumeName: volume.pvName,
+      storageClassName: volume.multiAttach ? 'io2-multi-attach' : 'gp3',
+      resources: { requests: { storage: `${volume.sizeGiB}Gi` } },
     },
     status: { phase: 'Bound', accessModes: volume.accessModes, capacity: { storage: `${volume.sizeGiB}Gi` } },
   };
@@ -69,12 +119,28 @@ function containerStatus(pod: GenPod): object {
 
 export function podObject(pod: GenPod, options: { blockDevice?: boolean } = {}): object {
   const claimVolumes = pod.claims.map((claimName, i) => ({ name: i === 0 ? 'data' : `data-${i}`, persistentVolumeClaim: { claimName } }));
-  const mounts = options.blockDevice ? { volumeDevices: [{ name: 'data', devicePath: '/dev/ledger' }] } : { volumeMounts: claimVolumes.map((v) => ({ name: v.name, mountPath: `/var/lib/${v.name}` })) };
+  const mounts = options.blockDevice
+    ? { volumeDevices: [{ name: 'data', devicePath: '/dev/ledger' }] }
+    : { volumeMounts: claimVolumes.map((v) => ({ name: v.name, mountPath: `/var/lib/${v.name}` })) };
   return {
-    apiVersion: 'v1', kind: 'Pod',
+    apiVersion: 'v1',
+    kind: 'Pod',
     metadata: {
-      name: pod.name, namespace: pod.namespace, uid: pod.uid, creationTimestamp: CREATED, labels: { app: pod.app },
-      ownerReferences: [{ apiVersion: 'apps/v1', kind: pod.owner.kind, name: pod.owner.name, uid: pod.owner.uid, controller: true, blockOwnerDeletion: true }],
+      name: pod.name,
+      namespace: pod.namespace,
+      uid: pod.uid,
+      creationTimestamp: CREATED,
+      labels: { app: pod.app },
+      ownerReferences: [
+        {
+          apiVersion: 'apps/v1',
+          kind: pod.owner.kind,
+          name: pod.owner.name,
+          uid: pod.owner.uid,
+          controller: true,
+          blockOwnerDeletion: true,
+        },
+      ],
     },
     spec: {
       ...(pod.nodeName === undefined ? {} : { nodeName: pod.nodeName }),
@@ -92,7 +158,8 @@ export function podObject(pod: GenPod, options: { blockDevice?: boolean } = {}):
 
 function volumeAttachmentObject(attachment: GenAttachment, volume: GenVolume): object {
   return {
-    apiVersion: 'storage.k8s.io/v1', kind: 'VolumeAttachment',
+    apiVersion: 'storage.k8s.io/v1',
+    kind: 'VolumeAttachment',
     metadata: { name: volumeAttachmentName(volume.volumeId, attachment.nodeName), finalizers: [ATTACHER_FINALIZER] },
     spec: { attacher: EBS_CSI_DRIVER, nodeName: attachment.nodeName, source: { persistentVolumeName: volume.pvName } },
     status: { attached: true, attachmentMetadata: { devicePath: attachment.device } },

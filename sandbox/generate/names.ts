@@ -1,7 +1,20 @@
 /** Names shaped like a real EKS cluster's: node DNS names, instance and volume ids, pod suffixes. */
 import type { Random } from './random.js';
 
-export const STATEFUL_APPS = ['postgres', 'kafka', 'redis', 'elasticsearch', 'prometheus', 'mongodb', 'rabbitmq', 'cassandra', 'mysql', 'minio', 'etcd', 'loki'];
+export const STATEFUL_APPS = [
+  'postgres',
+  'kafka',
+  'redis',
+  'elasticsearch',
+  'prometheus',
+  'mongodb',
+  'rabbitmq',
+  'cassandra',
+  'mysql',
+  'minio',
+  'etcd',
+  'loki',
+];
 export const SINGLE_REPLICA_APPS = ['grafana', 'jenkins', 'gitea', 'nexus', 'sonarqube'];
 export const STATELESS_APPS = ['api', 'web', 'checkout', 'worker', 'ingress', 'auth'];
 export const NAMESPACES = ['payments', 'search', 'observability', 'data', 'platform'];

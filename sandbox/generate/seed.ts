@@ -22,13 +22,32 @@ export function seedEc2(world: World, cluster: GeneratedCluster): void {
 export function addInstance(world: World, node: GenNode, now: number): SandboxInstance {
   const rootVolumeId = `vol-${node.instanceId.slice(2)}`;
   const instance: SandboxInstance = {
-    instanceId: node.instanceId, reservationId: `r-${node.instanceId.slice(2)}`, imageId: 'ami-0eks0node0amazonlinux', instanceType: node.instanceType,
-    zone: node.zone, state: 'running', since: now, launchTime: now, rootDeviceName: ROOT_DEVICE, rootVolumeId,
-    networkInterfaces: world.config.networkInterfacesPerInstance, tags: new Map([[CLUSTER_TAG, 'owned'], ['Name', node.name]]),
+    instanceId: node.instanceId,
+    reservationId: `r-${node.instanceId.slice(2)}`,
+    imageId: 'ami-0eks0node0amazonlinux',
+    instanceType: node.instanceType,
+    zone: node.zone,
+    state: 'running',
+    since: now,
+    launchTime: now,
+    rootDeviceName: ROOT_DEVICE,
+    rootVolumeId,
+    networkInterfaces: world.config.networkInterfacesPerInstance,
+    tags: new Map([
+      [CLUSTER_TAG, 'owned'],
+      ['Name', node.name],
+    ]),
   };
   world.instances.set(instance.instanceId, instance);
   world.volumes.set(rootVolumeId, {
-    volumeId: rootVolumeId, zone: node.zone, size: 80, volumeType: 'gp3', encrypted: true, multiAttachEnabled: false, createTime: now, tags: new Map(),
+    volumeId: rootVolumeId,
+    zone: node.zone,
+    size: 80,
+    volumeType: 'gp3',
+    encrypted: true,
+    multiAttachEnabled: false,
+    createTime: now,
+    tags: new Map(),
     attachments: new Map([[node.instanceId, attachmentOf(rootVolumeId, node.instanceId, ROOT_DEVICE, now, world, true)]]),
   });
   return instance;
@@ -44,14 +63,31 @@ export function addVolume(world: World, volume: GenVolume, options: { multiAttac
 
 function volumeOf(volume: GenVolume, now: number): SandboxVolume {
   return {
-    volumeId: volume.volumeId, zone: volume.zone, size: volume.sizeGiB, volumeType: volume.volumeType, encrypted: true,
-    multiAttachEnabled: volume.multiAttach, createTime: now, attachments: new Map(),
-    tags: new Map([[CLUSTER_TAG, 'owned'], ['kubernetes.io/created-for/pvc/name', volume.claim.name], ['kubernetes.io/created-for/pv/name', volume.pvName]]),
+    volumeId: volume.volumeId,
+    zone: volume.zone,
+    size: volume.sizeGiB,
+    volumeType: volume.volumeType,
+    encrypted: true,
+    multiAttachEnabled: volume.multiAttach,
+    createTime: now,
+    attachments: new Map(),
+    tags: new Map([
+      [CLUSTER_TAG, 'owned'],
+      ['kubernetes.io/created-for/pvc/name', volume.claim.name],
+      ['kubernetes.io/created-for/pv/name', volume.pvName],
+    ]),
     ...(volume.iops === undefined ? {} : { iops: volume.iops }),
   };
 }
 
-function attachmentOf(volumeId: string, instanceId: string, device: string, now: number, world: World, deleteOnTermination = false): SandboxAttachment {
+function attachmentOf(
+  volumeId: string,
+  instanceId: string,
+  device: string,
+  now: number,
+  world: World,
+  deleteOnTermination = false,
+): SandboxAttachment {
   // Started one attach delay ago: already `attached` at `now`.
   const since = now - world.config.delays.attachMs;
   return { volumeId, instanceId, device, attachTime: since, deleteOnTermination, phase: 'attach', since, stuck: false };

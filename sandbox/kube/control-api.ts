@@ -35,22 +35,54 @@ function seedList(body: unknown): object[] {
 function post(sandbox: SandboxControl, route: string, raw: unknown): unknown {
   const body = asMap(raw);
   switch (route) {
-    case 'seed': sandbox.seed(seedList(raw)); return {};
-    case 'bind': sandbox.bind(String(body.namespace), String(body.claim), String(body.volume)); return {};
-    case 'compact': sandbox.compact(); return { resourceVersion: sandbox.resourceVersion() };
-    case 'kubelet/volumes-in-use': sandbox.kubelet.setVolumesInUse(String(body.node), body.uniqueNames as string[]); return {};
-    case 'kubelet/ready': sandbox.kubelet.setReady(String(body.node), body.ready === true); return {};
-    case 'kubelet/out-of-service': sandbox.kubelet.setOutOfService(String(body.node), body.on === true); return {};
-    case 'kubelet/delete-pod': sandbox.kubelet.deletePod(String(body.namespace), String(body.name), { graceful: body.graceful === true }); return {};
-    case 'kubelet/pod-phase': sandbox.kubelet.setPodPhase(String(body.namespace), String(body.name), String(body.phase)); return {};
-    case 'faults/fail-next': sandbox.faults.failNext(match(body), Number(body.count ?? 1), Number(body.code), body.reason as string | undefined); return {};
-    case 'faults/latency': sandbox.faults.latency(Number(body.ms), body.path || body.pathRegex ? match(body) : undefined); return {};
-    case 'faults/break-pagination':
-      sandbox.faults.breakPagination({ path: pattern(body) }, { page: Number(body.page), mode: body.mode === 'expired' ? 'expired' : 'error', ...(body.times ? { times: Number(body.times) } : {}) });
+    case 'seed':
+      sandbox.seed(seedList(raw));
       return {};
-    case 'faults/clear': sandbox.faults.clear(); return {};
-    case 'requests/reset': sandbox.resetRequests(); return {};
-    default: return undefined;
+    case 'bind':
+      sandbox.bind(String(body.namespace), String(body.claim), String(body.volume));
+      return {};
+    case 'compact':
+      sandbox.compact();
+      return { resourceVersion: sandbox.resourceVersion() };
+    case 'kubelet/volumes-in-use':
+      sandbox.kubelet.setVolumesInUse(String(body.node), body.uniqueNames as string[]);
+      return {};
+    case 'kubelet/ready':
+      sandbox.kubelet.setReady(String(body.node), body.ready === true);
+      return {};
+    case 'kubelet/out-of-service':
+      sandbox.kubelet.setOutOfService(String(body.node), body.on === true);
+      return {};
+    case 'kubelet/delete-pod':
+      sandbox.kubelet.deletePod(String(body.namespace), String(body.name), { graceful: body.graceful === true });
+      return {};
+    case 'kubelet/pod-phase':
+      sandbox.kubelet.setPodPhase(String(body.namespace), String(body.name), String(body.phase));
+      return {};
+    case 'faults/fail-next':
+      sandbox.faults.failNext(match(body), Number(body.count ?? 1), Number(body.code), body.reason as string | undefined);
+      return {};
+    case 'faults/latency':
+      sandbox.faults.latency(Number(body.ms), body.path || body.pathRegex ? match(body) : undefined);
+      return {};
+    case 'faults/break-pagination':
+      sandbox.faults.breakPagination(
+        { path: pattern(body) },
+        {
+          page: Number(body.page),
+          mode: body.mode === 'expired' ? 'expired' : 'error',
+          ...(body.times ? { times: Number(body.times) } : {}),
+        },
+      );
+      return {};
+    case 'faults/clear':
+      sandbox.faults.clear();
+      return {};
+    case 'requests/reset':
+      sandbox.resetRequests();
+      return {};
+    default:
+      return undefined;
   }
 }
 

@@ -18,9 +18,22 @@ export interface PaginationBreak {
   times?: number;
 }
 
-interface Failure { match: RequestMatch; remaining: number; code: number; reason: string }
-interface Latency { match?: RequestMatch; ms: number }
-interface Break { match: RequestMatch; page: number; mode: 'error' | 'expired'; remaining: number }
+interface Failure {
+  match: RequestMatch;
+  remaining: number;
+  code: number;
+  reason: string;
+}
+interface Latency {
+  match?: RequestMatch;
+  ms: number;
+}
+interface Break {
+  match: RequestMatch;
+  page: number;
+  mode: 'error' | 'expired';
+  remaining: number;
+}
 
 function matches(match: RequestMatch, method: string, url: URL): boolean {
   if (match.method && match.method.toUpperCase() !== method.toUpperCase()) return false;
@@ -43,7 +56,7 @@ export class Faults {
 
   /** Adds `ms` to every matching request (to all without `match`); replaces the rule for the same match; 0 removes it. */
   latency(ms: number, match?: RequestMatch): void {
-    this.latencies = this.latencies.filter(l => !sameMatch(l.match, match));
+    this.latencies = this.latencies.filter((l) => !sameMatch(l.match, match));
     if (ms > 0) this.latencies.push({ ms, ...(match ? { match } : {}) });
   }
 
@@ -58,12 +71,12 @@ export class Faults {
   }
 
   delayFor(method: string, url: URL): number {
-    return this.latencies.filter(l => !l.match || matches(l.match, method, url)).reduce((max, l) => Math.max(max, l.ms), 0);
+    return this.latencies.filter((l) => !l.match || matches(l.match, method, url)).reduce((max, l) => Math.max(max, l.ms), 0);
   }
 
   /** The injected error for this request, if a rule fires; consumes one use of that rule. */
   failureFor(method: string, url: URL, verb: string): ApiError | undefined {
-    const failure = this.failures.find(f => f.remaining > 0 && matches(f.match, method, url));
+    const failure = this.failures.find((f) => f.remaining > 0 && matches(f.match, method, url));
     if (failure) {
       failure.remaining--;
       const details = failure.code === 429 || failure.code === 503 ? { retryAfterSeconds: 1 } : undefined;
@@ -71,7 +84,7 @@ export class Faults {
     }
     if (verb !== 'list') return undefined;
     const page = pageOf(url);
-    const broken = this.breaks.find(b => b.remaining > 0 && b.page === page && matches(b.match, method, url));
+    const broken = this.breaks.find((b) => b.remaining > 0 && b.page === page && matches(b.match, method, url));
     if (!broken) return undefined;
     broken.remaining--;
     return broken.mode === 'expired' ? errors.expired() : errors.internal(`injected fault: page ${page} of the list failed`);

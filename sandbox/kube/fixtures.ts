@@ -17,7 +17,12 @@ function typeOf(kind: string): ResourceType {
 export function ensureNamespace(registry: Registry, name: string): void {
   const type = typeOf('Namespace');
   if (registry.find(type, undefined, name)) return;
-  registry.create(type, undefined, { apiVersion: 'v1', kind: 'Namespace', metadata: { name }, spec: { finalizers: ['kubernetes'] }, status: { phase: 'Active' } }, { trusted: true });
+  registry.create(
+    type,
+    undefined,
+    { apiVersion: 'v1', kind: 'Namespace', metadata: { name }, spec: { finalizers: ['kubernetes'] }, status: { phase: 'Active' } },
+    { trusted: true },
+  );
 }
 
 /**
@@ -25,7 +30,7 @@ export function ensureNamespace(registry: Registry, name: string): void {
  * that already exists is replaced, keeping its uid and creationTimestamp.
  */
 export function seedObjects(registry: Registry, objects: object[]): KubeObject[] {
-  return objects.map(raw => {
+  return objects.map((raw) => {
     const object = structuredClone(raw) as KubeObject;
     if (typeof object.kind !== 'string' || !object.metadata || typeof object.metadata !== 'object') {
       throw new Error(`kube sandbox: seed objects need kind and metadata, got ${JSON.stringify(raw).slice(0, 120)}`);
@@ -37,8 +42,23 @@ export function seedObjects(registry: Registry, objects: object[]): KubeObject[]
     const namespace = type.namespaced ? String(object.metadata.namespace ?? 'default') : undefined;
     if (namespace !== undefined) ensureNamespace(registry, namespace);
     const existing = object.metadata.name ? registry.find(type, namespace, String(object.metadata.name)) : undefined;
-    if (!existing) return registry.create(type, namespace, { ...object, metadata: { ...object.metadata, resourceVersion: undefined } }, { trusted: true });
-    const replaced = { ...object, apiVersion: apiVersionOf(type), metadata: { ...object.metadata, ...(namespace ? { namespace } : {}), uid: existing.metadata.uid, creationTimestamp: existing.metadata.creationTimestamp } };
+    if (!existing)
+      return registry.create(
+        type,
+        namespace,
+        { ...object, metadata: { ...object.metadata, resourceVersion: undefined } },
+        { trusted: true },
+      );
+    const replaced = {
+      ...object,
+      apiVersion: apiVersionOf(type),
+      metadata: {
+        ...object.metadata,
+        ...(namespace ? { namespace } : {}),
+        uid: existing.metadata.uid,
+        creationTimestamp: existing.metadata.creationTimestamp,
+      },
+    };
     return registry.store.put(type.resource, objectKey(namespace, String(object.metadata.name)), replaced) as KubeObject;
   });
 }
@@ -50,16 +70,17 @@ function copy<T>(value: T): T {
 
 export function getObject(registry: Registry, kind: string, namespace: string | undefined, name: string): KubeObject | undefined {
   const type = typeOf(kind);
-  const object = registry.find(type, type.namespaced ? namespace ?? 'default' : undefined, name);
+  const object = registry.find(type, type.namespaced ? (namespace ?? 'default') : undefined, name);
   return object ? copy(object) : undefined;
 }
 
 export function listKind(registry: Registry, kind: string, namespace?: string): KubeObject[] {
   const type = typeOf(kind);
   const page = registry.store.list({
-    resource: type.resource, atRv: registry.store.currentRv(), filter: () => true,
+    resource: type.resource,
+    atRv: registry.store.currentRv(),
+    filter: () => true,
     ...(type.namespaced && namespace !== undefined ? { namespace } : {}),
   });
   return copy(page.items);
 }
-

@@ -42,7 +42,7 @@ export async function startKubeSandbox(options: KubeSandboxOptions = {}): Promis
   const sandbox: Omit<KubeSandbox, 'url' | 'kubeconfigPath' | 'stop'> = {
     token,
     caPem: tls.caPem,
-    seed: objects => void seedObjects(registry, objects),
+    seed: (objects) => void seedObjects(registry, objects),
     get: (kind, namespace, name) => getObject(registry, kind, namespace, name),
     list: (kind, namespace) => listKind(registry, kind, namespace),
     bind: (namespace, claim, volume) => bindClaim(registry, namespace, claim, volume),
@@ -61,9 +61,17 @@ export async function startKubeSandbox(options: KubeSandboxOptions = {}): Promis
   };
 
   let address = '';
-  const server = createServer({ cert: tls.certPem, key: tls.keyPem }, createRequestHandler({
-    registry, faults, log, token, control: sandbox, serverAddress: () => address,
-  }));
+  const server = createServer(
+    { cert: tls.certPem, key: tls.keyPem },
+    createRequestHandler({
+      registry,
+      faults,
+      log,
+      token,
+      control: sandbox,
+      serverAddress: () => address,
+    }),
+  );
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 0, host, () => resolve());
@@ -81,9 +89,9 @@ export async function startKubeSandbox(options: KubeSandboxOptions = {}): Promis
   let previousTick = registry.store.currentRv();
   const compaction = options.compactionIntervalMs
     ? setInterval(() => {
-      registry.store.compact(previousTick);
-      previousTick = registry.store.currentRv();
-    }, options.compactionIntervalMs).unref()
+        registry.store.compact(previousTick);
+        previousTick = registry.store.currentRv();
+      }, options.compactionIntervalMs).unref()
     : undefined;
 
   return {
@@ -93,7 +101,7 @@ export async function startKubeSandbox(options: KubeSandboxOptions = {}): Promis
     async stop() {
       clearInterval(compaction);
       server.closeAllConnections();
-      await new Promise<void>(resolve => server.close(() => resolve()));
+      await new Promise<void>((resolve) => server.close(() => resolve()));
       if (tempDir) await rm(tempDir, { recursive: true, force: true });
     },
   };

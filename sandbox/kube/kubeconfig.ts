@@ -16,7 +16,9 @@ function kubeconfigDocument(input: KubeconfigInput): object {
     apiVersion: 'v1',
     kind: 'Config',
     'current-context': 'sandbox',
-    clusters: [{ name: 'sandbox', cluster: { server: input.url, 'certificate-authority-data': Buffer.from(input.caPem).toString('base64') } }],
+    clusters: [
+      { name: 'sandbox', cluster: { server: input.url, 'certificate-authority-data': Buffer.from(input.caPem).toString('base64') } },
+    ],
     users: [{ name: 'sandbox', user: { token: input.token } }],
     contexts: [{ name: 'sandbox', context: { cluster: 'sandbox', user: 'sandbox', namespace: 'default' } }],
     preferences: {},

@@ -40,18 +40,22 @@ export function createKubelet(registry: Registry, now: () => Date = () => new Da
   };
   return {
     setVolumesInUse(node, uniqueNames) {
-      writeStatus(kinds.node, undefined, node, n => ({ ...n, status: { ...status(n), volumesInUse: [...uniqueNames] } }));
+      writeStatus(kinds.node, undefined, node, (n) => ({ ...n, status: { ...status(n), volumesInUse: [...uniqueNames] } }));
     },
     setReady(node, ready) {
-      writeStatus(kinds.node, undefined, node, n => {
+      writeStatus(kinds.node, undefined, node, (n) => {
         const at = timestamp(now());
-        const conditions = asMaps(status(n).conditions).filter(c => c.type !== 'Ready');
-        const previous = asMaps(status(n).conditions).find(c => c.type === 'Ready');
+        const conditions = asMaps(status(n).conditions).filter((c) => c.type !== 'Ready');
+        const previous = asMaps(status(n).conditions).find((c) => c.type === 'Ready');
         const value = ready ? 'True' : 'False';
         const transition = previous?.status === value ? text(previous.lastTransitionTime) : at;
         const condition = {
-          type: 'Ready', status: value, lastHeartbeatTime: at, lastTransitionTime: transition,
-          reason: ready ? 'KubeletReady' : 'KubeletNotReady', message: ready ? 'kubelet is posting ready status' : 'kubelet stopped posting node status',
+          type: 'Ready',
+          status: value,
+          lastHeartbeatTime: at,
+          lastTransitionTime: transition,
+          reason: ready ? 'KubeletReady' : 'KubeletNotReady',
+          message: ready ? 'kubelet is posting ready status' : 'kubelet stopped posting node status',
         };
         return { ...n, status: { ...status(n), conditions: [...conditions, condition] } };
       });
@@ -59,7 +63,7 @@ export function createKubelet(registry: Registry, now: () => Date = () => new Da
     setOutOfService(node, on) {
       const current = registry.get(kinds.node, undefined, node);
       const spec = asMap(current.spec);
-      const taints = asMaps(spec.taints).filter(t => t.key !== outOfServiceTaint);
+      const taints = asMaps(spec.taints).filter((t) => t.key !== outOfServiceTaint);
       if (on) taints.push({ key: outOfServiceTaint, value: 'nodeshutdown', effect: 'NoExecute', timeAdded: timestamp(now()) });
       const { taints: _old, ...rest } = spec;
       const next = taints.length > 0 ? { ...rest, taints } : rest;
@@ -69,7 +73,7 @@ export function createKubelet(registry: Registry, now: () => Date = () => new Da
       registry.delete(kinds.pod, namespace, name, options.graceful ? {} : { gracePeriodSeconds: 0 });
     },
     setPodPhase(namespace, name, phase) {
-      writeStatus(kinds.pod, namespace, name, p => ({ ...p, status: { ...status(p), phase } }));
+      writeStatus(kinds.pod, namespace, name, (p) => ({ ...p, status: { ...status(p), phase } }));
     },
   };
 }
@@ -78,10 +82,31 @@ export function createKubelet(registry: Registry, now: () => Date = () => new Da
 export function bindClaim(registry: Registry, namespace: string, claim: string, volume: string): void {
   const pvc = registry.get(kinds.pvc, namespace, claim);
   const pv = registry.get(kinds.pv, undefined, volume);
-  const claimRef = { kind: 'PersistentVolumeClaim', apiVersion: 'v1', namespace, name: claim, uid: pvc.metadata.uid as string, resourceVersion: pvc.metadata.resourceVersion as string };
+  const claimRef = {
+    kind: 'PersistentVolumeClaim',
+    apiVersion: 'v1',
+    namespace,
+    name: claim,
+    uid: pvc.metadata.uid as string,
+    resourceVersion: pvc.metadata.resourceVersion as string,
+  };
   const boundPv = registry.update(kinds.pv, undefined, volume, { ...pv, spec: { ...(pv.spec ?? {}), claimRef } }, undefined, trusted);
   registry.update(kinds.pv, undefined, volume, { ...boundPv, status: { ...status(boundPv), phase: 'Bound' } }, 'status', trusted);
-  const boundPvc = registry.update(kinds.pvc, namespace, claim, { ...pvc, spec: { ...(pvc.spec ?? {}), volumeName: volume } }, undefined, trusted);
+  const boundPvc = registry.update(
+    kinds.pvc,
+    namespace,
+    claim,
+    { ...pvc, spec: { ...(pvc.spec ?? {}), volumeName: volume } },
+    undefined,
+    trusted,
+  );
   const accessModes = ((pv.spec ?? {}) as Record<string, unknown>).accessModes;
-  registry.update(kinds.pvc, namespace, claim, { ...boundPvc, status: { ...status(boundPvc), phase: 'Bound', ...(accessModes ? { accessModes } : {}) } }, 'status', trusted);
+  registry.update(
+    kinds.pvc,
+    namespace,
+    claim,
+    { ...boundPvc, status: { ...status(boundPvc), phase: 'Bound', ...(accessModes ? { accessModes } : {}) } },
+    'status',
+    trusted,
+  );
 }

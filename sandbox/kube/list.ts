@@ -40,7 +40,12 @@ function snapshotRevision(store: VersionedStore, query: URLSearchParams, limit: 
   return rv;
 }
 
-export function listObjects(store: VersionedStore, type: ResourceType, namespace: string | undefined, query: URLSearchParams): ListResponse {
+export function listObjects(
+  store: VersionedStore,
+  type: ResourceType,
+  namespace: string | undefined,
+  query: URLSearchParams,
+): ListResponse {
   const limit = parseLimit(query.get('limit'));
   const label = parseLabelSelector(query.get('labelSelector'));
   const field = parseFieldSelector(query.get('fieldSelector'), type);
@@ -65,7 +70,7 @@ export function listObjects(store: VersionedStore, type: ResourceType, namespace
     atRv,
     ...(afterKey !== undefined ? { afterKey } : {}),
     ...(limit !== undefined ? { limit } : {}),
-    filter: object => label(object) && field(object),
+    filter: (object) => label(object) && field(object),
     countRemaining: !selective,
   });
   const metadata: ListResponse['metadata'] = { resourceVersion: String(atRv) };

@@ -33,7 +33,9 @@ await writeFile(caPath, sandbox.caPem);
 console.log(`kube sandbox listening on ${sandbox.url}`);
 console.log(`kubeconfig: ${sandbox.kubeconfigPath}`);
 console.log(`try:        kubectl --kubeconfig ${sandbox.kubeconfigPath} get nodes`);
-console.log(`seed:       curl --cacert ${caPath} -H 'Authorization: Bearer ${sandbox.token}' -d @objects.json ${sandbox.url}/_sandbox/seed`);
+console.log(
+  `seed:       curl --cacert ${caPath} -H 'Authorization: Bearer ${sandbox.token}' -d @objects.json ${sandbox.url}/_sandbox/seed`,
+);
 
 const shutdown = () => void sandbox.stop().then(() => process.exit(0));
 process.once('SIGINT', shutdown);

@@ -55,16 +55,17 @@ function strategicMergePatch(target: Json, patch: Json, schema: FieldSchema | un
 
 function mergeList(target: Json | undefined, patch: Json[], field: FieldSchema | undefined): Json[] {
   const current = Array.isArray(target) ? target : [];
-  if (field?.primitiveMerge) return [...current, ...patch.filter(v => !current.includes(v))];
+  if (field?.primitiveMerge) return [...current, ...patch.filter((v) => !current.includes(v))];
   const key = field?.mergeKey;
   if (!key) return structuredClone(patch);
-  if (patch.some(e => isObject(e) && e.$patch === 'replace')) {
-    return patch.filter(e => !(isObject(e) && e.$patch === 'replace'));
+  if (patch.some((e) => isObject(e) && e.$patch === 'replace')) {
+    return patch.filter((e) => !(isObject(e) && e.$patch === 'replace'));
   }
   const merged = [...current];
   for (const element of patch) {
-    if (!isObject(element) || !(key in element)) throw errors.badRequest(`map: ${JSON.stringify(element)} does not contain declared merge key: ${key}`);
-    const at = merged.findIndex(e => isObject(e) && e[key] === element[key]);
+    if (!isObject(element) || !(key in element))
+      throw errors.badRequest(`map: ${JSON.stringify(element)} does not contain declared merge key: ${key}`);
+    const at = merged.findIndex((e) => isObject(e) && e[key] === element[key]);
     if (element.$patch === 'delete') {
       if (at >= 0) merged.splice(at, 1);
     } else if (at >= 0) merged[at] = strategicMergePatch(merged[at] ?? null, element, field);
@@ -80,7 +81,7 @@ function applyListDirectives(result: JsonObject, patch: JsonObject): void {
     if (key.startsWith(deletePrefix)) {
       const field = key.slice(deletePrefix.length);
       const list = result[field];
-      if (Array.isArray(list)) result[field] = list.filter(v => !value.includes(v));
+      if (Array.isArray(list)) result[field] = list.filter((v) => !value.includes(v));
     } else if (key.startsWith(orderPrefix)) {
       const field = key.slice(orderPrefix.length);
       const list = result[field];
@@ -91,10 +92,13 @@ function applyListDirectives(result: JsonObject, patch: JsonObject): void {
 
 function orderBy(list: Json[], order: Json[]): Json[] {
   const position = (e: Json) => {
-    const at = order.findIndex(o => (isObject(o) && isObject(e) ? Object.entries(o).every(([k, v]) => e[k] === v) : o === e));
+    const at = order.findIndex((o) => (isObject(o) && isObject(e) ? Object.entries(o).every(([k, v]) => e[k] === v) : o === e));
     return at < 0 ? order.length : at;
   };
-  return list.map((e, i) => ({ e, i })).sort((a, b) => position(a.e) - position(b.e) || a.i - b.i).map(x => x.e);
+  return list
+    .map((e, i) => ({ e, i }))
+    .sort((a, b) => position(a.e) - position(b.e) || a.i - b.i)
+    .map((x) => x.e);
 }
 
 /** RFC 6902. Malformed documents are 400; operations that cannot apply are 422, as upstream. */
@@ -104,7 +108,7 @@ function jsonPatchApply(target: Json, operations: Json): Json {
     return jsonPatch.applyPatch(target, operations as unknown as jsonPatch.Operation[], true, false).newDocument;
   } catch (error) {
     if (error instanceof jsonPatch.JsonPatchError) {
-      const message = error.name === 'TEST_OPERATION_FAILED' ? 'testing value failed' : error.message.split('\n')[0] ?? error.name;
+      const message = error.name === 'TEST_OPERATION_FAILED' ? 'testing value failed' : (error.message.split('\n')[0] ?? error.name);
       throw new ApiError(422, 'Invalid', `the server rejected our request due to an error in our request: ${message}`);
     }
     throw error;

@@ -21,11 +21,16 @@ const namespaceSubresources = new Set(['status', 'finalize']);
 
 function resourceVerb(method: string, hasName: boolean, watch: boolean): string {
   switch (method) {
-    case 'POST': return 'create';
-    case 'PUT': return 'update';
-    case 'PATCH': return 'patch';
-    case 'DELETE': return hasName ? 'delete' : 'deletecollection';
-    default: return watch ? 'watch' : hasName ? 'get' : 'list';
+    case 'POST':
+      return 'create';
+    case 'PUT':
+      return 'update';
+    case 'PATCH':
+      return 'patch';
+    case 'DELETE':
+      return hasName ? 'delete' : 'deletecollection';
+    default:
+      return watch ? 'watch' : hasName ? 'get' : 'list';
   }
 }
 
@@ -33,7 +38,10 @@ function resourceVerb(method: string, hasName: boolean, watch: boolean): string 
 export function parseRequest(method: string, url: URL): RequestInfo {
   const path = url.pathname;
   const nonResource: RequestInfo = { isResourceRequest: false, verb: method.toLowerCase(), path, group: '', version: '', resource: '' };
-  const segments = path.split('/').filter(s => s !== '').map(s => decodeURIComponent(s));
+  const segments = path
+    .split('/')
+    .filter((s) => s !== '')
+    .map((s) => decodeURIComponent(s));
   let parts: string[];
   let group = '';
   let version: string;
@@ -62,7 +70,10 @@ export function parseRequest(method: string, url: URL): RequestInfo {
   return {
     isResourceRequest: true,
     verb: resourceVerb(method, name !== undefined, watch),
-    path, group, version, resource,
+    path,
+    group,
+    version,
+    resource,
     ...(subresource !== undefined ? { subresource } : {}),
     ...(namespace !== undefined ? { namespace } : {}),
     ...(name !== undefined ? { name } : {}),

@@ -30,7 +30,10 @@ export interface WriteOptions {
 const namespaceType = findByKind('Namespace') as ResourceType;
 
 export class Registry {
-  constructor(readonly store: VersionedStore, private readonly now: () => Date = () => new Date()) {}
+  constructor(
+    readonly store: VersionedStore,
+    private readonly now: () => Date = () => new Date(),
+  ) {}
 
   get(type: ResourceType, namespace: string | undefined, name: string): KubeObject {
     const object = this.store.get(type.resource, this.key(type, namespace, name));
@@ -47,31 +50,50 @@ export class Registry {
     if (!options.trusted && body.metadata.resourceVersion) {
       throw errors.internal('resourceVersion should not be set on objects to be created');
     }
-    const object = prepareForCreate(type, { ...body, metadata: { ...body.metadata, ...(type.namespaced ? { namespace } : {}) } }, this.now(), options.trusted === true);
+    const object = prepareForCreate(
+      type,
+      { ...body, metadata: { ...body.metadata, ...(type.namespaced ? { namespace } : {}) } },
+      this.now(),
+      options.trusted === true,
+    );
     if (options.trusted) {
-      if (!object.metadata.name) throw errors.invalid(type, '', [{ field: 'metadata.name', message: 'Required value: name or generateName is required' }]);
+      if (!object.metadata.name)
+        throw errors.invalid(type, '', [{ field: 'metadata.name', message: 'Required value: name or generateName is required' }]);
     } else validate(type, object);
-    if (type.namespaced && !options.trusted && !this.find(namespaceType, undefined, namespace as string)) throw errors.namespaceNotFound(namespace as string);
+    if (type.namespaced && !options.trusted && !this.find(namespaceType, undefined, namespace as string))
+      throw errors.namespaceNotFound(namespace as string);
     const name = String(object.metadata.name);
     if (this.find(type, namespace, name)) throw errors.alreadyExists(type, name);
     return options.dryRun ? object : this.write(type, namespace, name, object);
   }
 
   /** PUT: `next` replaces the object; a stale `metadata.resourceVersion` is a 409. */
-  update(type: ResourceType, namespace: string | undefined, name: string, next: KubeObject, subresource?: string, options: WriteOptions = {}): KubeObject {
+  update(
+    type: ResourceType,
+    namespace: string | undefined,
+    name: string,
+    next: KubeObject,
+    subresource?: string,
+    options: WriteOptions = {},
+  ): KubeObject {
     checkNamespace(type, namespace, next);
     if (next.metadata.name !== undefined && next.metadata.name !== name) {
       throw errors.badRequest(`the name of the object (${String(next.metadata.name)}) does not match the name on the URL (${name})`);
     }
     const current = this.find(type, namespace, name);
     if (!current) {
-      if (type.createOnUpdate && !subresource) return this.create(type, namespace, { ...next, metadata: { ...next.metadata, name, resourceVersion: undefined } }, options);
+      if (type.createOnUpdate && !subresource)
+        return this.create(type, namespace, { ...next, metadata: { ...next.metadata, name, resourceVersion: undefined } }, options);
       throw errors.notFound(type, name);
     }
     const asked = next.metadata.resourceVersion;
     if (asked && asked !== current.metadata.resourceVersion) throw errors.conflict(type, name);
     if (next.metadata.uid && next.metadata.uid !== current.metadata.uid) {
-      throw errors.conflict(type, name, `Precondition failed: UID in precondition: ${String(next.metadata.uid)}, UID in object meta: ${String(current.metadata.uid)}`);
+      throw errors.conflict(
+        type,
+        name,
+        `Precondition failed: UID in precondition: ${String(next.metadata.uid)}, UID in object meta: ${String(current.metadata.uid)}`,
+      );
     }
     const prepared = prepareForUpdate(type, current, { ...next, metadata: { ...next.metadata, name } }, subresource);
     if (!options.trusted) validateUpdate(type, current, prepared);
@@ -84,7 +106,7 @@ export class Registry {
     const current = this.get(type, namespace, name);
     checkPreconditions(type, current, options);
     const grace = this.gracePeriod(type, current, options);
-    const finalizers = (current.metadata.finalizers ?? []);
+    const finalizers = current.metadata.finalizers ?? [];
     if (grace === 0 && finalizers.length === 0) {
       return { object: dryRun ? current : this.remove(type, namespace, name, current), deleted: true };
     }
@@ -117,14 +139,14 @@ export class Registry {
   }
 
   private key(type: ResourceType, namespace: string | undefined, name: string): string {
-    return objectKey(type.namespaced ? namespace ?? 'default' : undefined, name);
+    return objectKey(type.namespaced ? (namespace ?? 'default') : undefined, name);
   }
 }
 
 /** The last finalizer of an object already being deleted (without grace) was removed: it goes. */
 function finalizedAfterDeletion(object: KubeObject): boolean {
   const meta = object.metadata;
-  return Boolean(meta.deletionTimestamp) && ((meta.finalizers ?? [])).length === 0 && Number(meta.deletionGracePeriodSeconds ?? 0) === 0;
+  return Boolean(meta.deletionTimestamp) && (meta.finalizers ?? []).length === 0 && Number(meta.deletionGracePeriodSeconds ?? 0) === 0;
 }
 
 function checkNamespace(type: ResourceType, namespace: string | undefined, body: KubeObject): void {
@@ -137,10 +159,17 @@ function checkPreconditions(type: ResourceType, current: KubeObject, options: De
   const { uid, resourceVersion } = options.preconditions ?? {};
   const name = String(current.metadata.name);
   if (uid && uid !== current.metadata.uid) {
-    throw errors.conflict(type, name, `Precondition failed: UID in precondition: ${uid}, UID in object meta: ${String(current.metadata.uid)}`);
+    throw errors.conflict(
+      type,
+      name,
+      `Precondition failed: UID in precondition: ${uid}, UID in object meta: ${String(current.metadata.uid)}`,
+    );
   }
   if (resourceVersion && resourceVersion !== current.metadata.resourceVersion) {
-    throw errors.conflict(type, name, `Precondition failed: ResourceVersion in precondition: ${resourceVersion}, ResourceVersion in object meta: ${String(current.metadata.resourceVersion)}`);
+    throw errors.conflict(
+      type,
+      name,
+      `Precondition failed: ResourceVersion in precondition: ${resourceVersion}, ResourceVersion in object meta: ${String(current.metadata.resourceVersion)}`,
+    );
   }
 }
-

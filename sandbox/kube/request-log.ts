@@ -31,7 +31,12 @@ export class RequestLog {
 
   record(method: string, info: RequestInfo, status: number, injected: boolean): void {
     this.entries.push({
-      method, path: info.path, verb: info.verb, resource: info.resource, group: info.group, status,
+      method,
+      path: info.path,
+      verb: info.verb,
+      resource: info.resource,
+      group: info.group,
+      status,
       ...(info.subresource !== undefined ? { subresource: info.subresource } : {}),
       ...(info.namespace !== undefined ? { namespace: info.namespace } : {}),
       ...(info.name !== undefined ? { name: info.name } : {}),
@@ -42,7 +47,7 @@ export class RequestLog {
   }
 
   requests(): LoggedRequest[] {
-    return this.entries.map(e => ({ ...e }));
+    return this.entries.map((e) => ({ ...e }));
   }
 
   counters(): Record<string, number> {

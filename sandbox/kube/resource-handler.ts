@@ -31,7 +31,7 @@ function asObject(body: unknown): KubeObject {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) throw errors.badRequest('the request body must be a JSON object');
   const object = body as Record<string, unknown>;
   const metadata = object.metadata;
-  return { ...object, metadata: metadata !== null && typeof metadata === 'object' ? { ...(metadata) } : {} };
+  return { ...object, metadata: metadata !== null && typeof metadata === 'object' ? { ...metadata } : {} };
 }
 
 function deleteOptions(body: unknown, query: URLSearchParams): DeleteOptions {
@@ -42,7 +42,9 @@ function deleteOptions(body: unknown, query: URLSearchParams): DeleteOptions {
 
 function checkKind(type: ResourceType, object: KubeObject): void {
   if (object.kind !== undefined && object.kind !== type.kind) {
-    throw errors.badRequest(`the API version in the data (${String(object.apiVersion)}) / kind (${String(object.kind)}) does not match the expected ${type.kind}`);
+    throw errors.badRequest(
+      `the API version in the data (${String(object.apiVersion)}) / kind (${String(object.kind)}) does not match the expected ${type.kind}`,
+    );
   }
 }
 
@@ -88,11 +90,17 @@ export function handleResource(registry: Registry, request: ResourceRequest): Re
       if (info.subresource !== undefined) throw errors.methodNotAllowed('DELETE is not allowed on a subresource');
       const result = registry.delete(type, namespace, name, deleteOptions(request.body, query), dryRun);
       if (!result.deleted) return { status: 202, body: result.object };
-      return { status: 200, body: type.returnsDeletedObject ? result.object : { ...successStatus(type, name), details: { ...successStatus(type, name).details, uid: result.object.metadata.uid as string } } };
+      return {
+        status: 200,
+        body: type.returnsDeletedObject
+          ? result.object
+          : { ...successStatus(type, name), details: { ...successStatus(type, name).details, uid: result.object.metadata.uid as string } },
+      };
     }
     case 'deletecollection': {
       const list = listObjects(registry.store, type, namespace, query);
-      for (const item of list.items) registry.delete(type, item.metadata.namespace, String(item.metadata.name), deleteOptions(request.body, query), dryRun);
+      for (const item of list.items)
+        registry.delete(type, item.metadata.namespace, String(item.metadata.name), deleteOptions(request.body, query), dryRun);
       return { status: 200, body: { ...list, metadata: { resourceVersion: String(registry.store.currentRv()) } } };
     }
     default:

@@ -6,9 +6,9 @@
  */
 
 export interface ResourceType {
-  group: string;            // '' for the core group
+  group: string; // '' for the core group
   version: string;
-  resource: string;         // plural, as in URLs
+  resource: string; // plural, as in URLs
   singular: string;
   kind: string;
   namespaced: boolean;
@@ -28,26 +28,118 @@ export interface ResourceType {
 const verbs = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
 
 function type(t: Partial<ResourceType> & Pick<ResourceType, 'resource' | 'singular' | 'kind' | 'namespaced'>): ResourceType {
-  return { group: '', version: 'v1', shortNames: [], hasStatus: false, resetStatusOnCreate: false, fieldLabels: [], createOnUpdate: false, returnsDeletedObject: true, ...t };
+  return {
+    group: '',
+    version: 'v1',
+    shortNames: [],
+    hasStatus: false,
+    resetStatusOnCreate: false,
+    fieldLabels: [],
+    createOnUpdate: false,
+    returnsDeletedObject: true,
+    ...t,
+  };
 }
 
 export const resourceTypes: readonly ResourceType[] = [
-  type({ resource: 'namespaces', singular: 'namespace', kind: 'Namespace', namespaced: false, shortNames: ['ns'], returnsDeletedObject: false, hasStatus: true, fieldLabels: ['status.phase'] }),
-  type({ resource: 'nodes', singular: 'node', kind: 'Node', namespaced: false, shortNames: ['no'], returnsDeletedObject: false, hasStatus: true, fieldLabels: ['spec.unschedulable'] }),
   type({
-    resource: 'pods', singular: 'pod', kind: 'Pod', namespaced: true, shortNames: ['po'], hasStatus: true, resetStatusOnCreate: true,
-    fieldLabels: ['spec.nodeName', 'spec.restartPolicy', 'spec.schedulerName', 'spec.serviceAccountName', 'spec.hostNetwork', 'status.phase', 'status.podIP', 'status.nominatedNodeName'],
+    resource: 'namespaces',
+    singular: 'namespace',
+    kind: 'Namespace',
+    namespaced: false,
+    shortNames: ['ns'],
+    returnsDeletedObject: false,
+    hasStatus: true,
+    fieldLabels: ['status.phase'],
   }),
-  type({ resource: 'persistentvolumeclaims', singular: 'persistentvolumeclaim', kind: 'PersistentVolumeClaim', namespaced: true, shortNames: ['pvc'], hasStatus: true, resetStatusOnCreate: true }),
-  type({ resource: 'persistentvolumes', singular: 'persistentvolume', kind: 'PersistentVolume', namespaced: false, shortNames: ['pv'], hasStatus: true, resetStatusOnCreate: true }),
   type({
-    resource: 'events', singular: 'event', kind: 'Event', namespaced: true, shortNames: ['ev'], createOnUpdate: true, returnsDeletedObject: false,
-    fieldLabels: ['involvedObject.kind', 'involvedObject.namespace', 'involvedObject.name', 'involvedObject.uid', 'involvedObject.apiVersion', 'involvedObject.resourceVersion', 'involvedObject.fieldPath', 'reason', 'reportingComponent', 'source', 'type'],
+    resource: 'nodes',
+    singular: 'node',
+    kind: 'Node',
+    namespaced: false,
+    shortNames: ['no'],
+    returnsDeletedObject: false,
+    hasStatus: true,
+    fieldLabels: ['spec.unschedulable'],
   }),
-  type({ group: 'storage.k8s.io', resource: 'volumeattachments', singular: 'volumeattachment', kind: 'VolumeAttachment', namespaced: false, hasStatus: true, resetStatusOnCreate: true }),
+  type({
+    resource: 'pods',
+    singular: 'pod',
+    kind: 'Pod',
+    namespaced: true,
+    shortNames: ['po'],
+    hasStatus: true,
+    resetStatusOnCreate: true,
+    fieldLabels: [
+      'spec.nodeName',
+      'spec.restartPolicy',
+      'spec.schedulerName',
+      'spec.serviceAccountName',
+      'spec.hostNetwork',
+      'status.phase',
+      'status.podIP',
+      'status.nominatedNodeName',
+    ],
+  }),
+  type({
+    resource: 'persistentvolumeclaims',
+    singular: 'persistentvolumeclaim',
+    kind: 'PersistentVolumeClaim',
+    namespaced: true,
+    shortNames: ['pvc'],
+    hasStatus: true,
+    resetStatusOnCreate: true,
+  }),
+  type({
+    resource: 'persistentvolumes',
+    singular: 'persistentvolume',
+    kind: 'PersistentVolume',
+    namespaced: false,
+    shortNames: ['pv'],
+    hasStatus: true,
+    resetStatusOnCreate: true,
+  }),
+  type({
+    resource: 'events',
+    singular: 'event',
+    kind: 'Event',
+    namespaced: true,
+    shortNames: ['ev'],
+    createOnUpdate: true,
+    returnsDeletedObject: false,
+    fieldLabels: [
+      'involvedObject.kind',
+      'involvedObject.namespace',
+      'involvedObject.name',
+      'involvedObject.uid',
+      'involvedObject.apiVersion',
+      'involvedObject.resourceVersion',
+      'involvedObject.fieldPath',
+      'reason',
+      'reportingComponent',
+      'source',
+      'type',
+    ],
+  }),
+  type({
+    group: 'storage.k8s.io',
+    resource: 'volumeattachments',
+    singular: 'volumeattachment',
+    kind: 'VolumeAttachment',
+    namespaced: false,
+    hasStatus: true,
+    resetStatusOnCreate: true,
+  }),
   type({ group: 'storage.k8s.io', resource: 'csinodes', singular: 'csinode', kind: 'CSINode', namespaced: false }),
   type({ group: 'storage.k8s.io', resource: 'csidrivers', singular: 'csidriver', kind: 'CSIDriver', namespaced: false }),
-  type({ group: 'storage.k8s.io', resource: 'storageclasses', singular: 'storageclass', kind: 'StorageClass', namespaced: false, shortNames: ['sc'] }),
+  type({
+    group: 'storage.k8s.io',
+    resource: 'storageclasses',
+    singular: 'storageclass',
+    kind: 'StorageClass',
+    namespaced: false,
+    shortNames: ['sc'],
+  }),
 ];
 
 export const resourceVerbs = verbs;
@@ -58,13 +150,13 @@ export function apiVersionOf(t: ResourceType): string {
 }
 
 export function findByResource(group: string, version: string, resource: string): ResourceType | undefined {
-  return resourceTypes.find(t => t.group === group && t.version === version && t.resource === resource);
+  return resourceTypes.find((t) => t.group === group && t.version === version && t.resource === resource);
 }
 
 /** Looks a type up by kind ('Pod'), plural ('pods') or short name ('po'), case-insensitively. */
 export function findByKind(kind: string): ResourceType | undefined {
   const k = kind.toLowerCase();
-  return resourceTypes.find(t => t.kind.toLowerCase() === k || t.resource === k || t.singular === k || t.shortNames.includes(k));
+  return resourceTypes.find((t) => t.kind.toLowerCase() === k || t.resource === k || t.singular === k || t.shortNames.includes(k));
 }
 
 export function groupsServed(): { group: string; version: string }[] {

@@ -24,27 +24,27 @@ function splitTerms(selector: string): string[] {
     } else current += ch;
   }
   if (current.trim() !== '') terms.push(current.trim());
-  return terms.filter(t => t !== '');
+  return terms.filter((t) => t !== '');
 }
 
 function labelRequirement(term: string): (labels: Record<string, string>) => boolean {
   const set = /^([^\s!=]+)\s+(in|notin)\s+\((.*)\)$/.exec(term);
   if (set) {
     const [, key = '', op, list = ''] = set;
-    const values = new Set(list.split(',').map(v => v.trim()));
+    const values = new Set(list.split(',').map((v) => v.trim()));
     return op === 'in'
-      ? labels => key in labels && values.has(labels[key] as string)
-      : labels => !(key in labels) || !values.has(labels[key] as string);
+      ? (labels) => key in labels && values.has(labels[key] as string)
+      : (labels) => !(key in labels) || !values.has(labels[key] as string);
   }
   const compare = /^([^\s!=]+)\s*(==|=|!=)\s*([^\s,]*)$/.exec(term);
   if (compare) {
     const [, key = '', op, value] = compare;
-    return op === '!=' ? labels => labels[key] !== value : labels => labels[key] === value;
+    return op === '!=' ? (labels) => labels[key] !== value : (labels) => labels[key] === value;
   }
   const exists = /^(!?)([^\s!=(),]+)$/.exec(term);
   if (exists) {
     const [, not, key = ''] = exists;
-    return not ? labels => !(key in labels) : labels => key in labels;
+    return not ? (labels) => !(key in labels) : (labels) => key in labels;
   }
   throw errors.badRequest(`unable to parse requirement: invalid label selector term "${term}"`);
 }
@@ -52,9 +52,9 @@ function labelRequirement(term: string): (labels: Record<string, string>) => boo
 export function parseLabelSelector(selector: string | null): Predicate {
   if (!selector) return () => true;
   const requirements = splitTerms(selector).map(labelRequirement);
-  return object => {
-    const labels = (object.metadata.labels ?? {});
-    return requirements.every(r => r(labels));
+  return (object) => {
+    const labels = object.metadata.labels ?? {};
+    return requirements.every((r) => r(labels));
   };
 }
 
@@ -72,12 +72,12 @@ function fieldValue(object: KubeObject, label: string): string {
 export function parseFieldSelector(selector: string | null, type: ResourceType): Predicate {
   if (!selector) return () => true;
   const allowed = new Set(['metadata.name', 'metadata.namespace', ...type.fieldLabels]);
-  const requirements = splitTerms(selector).map(term => {
+  const requirements = splitTerms(selector).map((term) => {
     const match = /^([^!=]+?)\s*(==|=|!=)\s*(.*)$/.exec(term);
     if (!match) throw errors.badRequest(`invalid field selector: "${term}"`);
     const [, label = '', op, value] = match;
     if (!allowed.has(label)) throw errors.badRequest(`field label not supported: ${label}`);
     return (object: KubeObject) => (fieldValue(object, label) === value) === (op !== '!=');
   });
-  return object => requirements.every(r => r(object));
+  return (object) => requirements.every((r) => r(object));
 }

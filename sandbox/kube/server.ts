@@ -63,7 +63,12 @@ async function serveApi(deps: PipelineDeps, request: IncomingMessage, url: URL, 
       if (!document) throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
       return { status: 200, ...document };
     }
-    const reply = handleResource(deps.registry, { info, query: url.searchParams, contentType: request.headers['content-type'] ?? '', body: parseJson(text) });
+    const reply = handleResource(deps.registry, {
+      info,
+      query: url.searchParams,
+      contentType: request.headers['content-type'] ?? '',
+      body: parseJson(text),
+    });
     if (wantsTable(accept) && (info.verb === 'get' || info.verb === 'list')) return { ...asTable(reply.body), status: reply.status };
     return reply;
   } catch (error) {

@@ -8,7 +8,7 @@ import type { KubeObject } from './store.js';
 type Column = [name: string, cell: (o: KubeObject) => string | number | boolean];
 
 export function wantsTable(accept: string): boolean {
-  return accept.split(',').some(part => part.includes('as=Table') && part.includes('g=meta.k8s.io'));
+  return accept.split(',').some((part) => part.includes('as=Table') && part.includes('g=meta.k8s.io'));
 }
 
 /** Like k8s.io/apimachinery duration.HumanDuration, to two units at most. */
@@ -29,7 +29,7 @@ const spec = (o: KubeObject) => asMap(o.spec);
 const status = (o: KubeObject) => asMap(o.status);
 
 function nodeStatus(o: KubeObject): string {
-  const ready = asMaps(status(o).conditions).find(c => c.type === 'Ready');
+  const ready = asMaps(status(o).conditions).find((c) => c.type === 'Ready');
   const value = ready?.status === 'True' ? 'Ready' : ready?.status === 'False' ? 'NotReady' : 'Unknown';
   return spec(o).unschedulable ? `${value},SchedulingDisabled` : value;
 }
@@ -45,16 +45,35 @@ function claim(o: KubeObject): string {
 }
 
 const columns: Record<string, Column[]> = {
-  Namespace: [['Status', o => text(status(o).phase)]],
-  Node: [['Status', nodeStatus], ['Volumes Attached', o => asMaps(status(o).volumesAttached).length]],
-  Pod: [['Status', o => (o.metadata.deletionTimestamp ? 'Terminating' : text(status(o).phase))], ['Node', o => text(spec(o).nodeName) || '<none>']],
-  PersistentVolumeClaim: [['Status', o => text(status(o).phase)], ['Volume', o => text(spec(o).volumeName)]],
-  PersistentVolume: [['Status', o => text(status(o).phase)], ['Claim', claim]],
-  VolumeAttachment: [
-    ['Attacher', o => text(spec(o).attacher)], ['PV', o => text(asMap(spec(o).source).persistentVolumeName)],
-    ['Node', o => text(spec(o).nodeName)], ['Attached', o => status(o).attached === true],
+  Namespace: [['Status', (o) => text(status(o).phase)]],
+  Node: [
+    ['Status', nodeStatus],
+    ['Volumes Attached', (o) => asMaps(status(o).volumesAttached).length],
   ],
-  Event: [['Type', o => text(o.type)], ['Reason', o => text(o.reason)], ['Object', involved], ['Message', o => text(o.message)]],
+  Pod: [
+    ['Status', (o) => (o.metadata.deletionTimestamp ? 'Terminating' : text(status(o).phase))],
+    ['Node', (o) => text(spec(o).nodeName) || '<none>'],
+  ],
+  PersistentVolumeClaim: [
+    ['Status', (o) => text(status(o).phase)],
+    ['Volume', (o) => text(spec(o).volumeName)],
+  ],
+  PersistentVolume: [
+    ['Status', (o) => text(status(o).phase)],
+    ['Claim', claim],
+  ],
+  VolumeAttachment: [
+    ['Attacher', (o) => text(spec(o).attacher)],
+    ['PV', (o) => text(asMap(spec(o).source).persistentVolumeName)],
+    ['Node', (o) => text(spec(o).nodeName)],
+    ['Attached', (o) => status(o).attached === true],
+  ],
+  Event: [
+    ['Type', (o) => text(o.type)],
+    ['Reason', (o) => text(o.reason)],
+    ['Object', involved],
+    ['Message', (o) => text(o.message)],
+  ],
 };
 
 /** The Table for a get (one object) or list answer; other bodies pass through. */
@@ -67,10 +86,14 @@ export function asTable(body: unknown): { body: unknown } {
   const objects = (isList ? answer.items : [answer]) as KubeObject[];
   const extra = columns[kind] ?? [];
   const now = Date.now();
-  const definitions = ['Name', ...extra.map(([name]) => name), 'Age'].map(name => ({
-    name, type: 'string', format: name === 'Name' ? 'name' : '', description: name === 'Name' ? 'Name must be unique within a namespace.' : '', priority: 0,
+  const definitions = ['Name', ...extra.map(([name]) => name), 'Age'].map((name) => ({
+    name,
+    type: 'string',
+    format: name === 'Name' ? 'name' : '',
+    description: name === 'Name' ? 'Name must be unique within a namespace.' : '',
+    priority: 0,
   }));
-  const rows = objects.map(o => ({
+  const rows = objects.map((o) => ({
     cells: [o.metadata.name, ...extra.map(([, cell]) => cell(o)), humanAge(o.metadata.creationTimestamp, now)],
     object: { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: o.metadata },
   }));

@@ -29,7 +29,12 @@ async function generate(hosts: string[]): Promise<TlsMaterial> {
   const notAfter = new Date(Date.now() + 365 * day);
   const caKeys = await crypto.subtle.generateKey(algorithm, false, ['sign', 'verify']);
   const ca = await x509.X509CertificateGenerator.createSelfSigned({
-    serialNumber: serial(), name: 'CN=kube-sandbox-ca', notBefore, notAfter, signingAlgorithm: algorithm, keys: caKeys,
+    serialNumber: serial(),
+    name: 'CN=kube-sandbox-ca',
+    notBefore,
+    notAfter,
+    signingAlgorithm: algorithm,
+    keys: caKeys,
     extensions: [
       new x509.BasicConstraintsExtension(true, 0, true),
       new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign, true),
@@ -37,10 +42,16 @@ async function generate(hosts: string[]): Promise<TlsMaterial> {
     ],
   });
   const serverKeys = await crypto.subtle.generateKey(algorithm, true, ['sign', 'verify']);
-  const names = hosts.map(h => (isIP(h) ? { type: 'ip' as const, value: h } : { type: 'dns' as const, value: h }));
+  const names = hosts.map((h) => (isIP(h) ? { type: 'ip' as const, value: h } : { type: 'dns' as const, value: h }));
   const cert = await x509.X509CertificateGenerator.create({
-    serialNumber: serial(), subject: 'CN=kube-apiserver', issuer: ca.subject, notBefore, notAfter,
-    signingAlgorithm: algorithm, publicKey: serverKeys.publicKey, signingKey: caKeys.privateKey,
+    serialNumber: serial(),
+    subject: 'CN=kube-apiserver',
+    issuer: ca.subject,
+    notBefore,
+    notAfter,
+    signingAlgorithm: algorithm,
+    publicKey: serverKeys.publicKey,
+    signingKey: caKeys.privateKey,
     extensions: [
       new x509.BasicConstraintsExtension(false, undefined, true),
       new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true),
@@ -55,7 +66,7 @@ async function generate(hosts: string[]): Promise<TlsMaterial> {
 
 /** TLS material for a server reachable as `host` (and always as 127.0.0.1, ::1, localhost). */
 export function tlsMaterial(host = '127.0.0.1'): Promise<TlsMaterial> {
-  const hosts = [...new Set(['127.0.0.1', '::1', 'localhost', host])].filter(h => h !== '0.0.0.0' && h !== '::');
+  const hosts = [...new Set(['127.0.0.1', '::1', 'localhost', host])].filter((h) => h !== '0.0.0.0' && h !== '::');
   const key = hosts.join(',');
   let material = cache.get(key);
   if (!material) {

@@ -37,9 +37,13 @@ function volumeAttachmentCauses(object: KubeObject): StatusCause[] {
   if (!spec.attacher) causes.push(required('spec.attacher'));
   if (!spec.nodeName) causes.push(required('spec.nodeName'));
   const source = asMap(spec.source);
-  const sources = [source.persistentVolumeName, source.inlineVolumeSpec].filter(s => s !== undefined && s !== null);
+  const sources = [source.persistentVolumeName, source.inlineVolumeSpec].filter((s) => s !== undefined && s !== null);
   if (sources.length !== 1) {
-    causes.push({ reason: 'FieldValueForbidden', field: 'spec.source', message: 'Forbidden: must specify exactly one of inlineVolumeSpec and persistentVolumeName' });
+    causes.push({
+      reason: 'FieldValueForbidden',
+      field: 'spec.source',
+      message: 'Forbidden: must specify exactly one of inlineVolumeSpec and persistentVolumeName',
+    });
   }
   return causes;
 }
@@ -47,7 +51,13 @@ function volumeAttachmentCauses(object: KubeObject): StatusCause[] {
 function eventCauses(object: KubeObject): StatusCause[] {
   const involved = asMap(object.involvedObject);
   if (involved.namespace !== undefined && involved.namespace !== '' && involved.namespace !== object.metadata.namespace) {
-    return [{ reason: 'FieldValueInvalid', field: 'involvedObject.namespace', message: `Invalid value: "${text(involved.namespace)}": does not match event.namespace` }];
+    return [
+      {
+        reason: 'FieldValueInvalid',
+        field: 'involvedObject.namespace',
+        message: `Invalid value: "${text(involved.namespace)}": does not match event.namespace`,
+      },
+    ];
   }
   return [];
 }
@@ -76,10 +86,14 @@ export function validateUpdate(type: ResourceType, current: KubeObject, next: Ku
   if (type.kind === 'VolumeAttachment' && JSON.stringify(current.spec) !== JSON.stringify(next.spec)) {
     causes.push({ reason: 'FieldValueInvalid', field: 'spec', message: 'Invalid value: field is immutable' });
   }
-  const before = new Set((current.metadata.finalizers ?? []));
-  const added = ((next.metadata.finalizers ?? [])).filter(f => !before.has(f));
+  const before = new Set(current.metadata.finalizers ?? []);
+  const added = (next.metadata.finalizers ?? []).filter((f) => !before.has(f));
   if (current.metadata.deletionTimestamp && added.length > 0) {
-    causes.push({ reason: 'FieldValueForbidden', field: 'metadata.finalizers', message: `Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers ${JSON.stringify(added)}` });
+    causes.push({
+      reason: 'FieldValueForbidden',
+      field: 'metadata.finalizers',
+      message: `Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers ${JSON.stringify(added)}`,
+    });
   }
   if (causes.length > 0) throw errors.invalid(type, String(next.metadata.name), causes);
 }

@@ -31,15 +31,25 @@ const RUNNING = 'running';
 
 /** Invariants 1, 2, 3 and 5 across one step (kubelet and administrator changes happen only between steps). */
 export function checkStep(before: Truth, after: Truth, detaches: DetachCall[]): Violation[] {
-  return [...exclusiveOnce(after), ...mountedNeverDetached(before, after, detaches), ...neededNeverDetached(before, after, detaches), ...reportedIsAttached(after)];
+  return [
+    ...exclusiveOnce(after),
+    ...mountedNeverDetached(before, after, detaches),
+    ...neededNeverDetached(before, after, detaches),
+    ...reportedIsAttached(after),
+  ];
 }
 
 function exclusiveOnce(truth: Truth): Violation[] {
-  const holders = Map.groupBy(truth.attachments.filter((a) => truth.exclusive.has(a.volumeId)), (a) => a.volumeId);
-  return [...holders].filter(([, list]) => new Set(list.map((a) => a.instanceId)).size > 1).map(([volumeId, list]) => ({
-    invariant: 1 as const,
-    message: `${volumeId} (RWO) is attached to ${list.map((a) => `${a.instanceId} (${a.state})`).join(' and ')}`,
-  }));
+  const holders = Map.groupBy(
+    truth.attachments.filter((a) => truth.exclusive.has(a.volumeId)),
+    (a) => a.volumeId,
+  );
+  return [...holders]
+    .filter(([, list]) => new Set(list.map((a) => a.instanceId)).size > 1)
+    .map(([volumeId, list]) => ({
+      invariant: 1 as const,
+      message: `${volumeId} (RWO) is attached to ${list.map((a) => `${a.instanceId} (${a.state})`).join(' and ')}`,
+    }));
 }
 
 function nodeOfInstance(truth: Truth, instanceId: string | undefined): TruthNode | undefined {
@@ -47,13 +57,21 @@ function nodeOfInstance(truth: Truth, instanceId: string | undefined): TruthNode
 }
 
 /** Detach calls aimed at (volume, node) pairs for which `protectedIn` holds both before and after the step. */
-function forbiddenDetaches(before: Truth, after: Truth, detaches: DetachCall[], protectedIn: (t: Truth, volumeId: string, node: TruthNode) => boolean) {
+function forbiddenDetaches(
+  before: Truth,
+  after: Truth,
+  detaches: DetachCall[],
+  protectedIn: (t: Truth, volumeId: string, node: TruthNode) => boolean,
+) {
   return detaches.flatMap((call) => {
-    const candidates = call.instanceId === undefined ? [...before.nodes.values()] : [nodeOfInstance(before, call.instanceId)].filter((n) => n !== undefined);
-    return candidates.filter((node) => {
-      const later = after.nodes.get(node.name);
-      return later !== undefined && protectedIn(before, call.volumeId, node) && protectedIn(after, call.volumeId, later);
-    }).map((node) => ({ call, node }));
+    const candidates =
+      call.instanceId === undefined ? [...before.nodes.values()] : [nodeOfInstance(before, call.instanceId)].filter((n) => n !== undefined);
+    return candidates
+      .filter((node) => {
+        const later = after.nodes.get(node.name);
+        return later !== undefined && protectedIn(before, call.volumeId, node) && protectedIn(after, call.volumeId, later);
+      })
+      .map((node) => ({ call, node }));
   });
 }
 
@@ -64,7 +82,8 @@ function mounted(truth: Truth, volumeId: string, node: TruthNode): boolean {
 
 function mountedNeverDetached(before: Truth, after: Truth, detaches: DetachCall[]): Violation[] {
   return forbiddenDetaches(before, after, detaches, mounted).map(({ call, node }) => ({
-    invariant: 2, message: `DetachVolume ${call.volumeId} from ${node.name} while it is mounted there and the node is Ready`,
+    invariant: 2,
+    message: `DetachVolume ${call.volumeId} from ${node.name} while it is mounted there and the node is Ready`,
   }));
 }
 
@@ -76,8 +95,11 @@ function needed(truth: Truth, volumeId: string, node: TruthNode): boolean {
 }
 
 function neededNeverDetached(before: Truth, after: Truth, detaches: DetachCall[]): Violation[] {
-  return forbiddenDetaches(before, after, detaches, (t, v, n) => t === before ? needed(t, v, n) : t.desired.some((p) => p.volumeId === v && p.nodeName === n.name)).map(({ call, node }) => ({
-    invariant: 3, message: `DetachVolume ${call.volumeId} from ${node.name} while a scheduled pod there still needs it`,
+  return forbiddenDetaches(before, after, detaches, (t, v, n) =>
+    t === before ? needed(t, v, n) : t.desired.some((p) => p.volumeId === v && p.nodeName === n.name),
+  ).map(({ call, node }) => ({
+    invariant: 3,
+    message: `DetachVolume ${call.volumeId} from ${node.name} while a scheduled pod there still needs it`,
   }));
 }
 
@@ -102,7 +124,8 @@ export function checkConvergence(truth: Truth): Violation[] {
   for (const pair of wanted) {
     const node = truth.nodes.get(pair.nodeName);
     const attachment = ec2Attachment(truth, pair.volumeId, node?.instanceId);
-    if (attachment?.state !== 'attached') violations.push(`${pair.volumeId} is needed on ${pair.nodeName} but EC2 has it ${attachment?.state ?? 'not attached'} there`);
+    if (attachment?.state !== 'attached')
+      violations.push(`${pair.volumeId} is needed on ${pair.nodeName} but EC2 has it ${attachment?.state ?? 'not attached'} there`);
   }
   for (const attachment of truth.attachments) {
     const node = nodeOfInstance(truth, attachment.instanceId);
@@ -132,15 +155,23 @@ function statusMatches(truth: Truth): string[] {
     const attached = truth.attachments.filter((a) => a.instanceId === node.instanceId && a.state === 'attached');
     const reported = new Map(node.volumesAttached.map((e) => [volumeIdOf(e.name), e.devicePath]));
     for (const a of attached) {
-      if (reported.get(a.volumeId) !== a.device) problems.push(`${node.name} reports ${a.volumeId} at ${reported.get(a.volumeId) ?? 'nothing'}, EC2 has it at ${a.device}`);
+      if (reported.get(a.volumeId) !== a.device)
+        problems.push(`${node.name} reports ${a.volumeId} at ${reported.get(a.volumeId) ?? 'nothing'}, EC2 has it at ${a.device}`);
       const va = vas.get(volumeAttachmentName(a.volumeId, node.name));
-      if (!va?.attached || va.devicePath !== a.device) problems.push(`VolumeAttachment of ${a.volumeId} on ${node.name} is ${va ? `attached=${va.attached} at ${va.devicePath ?? '?'}` : 'missing'}`);
+      if (!va?.attached || va.devicePath !== a.device)
+        problems.push(
+          `VolumeAttachment of ${a.volumeId} on ${node.name} is ${va ? `attached=${va.attached} at ${va.devicePath ?? '?'}` : 'missing'}`,
+        );
     }
-    if (node.volumesAttached.length > attached.length) problems.push(`${node.name} reports ${node.volumesAttached.length} volumes, EC2 has ${attached.length} attached`);
+    if (node.volumesAttached.length > attached.length)
+      problems.push(`${node.name} reports ${node.volumesAttached.length} volumes, EC2 has ${attached.length} attached`);
   }
-  const attachedNames = new Set(truth.attachments.map((a) => volumeAttachmentName(a.volumeId, nodeOfInstance(truth, a.instanceId)?.name ?? '')));
+  const attachedNames = new Set(
+    truth.attachments.map((a) => volumeAttachmentName(a.volumeId, nodeOfInstance(truth, a.instanceId)?.name ?? '')),
+  );
   for (const va of truth.volumeAttachments) {
-    if (va.attached && !attachedNames.has(va.name)) problems.push(`VolumeAttachment ${va.name} on ${va.nodeName} says attached, EC2 disagrees`);
+    if (va.attached && !attachedNames.has(va.name))
+      problems.push(`VolumeAttachment ${va.name} on ${va.nodeName} says attached, EC2 disagrees`);
   }
   return problems;
 }

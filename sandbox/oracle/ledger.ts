@@ -46,10 +46,17 @@ export class ApiLedger {
 
   drain(): Drained {
     const snapshot = this.ec2.counters();
-    const mutations = this.ec2.requests().filter((r) => r.action === 'AttachVolume' || r.action === 'DetachVolume').map((r) => ({
-      action: r.action as Ec2Mutation['action'], volumeId: r.params.VolumeId ?? '', ...(r.params.InstanceId ? { instanceId: r.params.InstanceId } : {}),
-    }));
-    const detaches = mutations.filter((m) => m.action === 'DetachVolume').map(({ volumeId, instanceId }) => (instanceId === undefined ? { volumeId } : { volumeId, instanceId }));
+    const mutations = this.ec2
+      .requests()
+      .filter((r) => r.action === 'AttachVolume' || r.action === 'DetachVolume')
+      .map((r) => ({
+        action: r.action as Ec2Mutation['action'],
+        volumeId: r.params.VolumeId ?? '',
+        ...(r.params.InstanceId ? { instanceId: r.params.InstanceId } : {}),
+      }));
+    const detaches = mutations
+      .filter((m) => m.action === 'DetachVolume')
+      .map(({ volumeId, instanceId }) => (instanceId === undefined ? { volumeId } : { volumeId, instanceId }));
     this.ec2.resetCounters();
     add(this.ec2Totals.calls, snapshot.calls);
     add(this.ec2Totals.throttled, snapshot.throttled);

@@ -60,7 +60,12 @@ export function readTruth(ec2: Ec2Side, kube: KubeSide): Truth {
   for (const volume of world.volumes.values()) {
     if (roots.has(volume.volumeId)) continue;
     for (const a of volume.attachments.values()) {
-      attachments.push({ volumeId: volume.volumeId, instanceId: a.instanceId, device: a.device, state: attachmentState(a, now, world.config.delays) });
+      attachments.push({
+        volumeId: volume.volumeId,
+        instanceId: a.instanceId,
+        device: a.device,
+        state: attachmentState(a, now, world.config.delays),
+      });
     }
   }
   const pvs = kube.list('PersistentVolume') as KubePv[];
@@ -91,7 +96,9 @@ function nodeOf(node: KubeNode): TruthNode {
 
 function isExclusive(pv: KubePv): boolean {
   const modes = pv.spec?.accessModes ?? [];
-  return pv.spec?.csi?.volumeHandle !== undefined && modes.length > 0 && modes.every((m) => m === 'ReadWriteOnce' || m === 'ReadWriteOncePod');
+  return (
+    pv.spec?.csi?.volumeHandle !== undefined && modes.length > 0 && modes.every((m) => m === 'ReadWriteOnce' || m === 'ReadWriteOncePod')
+  );
 }
 
 function vaOf(va: KubeVolumeAttachment): TruthVolumeAttachment {

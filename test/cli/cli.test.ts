@@ -6,9 +6,13 @@ import { startWorld, type World, type WorldVolume } from '../../sandbox/world.js
 describe('parseCli', () => {
   it.each([
     ['reconcile', ['reconcile'], { command: 'reconcile', dryRun: false, json: false, help: false }],
-    ['a dry run with JSON and a table', ['reconcile', '--dry-run', '--json', '--table', 't1'], { command: 'reconcile', dryRun: true, json: true, table: 't1' }],
+    [
+      'a dry run with JSON and a table',
+      ['reconcile', '--dry-run', '--json', '--table', 't1'],
+      { command: 'reconcile', dryRun: true, json: true, table: 't1' },
+    ],
     ['plan', ['plan'], { command: 'plan', dryRun: false }],
-    ['a command\'s help', ['status', '--help'], { command: 'status', help: true }],
+    ["a command's help", ['status', '--help'], { command: 'status', help: true }],
     ['no command as help', [], { command: 'help', help: true }],
   ])('reads %s', (_name, argv, expected) => {
     expect(parseCli(argv)).toMatchObject(expected);
@@ -104,7 +108,7 @@ describe('runCli against the sandboxes', () => {
     expect(result.err).toContain('Usage: npm run cli -- <command>');
   });
 
-  it('--help prints a command\'s help and exits 0 without touching anything', async () => {
+  it("--help prints a command's help and exits 0 without touching anything", async () => {
     const result = await run(['status', '--help'], {});
 
     expect(result.code).toBe(0);

@@ -7,9 +7,20 @@ import type { ClusterSnapshot, KubeNode, KubePod, KubePodVolume, KubePv, KubePvc
 import { DEFAULT_PLAN_CONFIG, type PlanConfig } from '../../lambda/core/config.js';
 import { MANAGED_ANNOTATION, OUT_OF_SERVICE_TAINT } from '../../lambda/core/nodes.js';
 import {
-  EBS_CSI_DRIVER, UNIQUE_NAME_PREFIX,
-  type AccessMode, type ActualAttachment, type ActualState, type AttachmentState, type Backoff, type DesiredAttachment,
-  type DesiredState, type NodeView, type Operation, type OperationKind, type PodRef, type VolumeRecord,
+  EBS_CSI_DRIVER,
+  UNIQUE_NAME_PREFIX,
+  type AccessMode,
+  type ActualAttachment,
+  type ActualState,
+  type AttachmentState,
+  type Backoff,
+  type DesiredAttachment,
+  type DesiredState,
+  type NodeView,
+  type Operation,
+  type OperationKind,
+  type PodRef,
+  type VolumeRecord,
 } from '../../lambda/core/types.js';
 
 export const T0 = Date.UTC(2026, 0, 1);
@@ -36,7 +47,10 @@ export function node(name: string, o: NodeOptions = {}): KubeNode {
   const providerID = o.providerID === undefined ? `aws:///us-east-1a/${instanceOf(name)}` : o.providerID;
   return {
     metadata: { name, annotations: o.managed === false ? {} : { [MANAGED_ANNOTATION]: 'true' } },
-    spec: { ...(providerID === null ? {} : { providerID }), taints: o.outOfService ? [{ key: OUT_OF_SERVICE_TAINT, value: 'nodeshutdown', effect: 'NoExecute' }] : [] },
+    spec: {
+      ...(providerID === null ? {} : { providerID }),
+      taints: o.outOfService ? [{ key: OUT_OF_SERVICE_TAINT, value: 'nodeshutdown', effect: 'NoExecute' }] : [],
+    },
     status: {
       conditions: [{ type: 'Ready', status: o.ready === false ? 'False' : 'True' }],
       volumesInUse: (o.inUse ?? []).map(uname),
@@ -71,7 +85,12 @@ export function pod(name: string, o: PodOptions = {}): KubePod {
   ];
   const statuses = (list: ContainerState[] | undefined) => (list ?? []).map((s, i) => ({ name: `c${i}`, state: stateOf(s) }));
   return {
-    metadata: { name, namespace: o.ns ?? 'default', uid: `uid-pod-${name}`, ...(o.deleting ? { deletionTimestamp: new Date(T0).toISOString() } : {}) },
+    metadata: {
+      name,
+      namespace: o.ns ?? 'default',
+      uid: `uid-pod-${name}`,
+      ...(o.deleting ? { deletionTimestamp: new Date(T0).toISOString() } : {}),
+    },
     spec: { ...(o.node === null ? {} : { nodeName: o.node ?? 'node-a' }), volumes },
     status: {
       phase: o.phase ?? 'Running',
@@ -93,7 +112,9 @@ export function pvc(name: string, o: PvcOptions = {}): KubePvc {
   const pvName = o.pv === undefined ? `pv-${name}` : o.pv;
   return {
     metadata: {
-      name, namespace: o.ns ?? 'default', uid: `uid-pvc-${name}`,
+      name,
+      namespace: o.ns ?? 'default',
+      uid: `uid-pvc-${name}`,
       ...(o.ownerUid ? { ownerReferences: [{ uid: o.ownerUid, kind: 'Pod', controller: true }] } : {}),
     },
     spec: pvName === null ? {} : { volumeName: pvName },
@@ -137,12 +158,21 @@ export interface VaOptions {
 export function va(nodeName: string, o: VaOptions = {}): KubeVolumeAttachment {
   const source: KubeVolumeAttachment['spec']['source'] = {
     ...(o.pv === undefined ? {} : { persistentVolumeName: o.pv }),
-    ...(o.inline === undefined ? {} : { inlineVolumeSpec: { csi: { driver: o.inline.driver ?? EBS_CSI_DRIVER, volumeHandle: o.inline.volumeHandle } } }),
+    ...(o.inline === undefined
+      ? {}
+      : { inlineVolumeSpec: { csi: { driver: o.inline.driver ?? EBS_CSI_DRIVER, volumeHandle: o.inline.volumeHandle } } }),
   };
-  const status = o.attached === undefined ? {} : {
-    status: { attached: o.attached, ...(o.devicePath === undefined ? {} : { attachmentMetadata: { devicePath: o.devicePath } }) },
+  const status =
+    o.attached === undefined
+      ? {}
+      : {
+          status: { attached: o.attached, ...(o.devicePath === undefined ? {} : { attachmentMetadata: { devicePath: o.devicePath } }) },
+        };
+  return {
+    metadata: { name: `csi-${o.pv ?? o.inline?.volumeHandle ?? 'none'}-${nodeName}` },
+    spec: { attacher: o.attacher ?? EBS_CSI_DRIVER, nodeName, source },
+    ...status,
   };
-  return { metadata: { name: `csi-${o.pv ?? o.inline?.volumeHandle ?? 'none'}-${nodeName}` }, spec: { attacher: o.attacher ?? EBS_CSI_DRIVER, nodeName, source }, ...status };
 }
 
 export function snapshot(parts: Partial<ClusterSnapshot>): ClusterSnapshot {
@@ -163,9 +193,15 @@ export function view(name: string, o: Omit<NodeOptions, 'providerID'> & { instan
   };
 }
 
-export function want(volumeId: string, nodeName: string, o: { pods?: PodRef[]; multiAttach?: boolean; pvName?: string; instanceId?: string } = {}): DesiredAttachment {
+export function want(
+  volumeId: string,
+  nodeName: string,
+  o: { pods?: PodRef[]; multiAttach?: boolean; pvName?: string; instanceId?: string } = {},
+): DesiredAttachment {
   return {
-    volumeId, uniqueName: uname(volumeId), nodeName,
+    volumeId,
+    uniqueName: uname(volumeId),
+    nodeName,
     instanceId: o.instanceId ?? instanceOf(nodeName),
     pods: o.pods ?? [{ namespace: 'default', name: `pod-on-${nodeName}`, uid: `uid-${nodeName}` }],
     accessModes: o.multiAttach ? ['ReadWriteMany'] : ['ReadWriteOnce'],
@@ -174,10 +210,18 @@ export function want(volumeId: string, nodeName: string, o: { pods?: PodRef[]; m
   };
 }
 
-export function desired(attachments: DesiredAttachment[], nodes: NodeView[], o: { complete?: boolean; scope?: DesiredState['scope'] } = {}): DesiredState {
+export function desired(
+  attachments: DesiredAttachment[],
+  nodes: NodeView[],
+  o: { complete?: boolean; scope?: DesiredState['scope'] } = {},
+): DesiredState {
   return {
-    attachments, nodes: new Map(nodes.map((n) => [n.name, n])), skipped: [], problems: [],
-    complete: o.complete ?? true, ...(o.scope ? { scope: o.scope } : {}),
+    attachments,
+    nodes: new Map(nodes.map((n) => [n.name, n])),
+    skipped: [],
+    problems: [],
+    complete: o.complete ?? true,
+    ...(o.scope ? { scope: o.scope } : {}),
   };
 }
 
@@ -193,15 +237,26 @@ export interface AttachmentOptions {
 
 export function attachment(nodeName: string, o: AttachmentOptions = {}): ActualAttachment {
   return {
-    nodeName, instanceId: o.instanceId ?? instanceOf(nodeName), state: o.state ?? 'attached',
-    device: o.device ?? '/dev/xvdaa', mounted: o.mounted ?? false, reported: o.reported ?? true,
+    nodeName,
+    instanceId: o.instanceId ?? instanceOf(nodeName),
+    state: o.state ?? 'attached',
+    device: o.device ?? '/dev/xvdaa',
+    mounted: o.mounted ?? false,
+    reported: o.reported ?? true,
     since: o.since ?? T0 - 10 * MIN,
     ...(o.detachRequestedAt === undefined ? {} : { detachRequestedAt: o.detachRequestedAt }),
   };
 }
 
 export function op(kind: OperationKind, nodeName: string, o: { id?: string; leaseExpiresAt?: number } = {}): Operation {
-  return { id: o.id ?? `op-${kind}-${nodeName}`, kind, nodeName, instanceId: instanceOf(nodeName), startedAt: T0 - MIN, leaseExpiresAt: o.leaseExpiresAt ?? T0 + 10 * MIN };
+  return {
+    id: o.id ?? `op-${kind}-${nodeName}`,
+    kind,
+    nodeName,
+    instanceId: instanceOf(nodeName),
+    startedAt: T0 - MIN,
+    leaseExpiresAt: o.leaseExpiresAt ?? T0 + 10 * MIN,
+  };
 }
 
 export interface RecordOptions {
@@ -212,10 +267,14 @@ export interface RecordOptions {
 
 export function record(volumeId: string, attachments: ActualAttachment[], o: RecordOptions = {}): VolumeRecord {
   return {
-    volumeId, uniqueName: uname(volumeId),
-    accessModes: o.multiAttach ? ['ReadWriteMany'] : ['ReadWriteOnce'], multiAttach: o.multiAttach ?? false,
+    volumeId,
+    uniqueName: uname(volumeId),
+    accessModes: o.multiAttach ? ['ReadWriteMany'] : ['ReadWriteOnce'],
+    multiAttach: o.multiAttach ?? false,
     attachments: Object.fromEntries(attachments.map((a) => [a.nodeName, a])),
-    operations: o.operations ?? {}, backoff: o.backoff ?? {}, version: 1,
+    operations: o.operations ?? {},
+    backoff: o.backoff ?? {},
+    version: 1,
   };
 }
 

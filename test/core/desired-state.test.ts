@@ -17,28 +17,84 @@ const WEB = { namespace: 'default', name: 'web', uid: 'uid-pod-web' };
 describe('buildDesiredState: what is desired', () => {
   it('a scheduled pod on a managed node wants its CSI EBS volume there', () => {
     const state = buildDesiredState(base());
-    expect(state.attachments).toEqual([{
-      volumeId: vol(1), uniqueName: uname(vol(1)), nodeName: 'node-a', instanceId: instanceOf('node-a'),
-      pods: [WEB], accessModes: ['ReadWriteOnce'], multiAttach: false, source: { kind: 'pv', pvName: 'pv-data' },
-    }]);
+    expect(state.attachments).toEqual([
+      {
+        volumeId: vol(1),
+        uniqueName: uname(vol(1)),
+        nodeName: 'node-a',
+        instanceId: instanceOf('node-a'),
+        pods: [WEB],
+        accessModes: ['ReadWriteOnce'],
+        multiAttach: false,
+        source: { kind: 'pv', pvName: 'pv-data' },
+      },
+    ]);
     expect(state).toMatchObject({ skipped: [], problems: [], complete: true });
     expect(state.scope).toBeUndefined();
     expect(state.nodes.get('node-a')?.managed).toBe(true);
   });
 
-  it.each<[string, (s: ClusterSnapshot) => void, Partial<{ volumeId: string; multiAttach: boolean; accessModes: string[]; source: object }>]>([
-    ['an in-tree awsElasticBlockStore PV is translated to the CSI unique name', (s) => { s.pvs = [pv('pv-data', { source: 'in-tree', volumeId: 'aws://us-east-1a/vol-0123abcd' })]; }, { volumeId: 'vol-0123abcd' }],
-    ['an RWX PV is multi-attach', (s) => { s.pvs = [pv('pv-data', { volumeId: vol(1), modes: ['ReadWriteMany'] })]; }, { multiAttach: true, accessModes: ['ReadWriteMany'] }],
-    ['an RWOP PV is exclusive', (s) => { s.pvs = [pv('pv-data', { volumeId: vol(1), modes: ['ReadWriteOncePod'] })]; }, { multiAttach: false }],
-    ['RWO mixed with RWX is exclusive, as upstream decides', (s) => { s.pvs = [pv('pv-data', { volumeId: vol(1), modes: ['ReadWriteMany', 'ReadWriteOnce'] })]; }, { multiAttach: false, accessModes: ['ReadWriteOnce', 'ReadWriteMany'] }],
-    ['a PV without access modes is treated as exclusive', (s) => { s.pvs = [pv('pv-data', { volumeId: vol(1), modes: [] })]; }, { multiAttach: false, accessModes: [] }],
-    ['an inline awsElasticBlockStore volume is exclusive and named by its pod volume', (s) => { s.pods = [pod('web', { inline: [{ name: 'scratch', volumeID: 'vol-0123abcd' }] })]; }, { volumeId: 'vol-0123abcd', multiAttach: false, accessModes: [], source: { kind: 'inline', podVolumeName: 'scratch' } }],
-    ['a generic ephemeral volume uses the PVC <pod>-<volume> owned by the pod', (s) => {
-      s.pods = [pod('web', { ephemeral: ['cache'] })];
-      s.pvcs = [pvc('web-cache', { ownerUid: 'uid-pod-web' })];
-      s.pvs = [pv('pv-web-cache', { volumeId: vol(7) })];
-    }, { volumeId: vol(7), source: { kind: 'pv', pvName: 'pv-web-cache' } }],
-    ['a deleted pod with a running container still counts', (s) => { s.pods = [pod('web', { claims: ['data'], deleting: true, containers: ['running'] })]; }, { volumeId: vol(1) }],
+  it.each<
+    [string, (s: ClusterSnapshot) => void, Partial<{ volumeId: string; multiAttach: boolean; accessModes: string[]; source: object }>]
+  >([
+    [
+      'an in-tree awsElasticBlockStore PV is translated to the CSI unique name',
+      (s) => {
+        s.pvs = [pv('pv-data', { source: 'in-tree', volumeId: 'aws://us-east-1a/vol-0123abcd' })];
+      },
+      { volumeId: 'vol-0123abcd' },
+    ],
+    [
+      'an RWX PV is multi-attach',
+      (s) => {
+        s.pvs = [pv('pv-data', { volumeId: vol(1), modes: ['ReadWriteMany'] })];
+      },
+      { multiAttach: true, accessModes: ['ReadWriteMany'] },
+    ],
+    [
+      'an RWOP PV is exclusive',
+      (s) => {
+        s.pvs = [pv('pv-data', { volumeId: vol(1), modes: ['ReadWriteOncePod'] })];
+      },
+      { multiAttach: false },
+    ],
+    [
+      'RWO mixed with RWX is exclusive, as upstream decides',
+      (s) => {
+        s.pvs = [pv('pv-data', { volumeId: vol(1), modes: ['ReadWriteMany', 'ReadWriteOnce'] })];
+      },
+      { multiAttach: false, accessModes: ['ReadWriteOnce', 'ReadWriteMany'] },
+    ],
+    [
+      'a PV without access modes is treated as exclusive',
+      (s) => {
+        s.pvs = [pv('pv-data', { volumeId: vol(1), modes: [] })];
+      },
+      { multiAttach: false, accessModes: [] },
+    ],
+    [
+      'an inline awsElasticBlockStore volume is exclusive and named by its pod volume',
+      (s) => {
+        s.pods = [pod('web', { inline: [{ name: 'scratch', volumeID: 'vol-0123abcd' }] })];
+      },
+      { volumeId: 'vol-0123abcd', multiAttach: false, accessModes: [], source: { kind: 'inline', podVolumeName: 'scratch' } },
+    ],
+    [
+      'a generic ephemeral volume uses the PVC <pod>-<volume> owned by the pod',
+      (s) => {
+        s.pods = [pod('web', { ephemeral: ['cache'] })];
+        s.pvcs = [pvc('web-cache', { ownerUid: 'uid-pod-web' })];
+        s.pvs = [pv('pv-web-cache', { volumeId: vol(7) })];
+      },
+      { volumeId: vol(7), source: { kind: 'pv', pvName: 'pv-web-cache' } },
+    ],
+    [
+      'a deleted pod with a running container still counts',
+      (s) => {
+        s.pods = [pod('web', { claims: ['data'], deleting: true, containers: ['running'] })];
+      },
+      { volumeId: vol(1) },
+    ],
   ])('%s', (_name, change, expected) => {
     const s = base();
     change(s);
@@ -67,9 +123,17 @@ describe('buildDesiredState: what is desired', () => {
   it('a volume wanted on two nodes makes two attachments sorted by volume then node', () => {
     const s = base();
     s.nodes = [node('node-b'), node('node-a')];
-    s.pods = [pod('z', { claims: ['data'], node: 'node-b' }), pod('y', { claims: ['data'], node: 'node-a' }), pod('x', { inline: [{ name: 'i', volumeID: vol(0) }], node: 'node-b' })];
+    s.pods = [
+      pod('z', { claims: ['data'], node: 'node-b' }),
+      pod('y', { claims: ['data'], node: 'node-a' }),
+      pod('x', { inline: [{ name: 'i', volumeID: vol(0) }], node: 'node-b' }),
+    ];
     const state = buildDesiredState(s);
-    expect(state.attachments.map((a) => [a.volumeId, a.nodeName])).toEqual([[vol(0), 'node-b'], [vol(1), 'node-a'], [vol(1), 'node-b']]);
+    expect(state.attachments.map((a) => [a.volumeId, a.nodeName])).toEqual([
+      [vol(0), 'node-b'],
+      [vol(1), 'node-a'],
+      [vol(1), 'node-b'],
+    ]);
   });
 
   it('carries completeness and scope through', () => {
@@ -80,14 +144,61 @@ describe('buildDesiredState: what is desired', () => {
 
 describe('buildDesiredState: what is left out, silently', () => {
   it.each<[string, (s: ClusterSnapshot) => void]>([
-    ['an unscheduled pod', (s) => { s.pods = [pod('web', { claims: ['data'], node: null })]; }],
-    ['a Succeeded pod', (s) => { s.pods = [pod('web', { claims: ['data'], phase: 'Succeeded' })]; }],
-    ['a Failed pod', (s) => { s.pods = [pod('web', { claims: ['data'], phase: 'Failed' })]; }],
-    ['a deleted pod whose containers all stopped', (s) => { s.pods = [pod('web', { claims: ['data'], deleting: true, containers: ['terminated'] })]; }],
-    ['a PV of another CSI driver', (s) => { s.pvs = [pv('pv-data', { source: 'other-csi' })]; }],
-    ['an NFS PV', (s) => { s.pvs = [pv('pv-data', { source: 'nfs' })]; }],
-    ['a non-EBS PV even with a mismatched claimRef', (s) => { s.pvs = [pv('pv-data', { source: 'nfs', claimUid: 'other' })]; }],
-    ['non-EBS inline volumes', (s) => { s.pods = [pod('web', { other: [{ name: 'cfg', configMap: { name: 'c' } }, { name: 'tmp', emptyDir: {} }] })]; }],
+    [
+      'an unscheduled pod',
+      (s) => {
+        s.pods = [pod('web', { claims: ['data'], node: null })];
+      },
+    ],
+    [
+      'a Succeeded pod',
+      (s) => {
+        s.pods = [pod('web', { claims: ['data'], phase: 'Succeeded' })];
+      },
+    ],
+    [
+      'a Failed pod',
+      (s) => {
+        s.pods = [pod('web', { claims: ['data'], phase: 'Failed' })];
+      },
+    ],
+    [
+      'a deleted pod whose containers all stopped',
+      (s) => {
+        s.pods = [pod('web', { claims: ['data'], deleting: true, containers: ['terminated'] })];
+      },
+    ],
+    [
+      'a PV of another CSI driver',
+      (s) => {
+        s.pvs = [pv('pv-data', { source: 'other-csi' })];
+      },
+    ],
+    [
+      'an NFS PV',
+      (s) => {
+        s.pvs = [pv('pv-data', { source: 'nfs' })];
+      },
+    ],
+    [
+      'a non-EBS PV even with a mismatched claimRef',
+      (s) => {
+        s.pvs = [pv('pv-data', { source: 'nfs', claimUid: 'other' })];
+      },
+    ],
+    [
+      'non-EBS inline volumes',
+      (s) => {
+        s.pods = [
+          pod('web', {
+            other: [
+              { name: 'cfg', configMap: { name: 'c' } },
+              { name: 'tmp', emptyDir: {} },
+            ],
+          }),
+        ];
+      },
+    ],
   ])('%s', (_name, change) => {
     const s = base();
     change(s);
@@ -97,17 +208,84 @@ describe('buildDesiredState: what is left out, silently', () => {
 
 describe('buildDesiredState: skipped volumes carry a reason', () => {
   it.each<[string, (s: ClusterSnapshot) => void, RegExp]>([
-    ['a missing PVC', (s) => { s.pvcs = []; }, /^PVC default\/data not found$/],
-    ['an unbound PVC', (s) => { s.pvcs = [pvc('data', { pv: null })]; }, /^PVC default\/data is not bound \(phase Pending/],
-    ['a PVC that names a PV but is not Bound yet', (s) => { s.pvcs = [pvc('data', { phase: 'Lost' })]; }, /not bound \(phase Lost/],
-    ['a PVC without status', (s) => { s.pvcs = [{ metadata: { name: 'data', namespace: 'default' } }]; }, /not bound \(phase unknown, volumeName ""\)/],
-    ['a missing PV', (s) => { s.pvs = []; }, /^PV pv-data bound to PVC default\/data not found$/],
-    ['a PV without claimRef', (s) => { s.pvs = [pv('pv-data', { claim: null })]; }, /^PV pv-data has no claimRef/],
-    ['a PV whose claimRef UID is another claim\'s', (s) => { s.pvs = [pv('pv-data', { claimUid: 'uid-old' })]; }, /^PV pv-data claimRef UID "uid-old" does not match PVC default\/data UID "uid-pvc-data"$/],
-    ['an ephemeral PVC not owned by the pod', (s) => { s.pods = [pod('web', { ephemeral: ['cache'] })]; s.pvcs = [pvc('web-cache', { ownerUid: 'someone-else' })]; }, /^PVC default\/web-cache was not created for pod default\/web \(pod is not its owner\)$/],
-    ['a pod on an unknown node', (s) => { s.nodes = []; }, /^pod default\/web is on node node-a not found$/],
-    ['a pod on an unmanaged node', (s) => { s.nodes = [node('node-a', { managed: false })]; }, /not managed by the attach\/detach controller \(no volumes.kubernetes.io\/controller-managed-attach-detach annotation\)/],
-    ['a pod on a node without a valid instance id', (s) => { s.nodes = [node('node-a', { providerID: null })]; }, /node node-a has no valid EC2 instance id/],
+    [
+      'a missing PVC',
+      (s) => {
+        s.pvcs = [];
+      },
+      /^PVC default\/data not found$/,
+    ],
+    [
+      'an unbound PVC',
+      (s) => {
+        s.pvcs = [pvc('data', { pv: null })];
+      },
+      /^PVC default\/data is not bound \(phase Pending/,
+    ],
+    [
+      'a PVC that names a PV but is not Bound yet',
+      (s) => {
+        s.pvcs = [pvc('data', { phase: 'Lost' })];
+      },
+      /not bound \(phase Lost/,
+    ],
+    [
+      'a PVC without status',
+      (s) => {
+        s.pvcs = [{ metadata: { name: 'data', namespace: 'default' } }];
+      },
+      /not bound \(phase unknown, volumeName ""\)/,
+    ],
+    [
+      'a missing PV',
+      (s) => {
+        s.pvs = [];
+      },
+      /^PV pv-data bound to PVC default\/data not found$/,
+    ],
+    [
+      'a PV without claimRef',
+      (s) => {
+        s.pvs = [pv('pv-data', { claim: null })];
+      },
+      /^PV pv-data has no claimRef/,
+    ],
+    [
+      "a PV whose claimRef UID is another claim's",
+      (s) => {
+        s.pvs = [pv('pv-data', { claimUid: 'uid-old' })];
+      },
+      /^PV pv-data claimRef UID "uid-old" does not match PVC default\/data UID "uid-pvc-data"$/,
+    ],
+    [
+      'an ephemeral PVC not owned by the pod',
+      (s) => {
+        s.pods = [pod('web', { ephemeral: ['cache'] })];
+        s.pvcs = [pvc('web-cache', { ownerUid: 'someone-else' })];
+      },
+      /^PVC default\/web-cache was not created for pod default\/web \(pod is not its owner\)$/,
+    ],
+    [
+      'a pod on an unknown node',
+      (s) => {
+        s.nodes = [];
+      },
+      /^pod default\/web is on node node-a not found$/,
+    ],
+    [
+      'a pod on an unmanaged node',
+      (s) => {
+        s.nodes = [node('node-a', { managed: false })];
+      },
+      /not managed by the attach\/detach controller \(no volumes.kubernetes.io\/controller-managed-attach-detach annotation\)/,
+    ],
+    [
+      'a pod on a node without a valid instance id',
+      (s) => {
+        s.nodes = [node('node-a', { providerID: null })];
+      },
+      /node node-a has no valid EC2 instance id/,
+    ],
   ])('%s', (_name, change, reason) => {
     const s = base();
     change(s);
@@ -119,9 +297,27 @@ describe('buildDesiredState: skipped volumes carry a reason', () => {
   });
 
   it.each<[string, (s: ClusterSnapshot) => void, string]>([
-    ['an invalid CSI volumeHandle', (s) => { s.pvs = [pv('pv-data', { volumeId: 'vol-bogus' })]; }, 'PV pv-data'],
-    ['an invalid in-tree volumeID', (s) => { s.pvs = [pv('pv-data', { source: 'in-tree', volumeId: 'aws://zone/nope' })]; }, 'PV pv-data'],
-    ['an invalid inline volumeID', (s) => { s.pods = [pod('web', { inline: [{ name: 'x', volumeID: 'vol-?' }] })]; }, 'inline volume x of pod default/web'],
+    [
+      'an invalid CSI volumeHandle',
+      (s) => {
+        s.pvs = [pv('pv-data', { volumeId: 'vol-bogus' })];
+      },
+      'PV pv-data',
+    ],
+    [
+      'an invalid in-tree volumeID',
+      (s) => {
+        s.pvs = [pv('pv-data', { source: 'in-tree', volumeId: 'aws://zone/nope' })];
+      },
+      'PV pv-data',
+    ],
+    [
+      'an invalid inline volumeID',
+      (s) => {
+        s.pods = [pod('web', { inline: [{ name: 'x', volumeID: 'vol-?' }] })];
+      },
+      'inline volume x of pod default/web',
+    ],
   ])('%s is skipped and reported once as a problem, never thrown', (_name, change, where) => {
     const s = base();
     change(s);
@@ -134,17 +330,58 @@ describe('buildDesiredState: skipped volumes carry a reason', () => {
   });
 
   it.each<[string, (s: ClusterSnapshot) => void, string]>([
-    ['an ephemeral PVC without owner references', (s) => { s.pods = [pod('web', { ephemeral: ['cache'] })]; s.pvcs = [pvc('web-cache')]; }, 'PVC default/web-cache was not created for pod default/web (pod is not its owner)'],
-    ['an ephemeral volume of a pod without uid', (s) => {
-      s.pods = [pod('web', { ephemeral: ['cache'] })];
-      delete s.pods[0]!.metadata.uid;
-      s.pvcs = [pvc('web-cache', { ownerUid: '' })];
-    }, 'PVC default/web-cache was not created for pod default/web (pod is not its owner)'],
-    ['a claimRef without uid', (s) => { delete s.pvs[0]!.spec!.claimRef!.uid; }, 'PV pv-data claimRef UID "" does not match PVC default/data UID "uid-pvc-data"'],
-    ['a PVC without uid', (s) => { delete s.pvcs[0]!.metadata.uid; }, 'PV pv-data claimRef UID "uid-pvc-data" does not match PVC default/data UID ""'],
-    ['a PVC without namespace never matches', (s) => { delete s.pvcs[0]!.metadata.namespace; }, 'PVC default/data not found'],
-    ['a PVC without name never matches', (s) => { delete s.pvcs[0]!.metadata.name; }, 'PVC default/data not found'],
-    ['a PV without name never matches', (s) => { delete s.pvs[0]!.metadata.name; }, 'PV pv-data bound to PVC default/data not found'],
+    [
+      'an ephemeral PVC without owner references',
+      (s) => {
+        s.pods = [pod('web', { ephemeral: ['cache'] })];
+        s.pvcs = [pvc('web-cache')];
+      },
+      'PVC default/web-cache was not created for pod default/web (pod is not its owner)',
+    ],
+    [
+      'an ephemeral volume of a pod without uid',
+      (s) => {
+        s.pods = [pod('web', { ephemeral: ['cache'] })];
+        delete s.pods[0]!.metadata.uid;
+        s.pvcs = [pvc('web-cache', { ownerUid: '' })];
+      },
+      'PVC default/web-cache was not created for pod default/web (pod is not its owner)',
+    ],
+    [
+      'a claimRef without uid',
+      (s) => {
+        delete s.pvs[0]!.spec!.claimRef!.uid;
+      },
+      'PV pv-data claimRef UID "" does not match PVC default/data UID "uid-pvc-data"',
+    ],
+    [
+      'a PVC without uid',
+      (s) => {
+        delete s.pvcs[0]!.metadata.uid;
+      },
+      'PV pv-data claimRef UID "uid-pvc-data" does not match PVC default/data UID ""',
+    ],
+    [
+      'a PVC without namespace never matches',
+      (s) => {
+        delete s.pvcs[0]!.metadata.namespace;
+      },
+      'PVC default/data not found',
+    ],
+    [
+      'a PVC without name never matches',
+      (s) => {
+        delete s.pvcs[0]!.metadata.name;
+      },
+      'PVC default/data not found',
+    ],
+    [
+      'a PV without name never matches',
+      (s) => {
+        delete s.pvs[0]!.metadata.name;
+      },
+      'PV pv-data bound to PVC default/data not found',
+    ],
   ])('tolerates missing optional fields: %s', (_name, change, reason) => {
     const s = base();
     change(s);
@@ -153,7 +390,10 @@ describe('buildDesiredState: skipped volumes carry a reason', () => {
 
   it('a pod without spec or without volumes wants nothing', () => {
     const s = base();
-    s.pods = [{ metadata: { name: 'bare', namespace: 'default' } }, { metadata: { name: 'novol', namespace: 'default' }, spec: { nodeName: 'node-a' } }];
+    s.pods = [
+      { metadata: { name: 'bare', namespace: 'default' } },
+      { metadata: { name: 'novol', namespace: 'default' }, spec: { nodeName: 'node-a' } },
+    ];
     expect(buildDesiredState(s)).toMatchObject({ attachments: [], skipped: [], problems: [] });
   });
 

@@ -6,7 +6,11 @@ describe('parseVolumeId', () => {
   it.each([
     ['accepts vol- with 17 hex characters', 'vol-0123456789abcdef0', { ok: true, volumeId: 'vol-0123456789abcdef0' }],
     ['accepts the legacy 8-character form', 'vol-0123abcd', { ok: true, volumeId: 'vol-0123abcd' }],
-    ['accepts aws://<zone>/vol-… and keeps the zone', 'aws://us-east-1a/vol-0123456789abcdef0', { ok: true, volumeId: 'vol-0123456789abcdef0', zone: 'us-east-1a' }],
+    [
+      'accepts aws://<zone>/vol-… and keeps the zone',
+      'aws://us-east-1a/vol-0123456789abcdef0',
+      { ok: true, volumeId: 'vol-0123456789abcdef0', zone: 'us-east-1a' },
+    ],
     ['accepts aws:///vol-… with an empty zone', 'aws:///vol-0123abcd', { ok: true, volumeId: 'vol-0123abcd' }],
   ])('%s', (_name, input, expected) => {
     expect(parseVolumeId(input)).toEqual(expected);
@@ -45,7 +49,11 @@ describe('unique volume names', () => {
 
 describe('parseProviderId', () => {
   it.each([
-    ['maps aws:///<zone>/i-… to the instance and zone', 'aws:///us-east-1a/i-0123456789abcdef0', { ok: true, instanceId: 'i-0123456789abcdef0', zone: 'us-east-1a' }],
+    [
+      'maps aws:///<zone>/i-… to the instance and zone',
+      'aws:///us-east-1a/i-0123456789abcdef0',
+      { ok: true, instanceId: 'i-0123456789abcdef0', zone: 'us-east-1a' },
+    ],
     ['accepts the 8-character instance form', 'aws:///eu-west-1b/i-0123abcd', { ok: true, instanceId: 'i-0123abcd', zone: 'eu-west-1b' }],
   ])('%s', (_name, input, expected) => {
     expect(parseProviderId(input)).toEqual(expected);

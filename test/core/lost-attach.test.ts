@@ -16,7 +16,9 @@ const V = vol(7);
 const NODES = [view('node-a'), view('node-b')];
 const byInstance = new Map(NODES.map((n) => [instanceOf(n.name), n.name]));
 const ec2Shows = (...nodes: string[]): VolumeObservation => ({
-  volumeId: V, exists: true, attachments: nodes.map((n) => ({ instanceId: instanceOf(n), state: 'attaching', device: '/dev/xvdba' })),
+  volumeId: V,
+  exists: true,
+  attachments: nodes.map((n) => ({ instanceId: instanceOf(n), state: 'attaching', device: '/dev/xvdba' })),
 });
 
 function accepted(result: Transition): VolumeRecord {
@@ -26,13 +28,26 @@ function accepted(result: Transition): VolumeRecord {
 
 /** node-a's AttachVolume timed out at T0 - 5 min: EC2 may still be working on it. */
 function lostAttachOnA(): VolumeRecord {
-  const input = { volumeId: V, uniqueName: uname(V), accessModes: ['ReadWriteOnce' as const], multiAttach: false, kind: 'attach' as const, nodeName: 'node-a', instanceId: instanceOf('node-a'), operationId: 'op-1' };
+  const input = {
+    volumeId: V,
+    uniqueName: uname(V),
+    accessModes: ['ReadWriteOnce' as const],
+    multiAttach: false,
+    kind: 'attach' as const,
+    nodeName: 'node-a',
+    instanceId: instanceOf('node-a'),
+    operationId: 'op-1',
+  };
   const started = accepted(beginOperation(undefined, input, T0 - 5 * MIN, 15 * MIN));
   return accepted(failOperation(started, 'op-1', 'request timed out', T0 - 5 * MIN, DEFAULT_BACKOFF, { ec2MayStillBeWorking: true }));
 }
 
 /** Verification at T0 (EC2 does not show node-a's attach yet), then the plan. */
-function verifyAndPlan(start: VolumeRecord, observation: VolumeObservation, wanted: DesiredAttachment[]): { record: VolumeRecord; actions: Action[] } {
+function verifyAndPlan(
+  start: VolumeRecord,
+  observation: VolumeObservation,
+  wanted: DesiredAttachment[],
+): { record: VolumeRecord; actions: Action[] } {
   const verified = accepted(applyObservation(start, observation, T0, byInstance));
   const volumes = new Map([[V, observation]]);
   return { record: verified, actions: plan(desired(wanted, NODES), actualOf(verified), { volumes }, T0, config()).actions };
@@ -42,14 +57,38 @@ const summary = (actions: Action[]) => actions.map((a) => `${a.kind} ${a.nodeNam
 
 describe('a lost attach holds an exclusive volume until our own call settles it', () => {
   it.each<[string, () => VolumeRecord, VolumeObservation, DesiredAttachment[], string[], string[]]>([
-    ['EC2 not showing it yet keeps it off another node; the same node is attached again',
-      lostAttachOnA, ec2Shows(), [want(V, 'node-a'), want(V, 'node-b')], ['node-a'], ['attach node-a', 'multiAttachConflict node-b']],
-    ['wanted only elsewhere now, it is detached from its node first (DetachVolume settles it), nothing attached',
-      lostAttachOnA, ec2Shows(), [want(V, 'node-b')], ['node-a'], ['unreport node-a', 'detach node-a', 'multiAttachConflict node-b']],
-    ['once EC2 shows it, it follows EC2 as before',
-      lostAttachOnA, ec2Shows('node-a'), [want(V, 'node-a'), want(V, 'node-b')], ['node-a'], ['multiAttachConflict node-b']],
-    ['a seeded claim nobody attached is still settled by EC2\'s word (no attach was lost)',
-      () => record(V, [attachment('node-a', { state: 'uncertain' })]), ec2Shows(), [want(V, 'node-b')], [], ['attach node-b']],
+    [
+      'EC2 not showing it yet keeps it off another node; the same node is attached again',
+      lostAttachOnA,
+      ec2Shows(),
+      [want(V, 'node-a'), want(V, 'node-b')],
+      ['node-a'],
+      ['attach node-a', 'multiAttachConflict node-b'],
+    ],
+    [
+      'wanted only elsewhere now, it is detached from its node first (DetachVolume settles it), nothing attached',
+      lostAttachOnA,
+      ec2Shows(),
+      [want(V, 'node-b')],
+      ['node-a'],
+      ['unreport node-a', 'detach node-a', 'multiAttachConflict node-b'],
+    ],
+    [
+      'once EC2 shows it, it follows EC2 as before',
+      lostAttachOnA,
+      ec2Shows('node-a'),
+      [want(V, 'node-a'), want(V, 'node-b')],
+      ['node-a'],
+      ['multiAttachConflict node-b'],
+    ],
+    [
+      "a seeded claim nobody attached is still settled by EC2's word (no attach was lost)",
+      () => record(V, [attachment('node-a', { state: 'uncertain' })]),
+      ec2Shows(),
+      [want(V, 'node-b')],
+      [],
+      ['attach node-b'],
+    ],
   ])('%s', (_name, start, observation, wanted, kept, actions) => {
     const result = verifyAndPlan(start(), observation, wanted);
     expect(Object.keys(result.record.attachments)).toEqual(kept);

@@ -8,18 +8,40 @@ describe('node views', () => {
     const { nodes, problems } = buildNodeViews([node('node-a', { inUse: [vol(1)], attached, outOfService: true })]);
     expect(problems).toEqual([]);
     expect(nodes.get('node-a')).toEqual({
-      name: 'node-a', instanceId: instanceOf('node-a'), zone: 'us-east-1a', managed: true, ready: true, outOfService: true,
-      volumesInUse: [uname(vol(1))], volumesAttached: attached,
+      name: 'node-a',
+      instanceId: instanceOf('node-a'),
+      zone: 'us-east-1a',
+      managed: true,
+      ready: true,
+      outOfService: true,
+      volumesInUse: [uname(vol(1))],
+      volumesAttached: attached,
     });
   });
 
   it.each([
     ['a node without the controller-managed annotation is unmanaged', node('n', { managed: false }), { managed: false }],
     ['condition Ready=False is not Ready', node('n', { ready: false }), { ready: false }],
-    ['an Unknown Ready condition is not Ready', { ...node('n'), status: { conditions: [{ type: 'Ready', status: 'Unknown' }] } }, { ready: false }],
-    ['a node without conditions is not Ready', { metadata: { name: 'n' } }, { ready: false, managed: false, volumesInUse: [], volumesAttached: [] }],
-    ['any out-of-service taint counts, whatever its effect', { ...node('n'), spec: { taints: [{ key: 'node.kubernetes.io/out-of-service', effect: 'NoSchedule' }] } }, { outOfService: true }],
-    ['other taints do not', { ...node('n'), spec: { taints: [{ key: 'node.kubernetes.io/unreachable', effect: 'NoExecute' }] } }, { outOfService: false }],
+    [
+      'an Unknown Ready condition is not Ready',
+      { ...node('n'), status: { conditions: [{ type: 'Ready', status: 'Unknown' }] } },
+      { ready: false },
+    ],
+    [
+      'a node without conditions is not Ready',
+      { metadata: { name: 'n' } },
+      { ready: false, managed: false, volumesInUse: [], volumesAttached: [] },
+    ],
+    [
+      'any out-of-service taint counts, whatever its effect',
+      { ...node('n'), spec: { taints: [{ key: 'node.kubernetes.io/out-of-service', effect: 'NoSchedule' }] } },
+      { outOfService: true },
+    ],
+    [
+      'other taints do not',
+      { ...node('n'), spec: { taints: [{ key: 'node.kubernetes.io/unreachable', effect: 'NoExecute' }] } },
+      { outOfService: false },
+    ],
   ])('%s', (_name, object, expected) => {
     expect(buildNodeViews([object]).nodes.get('n')).toMatchObject(expected);
   });
@@ -39,7 +61,11 @@ describe('node views', () => {
 
 describe('sortAttachedVolumes', () => {
   it('orders by name, then device path', () => {
-    const list = [{ name: 'b', devicePath: '/dev/xvdaa' }, { name: 'a', devicePath: '/dev/xvdab' }, { name: 'a', devicePath: '/dev/xvdaa' }];
+    const list = [
+      { name: 'b', devicePath: '/dev/xvdaa' },
+      { name: 'a', devicePath: '/dev/xvdab' },
+      { name: 'a', devicePath: '/dev/xvdaa' },
+    ];
     expect(sortAttachedVolumes(list)).toEqual([list[2], list[1], list[0]]);
   });
 });

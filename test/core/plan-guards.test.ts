@@ -5,7 +5,8 @@ import { plan } from '../../lambda/core/plan.js';
 import type { InstanceState, NodeView, VolumeRecord } from '../../lambda/core/types.js';
 import { like, actualOf, attachment, config, desired, instanceOf, MIN, op, record, T0, view, vol, want } from './builders.js';
 
-const kinds = (p: ReturnType<typeof plan>) => p.actions.map((a) => `${a.kind}:${a.volumeId === vol(1) ? 'v1' : a.volumeId === vol(2) ? 'v2' : a.volumeId}:${a.nodeName}`);
+const kinds = (p: ReturnType<typeof plan>) =>
+  p.actions.map((a) => `${a.kind}:${a.volumeId === vol(1) ? 'v1' : a.volumeId === vol(2) ? 'v2' : a.volumeId}:${a.nodeName}`);
 
 describe('plan: incomplete input never detaches (invariant 3)', () => {
   const records = () => [
@@ -14,20 +15,41 @@ describe('plan: incomplete input never detaches (invariant 3)', () => {
     record(vol(3), [attachment('node-gone', { mounted: true })]),
   ];
   const instances = new Map<string, InstanceState>([[instanceOf('node-gone'), 'terminated']]);
-  const volumes = new Map([[vol(2), { volumeId: vol(2), exists: true, attachments: [{ instanceId: instanceOf('node-b'), state: 'attaching' as const, device: '/dev/xvdaa' }] }]]);
+  const volumes = new Map([
+    [
+      vol(2),
+      {
+        volumeId: vol(2),
+        exists: true,
+        attachments: [{ instanceId: instanceOf('node-b'), state: 'attaching' as const, device: '/dev/xvdaa' }],
+      },
+    ],
+  ]);
 
   it('no detach of any kind, not even stuck or terminated, and no timer started; attaches still go ahead', () => {
-    const p = plan(desired([want(vol(4), 'node-a')], [view('node-a'), view('node-b')], { complete: false }), actualOf(...records()), { instances, volumes }, T0, config());
+    const p = plan(
+      desired([want(vol(4), 'node-a')], [view('node-a'), view('node-b')], { complete: false }),
+      actualOf(...records()),
+      { instances, volumes },
+      T0,
+      config(),
+    );
     expect(p.actions.map((a) => a.kind)).toEqual(['attach']);
     expect(p.detachRequests).toEqual([]);
     expect(p.deferred!.map((d) => d.reason)).toEqual([
-      expect.stringContaining('incomplete'), expect.stringContaining('incomplete'), expect.stringContaining('incomplete'),
+      expect.stringContaining('incomplete'),
+      expect.stringContaining('incomplete'),
+      expect.stringContaining('incomplete'),
     ]);
   });
 
   it('the same input, complete, detaches all three', () => {
     const p = plan(desired([], [view('node-a'), view('node-b')]), actualOf(...records()), { instances, volumes }, T0, config());
-    expect(p.actions.filter((a): a is DetachAction => a.kind === 'detach').map((a) => a.trigger)).toEqual(['unmounted', 'stuck-attach', 'instance-terminated']);
+    expect(p.actions.filter((a): a is DetachAction => a.kind === 'detach').map((a) => a.trigger)).toEqual([
+      'unmounted',
+      'stuck-attach',
+      'instance-terminated',
+    ]);
   });
 });
 
@@ -115,8 +137,10 @@ describe('plan: order of actions', () => {
     const p = plan(desired([want(vol(1), 'node-a'), want(vol(3), 'node-b')], [view('node-a'), view('node-b')]), actual, {}, T0, config());
     expect(kinds(p)).toEqual([
       `resolve:${vol(9)}:node-a`,
-      'unreport:v1:node-b', 'detach:v1:node-b',
-      'unreport:v2:node-a', 'detach:v2:node-a',
+      'unreport:v1:node-b',
+      'detach:v1:node-b',
+      'unreport:v2:node-a',
+      'detach:v2:node-a',
       `attach:${vol(3)}:node-b`,
       'multiAttachConflict:v1:node-a',
     ]);

@@ -15,8 +15,16 @@ describe('isPodTerminated', () => {
     ['deleted with no container statuses is terminated', { deleting: true, containers: [] }, true],
     ['deleted with a running container is not terminated', { deleting: true, containers: ['terminated', 'running'] }, false],
     ['deleted with a running init container is not terminated', { deleting: true, containers: ['waiting'], init: ['running'] }, false],
-    ['deleted with a running ephemeral container is not terminated', { deleting: true, containers: ['terminated'], ephemeralContainers: ['running'] }, false],
-    ['deleted with a container of unknown state is not terminated (the empty state counts as running)', { deleting: true, containers: ['unknown'] }, false],
+    [
+      'deleted with a running ephemeral container is not terminated',
+      { deleting: true, containers: ['terminated'], ephemeralContainers: ['running'] },
+      false,
+    ],
+    [
+      'deleted with a container of unknown state is not terminated (the empty state counts as running)',
+      { deleting: true, containers: ['unknown'] },
+      false,
+    ],
   ])('%s', (_name, options, expected) => {
     expect(isPodTerminated(pod('p', options))).toBe(expected);
   });

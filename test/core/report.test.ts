@@ -5,7 +5,7 @@ import { actualOf, attachment, desired, record, uname, view, vol } from './build
 const entry = (n: number, devicePath = '/dev/xvdaa') => ({ name: uname(vol(n)), devicePath });
 
 describe('nodeReports: what each node reports as attached (invariant 5)', () => {
-  it('lists exactly the attached volumes of the node\'s instance, sorted by name', () => {
+  it("lists exactly the attached volumes of the node's instance, sorted by name", () => {
     const actual = actualOf(
       record(vol(2), [attachment('node-a', { device: '/dev/xvdab' })]),
       record(vol(1), [attachment('node-a', { device: '/dev/xvdaa' }), attachment('node-b')]),
@@ -31,11 +31,16 @@ describe('nodeReports: what each node reports as attached (invariant 5)', () => 
 
   it('an attached entry without a known device reports an empty devicePath', () => {
     const a = { ...attachment('node-a'), device: undefined };
-    expect(nodeReports(desired([], [view('node-a')]), actualOf(record(vol(1), [a]))).get('node-a')?.want).toEqual([{ name: uname(vol(1)), devicePath: '' }]);
+    expect(nodeReports(desired([], [view('node-a')]), actualOf(record(vol(1), [a]))).get('node-a')?.want).toEqual([
+      { name: uname(vol(1)), devicePath: '' },
+    ]);
   });
 
   it('a node without a readable instance id still reports its attached volumes', () => {
-    expect(nodeReports(desired([], [view('node-a', { instanceId: null })]), actualOf(record(vol(1), [attachment('node-a')]))).get('node-a')?.want).toEqual([entry(1)]);
+    expect(
+      nodeReports(desired([], [view('node-a', { instanceId: null })]), actualOf(record(vol(1), [attachment('node-a')]))).get('node-a')
+        ?.want,
+    ).toEqual([entry(1)]);
   });
 
   it('unmanaged nodes are not ours to report', () => {
@@ -43,7 +48,10 @@ describe('nodeReports: what each node reports as attached (invariant 5)', () => 
   });
 
   it('a full pass removes entries of volumes it has no record of', () => {
-    expect(nodeReports(desired([], [view('node-a', { attached: [entry(9)] })]), new Map()).get('node-a')).toEqual({ want: [], changed: true });
+    expect(nodeReports(desired([], [view('node-a', { attached: [entry(9)] })]), new Map()).get('node-a')).toEqual({
+      want: [],
+      changed: true,
+    });
   });
 
   it('a targeted pass keeps entries of volumes it did not load, and decides those it did', () => {

@@ -1,13 +1,33 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_BACKOFF } from '../../lambda/core/backoff.js';
 import {
-  applyObservation, beginOperation, clearDetachRequest, completeAttach, completeDetach, expiredOperations, failOperation,
-  isEmpty, leaveInProgress, markReported, requestDetach, resolveExpired, seedUncertain, setMounted, takeOver,
-  type BeginOperationInput, type Transition,
+  applyObservation,
+  beginOperation,
+  clearDetachRequest,
+  completeAttach,
+  completeDetach,
+  expiredOperations,
+  failOperation,
+  isEmpty,
+  leaveInProgress,
+  markReported,
+  requestDetach,
+  resolveExpired,
+  seedUncertain,
+  setMounted,
+  takeOver,
+  type BeginOperationInput,
+  type Transition,
 } from '../../lambda/core/transitions.js';
 import {
-  lockKey, UNIQUE_NAME_PREFIX,
-  type ActualAttachment, type AttachmentState, type Backoff, type Ec2Attachment, type Operation, type VolumeRecord,
+  lockKey,
+  UNIQUE_NAME_PREFIX,
+  type ActualAttachment,
+  type AttachmentState,
+  type Backoff,
+  type Ec2Attachment,
+  type Operation,
+  type VolumeRecord,
 } from '../../lambda/core/types.js';
 
 const NOW = 1_000_000;
@@ -17,24 +37,46 @@ const iid = (node: string) => `i-${node}`;
 
 // Builders: a record is a few lines; everything unstated is the boring default.
 function att(node: string, state: AttachmentState = 'attached', extra: Partial<ActualAttachment> = {}): ActualAttachment {
-  return { nodeName: node, instanceId: iid(node), state, device: '/dev/xvdaa', mounted: false, reported: false, since: NOW - 500, ...extra };
+  return {
+    nodeName: node,
+    instanceId: iid(node),
+    state,
+    device: '/dev/xvdaa',
+    mounted: false,
+    reported: false,
+    since: NOW - 500,
+    ...extra,
+  };
 }
 function op(id: string, kind: 'attach' | 'detach', node: string, extra: Partial<Operation> = {}): Operation {
   return { id, kind, nodeName: node, instanceId: iid(node), startedAt: NOW - 100, leaseExpiresAt: NOW + LEASE, ...extra };
 }
-function vol(parts: { multiAttach?: boolean; attachments?: ActualAttachment[]; operations?: Operation[]; backoff?: Record<string, Backoff> } = {}): VolumeRecord {
+function vol(
+  parts: { multiAttach?: boolean; attachments?: ActualAttachment[]; operations?: Operation[]; backoff?: Record<string, Backoff> } = {},
+): VolumeRecord {
   const base = { multiAttach: parts.multiAttach ?? false };
   return {
-    volumeId: VOL, uniqueName: `${UNIQUE_NAME_PREFIX}${VOL}`, accessModes: ['ReadWriteOnce'], multiAttach: base.multiAttach,
+    volumeId: VOL,
+    uniqueName: `${UNIQUE_NAME_PREFIX}${VOL}`,
+    accessModes: ['ReadWriteOnce'],
+    multiAttach: base.multiAttach,
     attachments: Object.fromEntries((parts.attachments ?? []).map((a) => [a.nodeName, a])),
     operations: Object.fromEntries((parts.operations ?? []).map((o) => [lockKey(base, o.nodeName), o])),
-    backoff: parts.backoff ?? {}, version: 7,
+    backoff: parts.backoff ?? {},
+    version: 7,
   };
 }
 function begin(kind: 'attach' | 'detach', node: string, extra: Partial<BeginOperationInput> = {}): BeginOperationInput {
   return {
-    volumeId: VOL, uniqueName: `${UNIQUE_NAME_PREFIX}${VOL}`, accessModes: ['ReadWriteOnce'], multiAttach: false,
-    kind, nodeName: node, instanceId: iid(node), operationId: `op-${kind}-${node}`, ...extra,
+    volumeId: VOL,
+    uniqueName: `${UNIQUE_NAME_PREFIX}${VOL}`,
+    accessModes: ['ReadWriteOnce'],
+    multiAttach: false,
+    kind,
+    nodeName: node,
+    instanceId: iid(node),
+    operationId: `op-${kind}-${node}`,
+    ...extra,
   };
 }
 function accepted(result: Transition): VolumeRecord {
@@ -46,14 +88,49 @@ const failed = (failures: number): Backoff => ({ failures, notBefore: NOW + 1, l
 
 describe('beginOperation refuses', () => {
   it.each<[string, VolumeRecord | undefined, BeginOperationInput, string]>([
-    ['while a live operation holds the volume', vol({ attachments: [att('a', 'attaching')], operations: [op('x', 'attach', 'a')] }), begin('attach', 'a'), 'locked'],
-    ['while an expired operation is unresolved', vol({ attachments: [att('a', 'attaching')], operations: [op('x', 'attach', 'a', { leaseExpiresAt: NOW })] }), begin('attach', 'a'), 'expired-operation'],
+    [
+      'while a live operation holds the volume',
+      vol({ attachments: [att('a', 'attaching')], operations: [op('x', 'attach', 'a')] }),
+      begin('attach', 'a'),
+      'locked',
+    ],
+    [
+      'while an expired operation is unresolved',
+      vol({ attachments: [att('a', 'attaching')], operations: [op('x', 'attach', 'a', { leaseExpiresAt: NOW })] }),
+      begin('attach', 'a'),
+      'expired-operation',
+    ],
     ['while the operation key backs off', vol({ backoff: { 'attach:a': failed(1) } }), begin('attach', 'a'), 'backoff'],
-    ['an exclusive attach while another node is attaching', vol({ attachments: [att('b', 'attaching')] }), begin('attach', 'a'), 'multi-attach'],
-    ['an exclusive attach while another node is attached', vol({ attachments: [att('b', 'attached')] }), begin('attach', 'a'), 'multi-attach'],
-    ['an exclusive attach while another node is detaching', vol({ attachments: [att('b', 'detaching')] }), begin('attach', 'a'), 'multi-attach'],
-    ['an exclusive attach while another node is uncertain', vol({ attachments: [att('b', 'uncertain')] }), begin('attach', 'a'), 'multi-attach'],
-    ['a multi-attach operation while the same node is locked', vol({ multiAttach: true, operations: [op('x', 'attach', 'a')], attachments: [att('a', 'attaching')] }), begin('attach', 'a', { multiAttach: true }), 'locked'],
+    [
+      'an exclusive attach while another node is attaching',
+      vol({ attachments: [att('b', 'attaching')] }),
+      begin('attach', 'a'),
+      'multi-attach',
+    ],
+    [
+      'an exclusive attach while another node is attached',
+      vol({ attachments: [att('b', 'attached')] }),
+      begin('attach', 'a'),
+      'multi-attach',
+    ],
+    [
+      'an exclusive attach while another node is detaching',
+      vol({ attachments: [att('b', 'detaching')] }),
+      begin('attach', 'a'),
+      'multi-attach',
+    ],
+    [
+      'an exclusive attach while another node is uncertain',
+      vol({ attachments: [att('b', 'uncertain')] }),
+      begin('attach', 'a'),
+      'multi-attach',
+    ],
+    [
+      'a multi-attach operation while the same node is locked',
+      vol({ multiAttach: true, operations: [op('x', 'attach', 'a')], attachments: [att('a', 'attaching')] }),
+      begin('attach', 'a', { multiAttach: true }),
+      'locked',
+    ],
     ['a detach of a node without attachment', vol({ attachments: [att('b')] }), begin('detach', 'a'), 'no-attachment'],
     ['a detach of a volume never stored', undefined, begin('detach', 'a'), 'no-attachment'],
   ])('%s', (_name, record, input, expected) => {
@@ -65,14 +142,29 @@ describe('beginOperation records the intent', () => {
   it('creates a new volume with an attaching attachment and a leased operation', () => {
     const next = accepted(beginOperation(undefined, begin('attach', 'a', { device: '/dev/xvdab' }), NOW, LEASE));
     expect(next).toEqual({
-      ...vol(), version: 0,
-      attachments: { a: { nodeName: 'a', instanceId: 'i-a', state: 'attaching', device: '/dev/xvdab', mounted: false, reported: false, since: NOW } },
-      operations: { volume: { id: 'op-attach-a', kind: 'attach', nodeName: 'a', instanceId: 'i-a', device: '/dev/xvdab', startedAt: NOW, leaseExpiresAt: NOW + LEASE } },
+      ...vol(),
+      version: 0,
+      attachments: {
+        a: { nodeName: 'a', instanceId: 'i-a', state: 'attaching', device: '/dev/xvdab', mounted: false, reported: false, since: NOW },
+      },
+      operations: {
+        volume: {
+          id: 'op-attach-a',
+          kind: 'attach',
+          nodeName: 'a',
+          instanceId: 'i-a',
+          device: '/dev/xvdab',
+          startedAt: NOW,
+          leaseExpiresAt: NOW + LEASE,
+        },
+      },
     });
   });
 
   it('re-attaching an uncertain entry keeps its device, flags and remembers it as prior', () => {
-    const record = vol({ attachments: [att('a', 'uncertain', { device: '/dev/xvdac', mounted: true, reported: true, detachRequestedAt: 5 })] });
+    const record = vol({
+      attachments: [att('a', 'uncertain', { device: '/dev/xvdac', mounted: true, reported: true, detachRequestedAt: 5 })],
+    });
     const next = accepted(beginOperation(record, begin('attach', 'a'), NOW, LEASE));
     expect(next.attachments.a).toEqual({ ...att('a', 'attaching', { device: '/dev/xvdac', mounted: true, reported: true }), since: NOW });
     expect(next.operations.volume).toMatchObject({ device: '/dev/xvdac', prior: { state: 'uncertain', device: '/dev/xvdac' } });
@@ -101,8 +193,15 @@ describe('beginOperation records the intent', () => {
     const next = accepted(beginOperation(record, begin('detach', 'a', { ec2Force: true }), NOW, LEASE));
     expect(next.attachments.a).toMatchObject({ state: 'detaching', since: NOW, instanceId: 'i-old' });
     expect(next.operations.volume).toEqual({
-      id: 'op-detach-a', kind: 'detach', nodeName: 'a', instanceId: 'i-old', device: '/dev/xvdaa', ec2Force: true,
-      startedAt: NOW, leaseExpiresAt: NOW + LEASE, prior: { state: 'attached', device: '/dev/xvdaa' },
+      id: 'op-detach-a',
+      kind: 'detach',
+      nodeName: 'a',
+      instanceId: 'i-old',
+      device: '/dev/xvdaa',
+      ec2Force: true,
+      startedAt: NOW,
+      leaseExpiresAt: NOW + LEASE,
+      prior: { state: 'attached', device: '/dev/xvdaa' },
     });
   });
 
@@ -112,10 +211,14 @@ describe('beginOperation records the intent', () => {
 });
 
 describe('completing an operation', () => {
-  const attaching = vol({ attachments: [att('a', 'attaching', { reported: true })], operations: [op('x', 'attach', 'a')], backoff: { 'attach:a': failed(2), 'detach:b': failed(1) } });
+  const attaching = vol({
+    attachments: [att('a', 'attaching', { reported: true })],
+    operations: [op('x', 'attach', 'a')],
+    backoff: { 'attach:a': failed(2), 'detach:b': failed(1) },
+  });
   const detaching = vol({ attachments: [att('a', 'detaching')], operations: [op('y', 'detach', 'a')], backoff: { 'detach:a': failed(1) } });
 
-  it('completeAttach marks attached on the device, releases the lock and resets that key\'s backoff', () => {
+  it("completeAttach marks attached on the device, releases the lock and resets that key's backoff", () => {
     const next = accepted(completeAttach(attaching, 'x', '/dev/xvdba', NOW));
     expect(next.attachments.a).toEqual(att('a', 'attached', { device: '/dev/xvdba', reported: true, since: NOW }));
     expect(next.operations).toEqual({});
@@ -146,12 +249,54 @@ describe('failOperation', () => {
     accepted(failOperation(record, id, 'AttachmentLimitExceeded', NOW, DEFAULT_BACKOFF, options));
 
   it.each<[string, VolumeRecord, string, { ec2MayStillBeWorking?: boolean } | undefined, ActualAttachment | undefined]>([
-    ['a fresh attach that EC2 refused disappears', vol({ attachments: [att('a', 'attaching')], operations: [op('x', 'attach', 'a')] }), 'x', undefined, undefined],
-    ['a re-attach that EC2 refused restores the uncertain entry', vol({ attachments: [att('a', 'attaching', { device: '/dev/xvdab' })], operations: [op('x', 'attach', 'a', { prior: { state: 'uncertain', device: '/dev/xvdac' } })] }), 'x', undefined, att('a', 'uncertain', { device: '/dev/xvdac', since: NOW })],
-    ['a prior without device restores no device', vol({ attachments: [att('a', 'attaching')], operations: [op('x', 'attach', 'a', { prior: { state: 'uncertain' } })] }), 'x', undefined, att('a', 'uncertain', { device: undefined, since: NOW })],
-    ['an attach EC2 may still perform becomes uncertain on the reserved device', vol({ attachments: [att('a', 'attaching', { device: undefined })], operations: [op('x', 'attach', 'a', { device: '/dev/xvdab' })] }), 'x', { ec2MayStillBeWorking: true }, att('a', 'uncertain', { device: '/dev/xvdab', since: NOW })],
-    ['an uncertain outcome keeps a known device', vol({ attachments: [att('a', 'attaching')], operations: [op('x', 'attach', 'a', { device: '/dev/xvdab' })] }), 'x', { ec2MayStillBeWorking: true }, att('a', 'uncertain', { since: NOW })],
-    ['a detach that EC2 refused leaves the volume attached', vol({ attachments: [att('a', 'detaching')], operations: [op('y', 'detach', 'a', { prior: { state: 'attached', device: '/dev/xvdaa' } })] }), 'y', undefined, att('a', 'attached', { since: NOW })],
+    [
+      'a fresh attach that EC2 refused disappears',
+      vol({ attachments: [att('a', 'attaching')], operations: [op('x', 'attach', 'a')] }),
+      'x',
+      undefined,
+      undefined,
+    ],
+    [
+      'a re-attach that EC2 refused restores the uncertain entry',
+      vol({
+        attachments: [att('a', 'attaching', { device: '/dev/xvdab' })],
+        operations: [op('x', 'attach', 'a', { prior: { state: 'uncertain', device: '/dev/xvdac' } })],
+      }),
+      'x',
+      undefined,
+      att('a', 'uncertain', { device: '/dev/xvdac', since: NOW }),
+    ],
+    [
+      'a prior without device restores no device',
+      vol({ attachments: [att('a', 'attaching')], operations: [op('x', 'attach', 'a', { prior: { state: 'uncertain' } })] }),
+      'x',
+      undefined,
+      att('a', 'uncertain', { device: undefined, since: NOW }),
+    ],
+    [
+      'an attach EC2 may still perform becomes uncertain on the reserved device',
+      vol({ attachments: [att('a', 'attaching', { device: undefined })], operations: [op('x', 'attach', 'a', { device: '/dev/xvdab' })] }),
+      'x',
+      { ec2MayStillBeWorking: true },
+      att('a', 'uncertain', { device: '/dev/xvdab', since: NOW }),
+    ],
+    [
+      'an uncertain outcome keeps a known device',
+      vol({ attachments: [att('a', 'attaching')], operations: [op('x', 'attach', 'a', { device: '/dev/xvdab' })] }),
+      'x',
+      { ec2MayStillBeWorking: true },
+      att('a', 'uncertain', { since: NOW }),
+    ],
+    [
+      'a detach that EC2 refused leaves the volume attached',
+      vol({
+        attachments: [att('a', 'detaching')],
+        operations: [op('y', 'detach', 'a', { prior: { state: 'attached', device: '/dev/xvdaa' } })],
+      }),
+      'y',
+      undefined,
+      att('a', 'attached', { since: NOW }),
+    ],
     ['an attachment already gone stays gone', vol({ operations: [op('x', 'attach', 'a')] }), 'x', undefined, undefined],
   ])('%s', (_name, record, id, options, expected) => {
     const next = fail(record, id, options);
@@ -160,7 +305,11 @@ describe('failOperation', () => {
   });
 
   it('records the failure in the backoff of the operation key, doubling each time', () => {
-    const record = vol({ attachments: [att('a', 'attaching')], operations: [op('x', 'attach', 'a')], backoff: { 'attach:a': { failures: 2, notBefore: 0, lastError: 'old' } } });
+    const record = vol({
+      attachments: [att('a', 'attaching')],
+      operations: [op('x', 'attach', 'a')],
+      backoff: { 'attach:a': { failures: 2, notBefore: 0, lastError: 'old' } },
+    });
     expect(fail(record, 'x').backoff['attach:a']).toEqual({ failures: 3, notBefore: NOW + 2_000, lastError: 'AttachmentLimitExceeded' });
   });
 
@@ -171,7 +320,10 @@ describe('failOperation', () => {
 
 describe('leaving, taking over and resolving operations', () => {
   const inFlight = vol({ attachments: [att('a', 'attaching')], operations: [op('x', 'attach', 'a')] });
-  const expired = vol({ attachments: [att('a', 'attaching')], operations: [op('x', 'attach', 'a', { leaseExpiresAt: NOW, prior: { state: 'uncertain' } })] });
+  const expired = vol({
+    attachments: [att('a', 'attaching')],
+    operations: [op('x', 'attach', 'a', { leaseExpiresAt: NOW, prior: { state: 'uncertain' } })],
+  });
 
   it('leaveInProgress keeps the intent untouched without a time', () => {
     expect(accepted(leaveInProgress(inFlight, 'x'))).toBe(inFlight);
@@ -185,7 +337,10 @@ describe('leaving, taking over and resolving operations', () => {
 
   it('takeOver moves an expired operation to a new holder with a fresh lease', () => {
     const next = accepted(takeOver(expired, 'x', 'z', NOW, LEASE));
-    expect(next.operations.volume).toEqual({ ...op('z', 'attach', 'a', { startedAt: NOW, leaseExpiresAt: NOW + LEASE }), prior: { state: 'uncertain' } });
+    expect(next.operations.volume).toEqual({
+      ...op('z', 'attach', 'a', { startedAt: NOW, leaseExpiresAt: NOW + LEASE }),
+      prior: { state: 'uncertain' },
+    });
     expect(next.attachments).toEqual(expired.attachments);
   });
 
@@ -194,25 +349,69 @@ describe('leaving, taking over and resolving operations', () => {
     ['takeOver of an unknown operation', takeOver(expired, 'nope', 'z', NOW, LEASE), 'not-holder'],
     ['resolveExpired of a live lease', resolveExpired(inFlight, 'x', undefined, NOW), 'lease-live'],
     ['resolveExpired of an unknown operation', resolveExpired(expired, 'nope', undefined, NOW), 'not-holder'],
-    ['resolveExpired with another instance\'s view', resolveExpired(expired, 'x', { instanceId: 'i-b', state: 'attached', device: '/dev/xvdaa' }, NOW), 'wrong-target'],
+    [
+      "resolveExpired with another instance's view",
+      resolveExpired(expired, 'x', { instanceId: 'i-b', state: 'attached', device: '/dev/xvdaa' }, NOW),
+      'wrong-target',
+    ],
   ])('refuses %s', (_name, result, expected) => {
     expect(refusal(result)).toBe(expected);
   });
 
   const view = (state: Ec2Attachment['state']): Ec2Attachment => ({ instanceId: 'i-a', state, device: '/dev/xvdbb' });
   const expiredOp = (kind: 'attach' | 'detach', state: AttachmentState) =>
-    vol({ attachments: [att('a', state)], operations: [op('x', kind, 'a', { leaseExpiresAt: NOW })], backoff: { [`${kind}:a`]: failed(1) } });
+    vol({
+      attachments: [att('a', state)],
+      operations: [op('x', kind, 'a', { leaseExpiresAt: NOW })],
+      backoff: { [`${kind}:a`]: failed(1) },
+    });
 
   it.each<[string, VolumeRecord, Ec2Attachment | undefined, ActualAttachment | undefined, boolean]>([
     ['an attach EC2 never saw is dropped', expiredOp('attach', 'attaching'), undefined, undefined, true],
     ['an attach EC2 reports detached is dropped', expiredOp('attach', 'attaching'), view('detached'), undefined, true],
-    ['an attach EC2 finished is attached, backoff reset', expiredOp('attach', 'attaching'), view('attached'), att('a', 'attached', { device: '/dev/xvdbb', since: NOW }), false],
-    ['an attach EC2 still performs stays attaching since it began', expiredOp('attach', 'attaching'), view('attaching'), att('a', 'attaching', { device: '/dev/xvdbb' }), true],
-    ['an attach EC2 is undoing is detaching', expiredOp('attach', 'attaching'), view('busy'), att('a', 'detaching', { device: '/dev/xvdbb', since: NOW }), true],
+    [
+      'an attach EC2 finished is attached, backoff reset',
+      expiredOp('attach', 'attaching'),
+      view('attached'),
+      att('a', 'attached', { device: '/dev/xvdbb', since: NOW }),
+      false,
+    ],
+    [
+      'an attach EC2 still performs stays attaching since it began',
+      expiredOp('attach', 'attaching'),
+      view('attaching'),
+      att('a', 'attaching', { device: '/dev/xvdbb' }),
+      true,
+    ],
+    [
+      'an attach EC2 is undoing is detaching',
+      expiredOp('attach', 'attaching'),
+      view('busy'),
+      att('a', 'detaching', { device: '/dev/xvdbb', since: NOW }),
+      true,
+    ],
     ['a detach EC2 finished removes the attachment, backoff reset', expiredOp('detach', 'detaching'), undefined, undefined, false],
-    ['a detach EC2 never performed leaves it attached', expiredOp('detach', 'detaching'), view('attached'), att('a', 'attached', { device: '/dev/xvdbb', since: NOW }), true],
-    ['a detach EC2 still performs stays detaching since it began', expiredOp('detach', 'detaching'), view('detaching'), att('a', 'detaching', { device: '/dev/xvdbb' }), true],
-    ['an attachment verification removed comes back from EC2', vol({ operations: [op('x', 'attach', 'a', { leaseExpiresAt: NOW })] }), view('attached'), att('a', 'attached', { device: '/dev/xvdbb', since: NOW }), false],
+    [
+      'a detach EC2 never performed leaves it attached',
+      expiredOp('detach', 'detaching'),
+      view('attached'),
+      att('a', 'attached', { device: '/dev/xvdbb', since: NOW }),
+      true,
+    ],
+    [
+      'a detach EC2 still performs stays detaching since it began',
+      expiredOp('detach', 'detaching'),
+      view('detaching'),
+      att('a', 'detaching', { device: '/dev/xvdbb' }),
+      true,
+    ],
+    [
+      'an attachment verification removed comes back from EC2',
+      vol({ operations: [op('x', 'attach', 'a', { leaseExpiresAt: NOW })] }),
+      view('attached'),
+      att('a', 'attached', { device: '/dev/xvdbb', since: NOW }),
+      false,
+    ],
   ])('resolveExpired: %s', (_name, record, ec2View, expected, backoffKept) => {
     const next = accepted(resolveExpired(record, 'x', ec2View, NOW));
     expect(next.attachments.a).toEqual(expected);
@@ -247,23 +446,70 @@ describe('attachment facts', () => {
 
 describe('applyObservation (verification against EC2)', () => {
   const ec2 = (...attachments: Ec2Attachment[]) => ({ volumeId: VOL, exists: true, attachments });
-  const on = (node: string, state: Ec2Attachment['state'], device = '/dev/xvdaa'): Ec2Attachment => ({ instanceId: iid(node), state, device });
-  const nodes = new Map([['i-a', 'a'], ['i-b', 'b']]);
+  const on = (node: string, state: Ec2Attachment['state'], device = '/dev/xvdaa'): Ec2Attachment => ({
+    instanceId: iid(node),
+    state,
+    device,
+  });
+  const nodes = new Map([
+    ['i-a', 'a'],
+    ['i-b', 'b'],
+  ]);
   const apply = (record: VolumeRecord, observation: ReturnType<typeof ec2>) => accepted(applyObservation(record, observation, NOW, nodes));
 
   it.each<[string, VolumeRecord, ReturnType<typeof ec2>, Record<string, ActualAttachment>]>([
     ['an attachment EC2 no longer has is removed', vol({ attachments: [att('a')] }), ec2(), {}],
     ['an attachment EC2 lists as detached is removed', vol({ attachments: [att('a')] }), ec2(on('a', 'detached')), {}],
-    ['every attachment of a deleted volume is removed', vol({ multiAttach: true, attachments: [att('a'), att('b')] }), { ...ec2(on('a', 'attached')), exists: false }, {}],
-    ['an uncertain entry EC2 confirms becomes attached', vol({ attachments: [att('a', 'uncertain')] }), ec2(on('a', 'attached')), { a: att('a', 'attached', { since: NOW }) }],
-    ['a device EC2 reports differently is corrected, since kept', vol({ attachments: [att('a')] }), ec2(on('a', 'attached', '/dev/xvdbb')), { a: att('a', 'attached', { device: '/dev/xvdbb' }) }],
+    [
+      'every attachment of a deleted volume is removed',
+      vol({ multiAttach: true, attachments: [att('a'), att('b')] }),
+      { ...ec2(on('a', 'attached')), exists: false },
+      {},
+    ],
+    [
+      'an uncertain entry EC2 confirms becomes attached',
+      vol({ attachments: [att('a', 'uncertain')] }),
+      ec2(on('a', 'attached')),
+      { a: att('a', 'attached', { since: NOW }) },
+    ],
+    [
+      'a device EC2 reports differently is corrected, since kept',
+      vol({ attachments: [att('a')] }),
+      ec2(on('a', 'attached', '/dev/xvdbb')),
+      { a: att('a', 'attached', { device: '/dev/xvdbb' }) },
+    ],
     ['a busy detach is detaching', vol({ attachments: [att('a')] }), ec2(on('a', 'busy')), { a: att('a', 'detaching', { since: NOW }) }],
-    ['an unknown attachment on a known node is added as attached', vol(), ec2(on('b', 'attached')), { b: att('b', 'attached', { since: NOW }) }],
-    ['an unknown attachment still in motion is added as uncertain', vol(), ec2(on('b', 'attaching')), { b: att('b', 'uncertain', { since: NOW }) }],
+    [
+      'an unknown attachment on a known node is added as attached',
+      vol(),
+      ec2(on('b', 'attached')),
+      { b: att('b', 'attached', { since: NOW }) },
+    ],
+    [
+      'an unknown attachment still in motion is added as uncertain',
+      vol(),
+      ec2(on('b', 'attaching')),
+      { b: att('b', 'uncertain', { since: NOW }) },
+    ],
     ['an attachment on an instance of no known node is left out', vol(), ec2(on('z', 'attached')), {}],
-    ['a node that moved to a new instance follows EC2', vol({ attachments: [att('a', 'attached', { instanceId: 'i-old' })] }), ec2(on('a', 'attached')), { a: att('a', 'attached', { since: NOW }) }],
-    ['a key with a live operation is left to that operation', vol({ attachments: [att('a', 'attaching')], operations: [op('x', 'attach', 'a')] }), ec2(on('b', 'attached')), { a: att('a', 'attaching') }],
-    ['a key whose operation expired is corrected', vol({ attachments: [att('a', 'attaching')], operations: [op('x', 'attach', 'a', { leaseExpiresAt: NOW })] }), ec2(on('a', 'attached')), { a: att('a', 'attached', { since: NOW }) }],
+    [
+      'a node that moved to a new instance follows EC2',
+      vol({ attachments: [att('a', 'attached', { instanceId: 'i-old' })] }),
+      ec2(on('a', 'attached')),
+      { a: att('a', 'attached', { since: NOW }) },
+    ],
+    [
+      'a key with a live operation is left to that operation',
+      vol({ attachments: [att('a', 'attaching')], operations: [op('x', 'attach', 'a')] }),
+      ec2(on('b', 'attached')),
+      { a: att('a', 'attaching') },
+    ],
+    [
+      'a key whose operation expired is corrected',
+      vol({ attachments: [att('a', 'attaching')], operations: [op('x', 'attach', 'a', { leaseExpiresAt: NOW })] }),
+      ec2(on('a', 'attached')),
+      { a: att('a', 'attached', { since: NOW }) },
+    ],
   ])('%s', (_name, record, observation, expected) => {
     expect(apply(record, observation).attachments).toEqual(expected);
   });
@@ -281,7 +527,9 @@ describe('applyObservation (verification against EC2)', () => {
 
 describe('seeding, expiry and emptiness', () => {
   it('seedUncertain creates a volume with an uncertain, reported entry', () => {
-    const next = accepted(seedUncertain(undefined, { volumeId: VOL, nodeName: 'a', instanceId: 'i-a', device: '/dev/xvdaa', reported: true }, NOW));
+    const next = accepted(
+      seedUncertain(undefined, { volumeId: VOL, nodeName: 'a', instanceId: 'i-a', device: '/dev/xvdaa', reported: true }, NOW),
+    );
     expect(next).toEqual({ ...vol({ attachments: [att('a', 'uncertain', { reported: true, since: NOW })] }), accessModes: [], version: 0 });
   });
 
@@ -289,7 +537,14 @@ describe('seeding, expiry and emptiness', () => {
     const record = vol({ attachments: [att('a')] });
     expect(accepted(seedUncertain(record, { volumeId: VOL, nodeName: 'a', instanceId: 'i-a' }, NOW))).toBe(record);
     const next = accepted(seedUncertain(record, { volumeId: VOL, nodeName: 'b', instanceId: 'i-b', uniqueName: 'ignored' }, NOW));
-    expect(next.attachments.b).toEqual({ nodeName: 'b', instanceId: 'i-b', state: 'uncertain', mounted: false, reported: false, since: NOW });
+    expect(next.attachments.b).toEqual({
+      nodeName: 'b',
+      instanceId: 'i-b',
+      state: 'uncertain',
+      mounted: false,
+      reported: false,
+      since: NOW,
+    });
     expect(next.uniqueName).toBe(record.uniqueName);
   });
 

@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import {
-  clusterKnows, instancesOf, nodesByInstance, seedDue, unsettledTargets, verificationDue, verificationTargets,
+  clusterKnows,
+  instancesOf,
+  nodesByInstance,
+  seedDue,
+  unsettledTargets,
+  verificationDue,
+  verificationTargets,
 } from '../../lambda/core/verification.js';
 import { actualOf, attachment, desired, instanceOf, MIN, record, T0, uname, view, vol, want } from './builders.js';
 
@@ -41,7 +47,7 @@ describe('what a pass verifies', () => {
     });
   });
 
-  it('between sync periods: only volumes with an attachment in flux, and those attachments\' instances', () => {
+  it("between sync periods: only volumes with an attachment in flux, and those attachments' instances", () => {
     expect(unsettledTargets(actual)).toEqual({
       volumeIds: [vol(2), vol(4)],
       instanceIds: [instanceOf('gone'), instanceOf('node-b'), instanceOf('node-c')].sort(),
@@ -49,16 +55,23 @@ describe('what a pass verifies', () => {
   });
 
   it('instancesOf adds the instances named besides, once each', () => {
-    expect(instancesOf(wanted, new Map(), ['i-0000000000000000f', instanceOf('node-a')]))
-      .toEqual([instanceOf('node-a'), instanceOf('node-b'), 'i-0000000000000000f'].sort());
+    expect(instancesOf(wanted, new Map(), ['i-0000000000000000f', instanceOf('node-a')])).toEqual(
+      [instanceOf('node-a'), instanceOf('node-b'), 'i-0000000000000000f'].sort(),
+    );
   });
 });
 
 describe('clusterKnows: may an attachment EC2 shows be taken into the actual state?', () => {
-  const state = desired([want(vol(1), 'node-a')], [
-    view('node-a', { attached: [{ name: uname(vol(2)), devicePath: '/dev/xvdab' }] }),
-    view('node-b', { inUse: [vol(3)], attached: [{ name: `kubernetes.io/aws-ebs/aws://us-east-1a/${vol(4)}`, devicePath: '/dev/xvdac' }] }),
-  ]);
+  const state = desired(
+    [want(vol(1), 'node-a')],
+    [
+      view('node-a', { attached: [{ name: uname(vol(2)), devicePath: '/dev/xvdab' }] }),
+      view('node-b', {
+        inUse: [vol(3)],
+        attached: [{ name: `kubernetes.io/aws-ebs/aws://us-east-1a/${vol(4)}`, devicePath: '/dev/xvdac' }],
+      }),
+    ],
+  );
   it.each([
     ['a desired volume', vol(1), true],
     ['a volume a node reports attached', vol(2), true],
@@ -73,6 +86,11 @@ describe('clusterKnows: may an attachment EC2 shows be taken into the actual sta
 describe('nodesByInstance', () => {
   it('names the node of each instance; nodes without a valid instance id are left out', () => {
     const state = desired([], [view('node-a'), view('node-b'), view('broken', { instanceId: null })]);
-    expect(nodesByInstance(state)).toEqual(new Map([[instanceOf('node-a'), 'node-a'], [instanceOf('node-b'), 'node-b']]));
+    expect(nodesByInstance(state)).toEqual(
+      new Map([
+        [instanceOf('node-a'), 'node-a'],
+        [instanceOf('node-b'), 'node-b'],
+      ]),
+    );
   });
 });

@@ -12,17 +12,39 @@ let operations = 0;
 
 export function attachInput(volume: string, node: string, extra: Partial<BeginOperationInput> = {}): BeginOperationInput {
   return {
-    volumeId: volume, uniqueName: `${UNIQUE_NAME_PREFIX}${volume}`, accessModes: ['ReadWriteOnce'], multiAttach: false,
-    kind: 'attach', nodeName: node, instanceId: `i-${node}`, operationId: `op-${node}-${++operations}`, ...extra,
+    volumeId: volume,
+    uniqueName: `${UNIQUE_NAME_PREFIX}${volume}`,
+    accessModes: ['ReadWriteOnce'],
+    multiAttach: false,
+    kind: 'attach',
+    nodeName: node,
+    instanceId: `i-${node}`,
+    operationId: `op-${node}-${++operations}`,
+    ...extra,
   };
 }
 
 /** A stored-looking record with one attached node (version as given). */
 export function attachedRecord(volume: string, node: string, version = 1): VolumeRecord {
   return {
-    volumeId: volume, uniqueName: `${UNIQUE_NAME_PREFIX}${volume}`, accessModes: ['ReadWriteOnce'], multiAttach: false,
-    attachments: { [node]: { nodeName: node, instanceId: `i-${node}`, state: 'attached', device: '/dev/xvdaa', mounted: true, reported: true, since: T0 } },
-    operations: {}, backoff: {}, version,
+    volumeId: volume,
+    uniqueName: `${UNIQUE_NAME_PREFIX}${volume}`,
+    accessModes: ['ReadWriteOnce'],
+    multiAttach: false,
+    attachments: {
+      [node]: {
+        nodeName: node,
+        instanceId: `i-${node}`,
+        state: 'attached',
+        device: '/dev/xvdaa',
+        mounted: true,
+        reported: true,
+        since: T0,
+      },
+    },
+    operations: {},
+    backoff: {},
+    version,
   };
 }
 

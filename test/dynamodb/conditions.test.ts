@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import {
-  allOf, anyOf, conditionFields, holdsNothing, isTombstone, itemDoesNotExist, operationIsHeldBy, versionIs,
+  allOf,
+  anyOf,
+  conditionFields,
+  holdsNothing,
+  isTombstone,
+  itemDoesNotExist,
+  operationIsHeldBy,
+  versionIs,
 } from '../../lambda/adapters/dynamodb/conditions.js';
 
 describe('condition pieces', () => {
@@ -11,15 +18,19 @@ describe('condition pieces', () => {
     ['operation is held by', operationIsHeldBy('node:a', 'op-1'), '#operations.#lockKey.#operationId = :operationId'],
     ['holds nothing', holdsNothing(), 'size(#attachments) = :empty AND size(#operations) = :empty'],
     ['one piece combined is itself', allOf(versionIs(1)), '#version = :expectedVersion'],
-    ['pieces combined', allOf(anyOf(itemDoesNotExist(), isTombstone()), operationIsHeldBy('volume', 'op')),
-      '((attribute_not_exists(#pk)) OR (attribute_exists(#removedAt))) AND (#operations.#lockKey.#operationId = :operationId)'],
+    [
+      'pieces combined',
+      allOf(anyOf(itemDoesNotExist(), isTombstone()), operationIsHeldBy('volume', 'op')),
+      '((attribute_not_exists(#pk)) OR (attribute_exists(#removedAt))) AND (#operations.#lockKey.#operationId = :operationId)',
+    ],
   ])('%s', (_name, condition, expression) => {
     expect(condition.expression).toBe(expression);
   });
 
   it('carries names and values, lock keys only as placeholders', () => {
     expect(operationIsHeldBy('node:ip-10-0-0-1', 'op-1')).toMatchObject({
-      names: { '#lockKey': 'node:ip-10-0-0-1' }, values: { ':operationId': { S: 'op-1' } },
+      names: { '#lockKey': 'node:ip-10-0-0-1' },
+      values: { ':operationId': { S: 'op-1' } },
     });
   });
 
@@ -30,6 +41,9 @@ describe('condition pieces', () => {
   });
 
   it('leaves out an empty value map, which DynamoDB rejects', () => {
-    expect(conditionFields(itemDoesNotExist())).toEqual({ ConditionExpression: 'attribute_not_exists(#pk)', ExpressionAttributeNames: { '#pk': 'pk' } });
+    expect(conditionFields(itemDoesNotExist())).toEqual({
+      ConditionExpression: 'attribute_not_exists(#pk)',
+      ExpressionAttributeNames: { '#pk': 'pk' },
+    });
   });
 });

@@ -1,13 +1,29 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidWriteError } from '../../lambda/adapters/dynamodb/volume-store.js';
 import {
-  beginOperation, completeAttach, completeDetach, expiredOperations, failOperation, resolveExpired, takeOver,
+  beginOperation,
+  completeAttach,
+  completeDetach,
+  expiredOperations,
+  failOperation,
+  resolveExpired,
+  takeOver,
 } from '../../lambda/core/transitions.js';
 import type { VolumeRecord } from '../../lambda/core/types.js';
 import type { VolumeStore } from '../../lambda/ports/volume-store.js';
 import { useLocalDynamo } from '../support/dynalite.js';
 import {
-  accepted, attachedRecord, attachInput, held, LEASE, pausedBeforeFirstPut, stored, T0, takeOperation, volumeId, type Outcome,
+  accepted,
+  attachedRecord,
+  attachInput,
+  held,
+  LEASE,
+  pausedBeforeFirstPut,
+  stored,
+  T0,
+  takeOperation,
+  volumeId,
+  type Outcome,
 } from './builders.js';
 
 const local = useLocalDynamo();
@@ -24,7 +40,10 @@ describe('taking an operation is one compare-and-swap', () => {
     const read = isStored ? stored(await store.put(attachedRecord(vol, 'a', 0))) : undefined;
     const kind = isStored ? 'detach' : 'attach';
     // Every contender read the same version and decided to take the lock.
-    const contenders = Array.from({ length: 20 }, (_, i) => ({ store: otherStore(), input: attachInput(vol, 'a', { kind, operationId: `op-${i}` }) }));
+    const contenders = Array.from({ length: 20 }, (_, i) => ({
+      store: otherStore(),
+      input: attachInput(vol, 'a', { kind, operationId: `op-${i}` }),
+    }));
     const results = await Promise.all(contenders.map(({ store: s, input }) => s.put(accepted(beginOperation(read, input, T0, LEASE)))));
 
     expect(results.filter((r) => r.ok)).toHaveLength(1);
@@ -39,28 +58,33 @@ describe('taking an operation is one compare-and-swap', () => {
     const { store, otherStore } = await local.freshTable();
     const [first, second] = [otherStore(), otherStore()];
     const volumes = Array.from({ length: 25 }, (_, i) => volumeId(100 + i));
-    await Promise.all(volumes.map(async (vol) => {
-      const attempts = await Promise.all([
-        takeOperation(first, attachInput(vol, 'node-a'), T0),
-        takeOperation(second, attachInput(vol, 'node-b'), T0),
-      ]);
-      const won = attempts.filter((a) => a.won);
-      expect(won).toHaveLength(1);
-      const winner = won[0]!.record;
-      const done = await store.put(accepted(completeAttach(winner, opId(winner), '/dev/xvdaa', T0 + 1)), { lockKey: 'volume', operationId: opId(winner) });
-      expect(done.ok).toBe(true);
-      // The loser, trying again after the winner finished, is told why it may not attach.
-      const loser = attempts.findIndex((a) => !a.won);
-      const again = await takeOperation([first, second][loser]!, attachInput(vol, loser === 0 ? 'node-a' : 'node-b'), T0 + 2);
-      expect(again).toEqual({ won: false, refused: 'multi-attach' });
-    }));
+    await Promise.all(
+      volumes.map(async (vol) => {
+        const attempts = await Promise.all([
+          takeOperation(first, attachInput(vol, 'node-a'), T0),
+          takeOperation(second, attachInput(vol, 'node-b'), T0),
+        ]);
+        const won = attempts.filter((a) => a.won);
+        expect(won).toHaveLength(1);
+        const winner = won[0]!.record;
+        const done = await store.put(accepted(completeAttach(winner, opId(winner), '/dev/xvdaa', T0 + 1)), {
+          lockKey: 'volume',
+          operationId: opId(winner),
+        });
+        expect(done.ok).toBe(true);
+        // The loser, trying again after the winner finished, is told why it may not attach.
+        const loser = attempts.findIndex((a) => !a.won);
+        const again = await takeOperation([first, second][loser]!, attachInput(vol, loser === 0 ? 'node-a' : 'node-b'), T0 + 2);
+        expect(again).toEqual({ won: false, refused: 'multi-attach' });
+      }),
+    );
     const { records } = await store.scan();
     expect([...records.values()].map((r) => Object.keys(r.attachments).length)).toEqual(Array(25).fill(1));
   });
 });
 
 describe('leases and fencing', () => {
-  it('an expired lease is taken over; the old holder\'s completion is rejected and leaves the item untouched', async () => {
+  it("an expired lease is taken over; the old holder's completion is rejected and leaves the item untouched", async () => {
     const { store, otherStore } = await local.freshTable();
     const [oldHolder, newHolder] = [otherStore(), otherStore()];
     const vol = volumeId(2);
@@ -70,21 +94,40 @@ describe('leases and fencing', () => {
     const later = T0 + LEASE;
     const current = (await newHolder.get(vol))!;
     expect(expiredOperations(current, later).map((op) => op.id)).toEqual(['op-old']);
-    const tookOver = await newHolder.put(accepted(takeOver(current, 'op-old', 'op-new', later, LEASE)), { lockKey: 'volume', operationId: 'op-old' });
+    const tookOver = await newHolder.put(accepted(takeOver(current, 'op-old', 'op-new', later, LEASE)), {
+      lockKey: 'volume',
+      operationId: 'op-old',
+    });
     expect(tookOver.ok).toBe(true);
     const afterTakeover = await store.get(vol);
 
     // From its stale read, the old holder's write fails on the version.
-    const late = await oldHolder.put(accepted(completeAttach(stale, 'op-old', '/dev/xvdaa', later + 1)), { lockKey: 'volume', operationId: 'op-old' });
+    const late = await oldHolder.put(accepted(completeAttach(stale, 'op-old', '/dev/xvdaa', later + 1)), {
+      lockKey: 'volume',
+      operationId: 'op-old',
+    });
     expect(late).toEqual({ ok: false, reason: 'conflict' });
     // Even with the current version, the fence on the operation id rejects it.
-    const forged = accepted(completeAttach({ ...afterTakeover!, operations: { volume: { ...afterTakeover!.operations.volume!, id: 'op-old' } } }, 'op-old', '/dev/xvdaa', later + 1));
+    const forged = accepted(
+      completeAttach(
+        { ...afterTakeover!, operations: { volume: { ...afterTakeover!.operations.volume!, id: 'op-old' } } },
+        'op-old',
+        '/dev/xvdaa',
+        later + 1,
+      ),
+    );
     expect(await oldHolder.put(forged, { lockKey: 'volume', operationId: 'op-old' })).toEqual({ ok: false, reason: 'conflict' });
     // Re-reading, it learns it no longer holds the lock.
-    expect(completeAttach((await oldHolder.get(vol))!, 'op-old', '/dev/xvdaa', later + 1)).toMatchObject({ ok: false, refused: 'not-holder' });
+    expect(completeAttach((await oldHolder.get(vol))!, 'op-old', '/dev/xvdaa', later + 1)).toMatchObject({
+      ok: false,
+      refused: 'not-holder',
+    });
     expect(await store.get(vol)).toEqual(afterTakeover);
 
-    const finished = await newHolder.put(accepted(completeAttach(afterTakeover!, 'op-new', '/dev/xvdab', later + 2)), { lockKey: 'volume', operationId: 'op-new' });
+    const finished = await newHolder.put(accepted(completeAttach(afterTakeover!, 'op-new', '/dev/xvdab', later + 2)), {
+      lockKey: 'volume',
+      operationId: 'op-new',
+    });
     expect(finished.ok && finished.record.attachments.a?.state).toBe('attached');
   });
 
@@ -121,29 +164,43 @@ describe('backoff across invocations', () => {
 });
 
 describe('removing an empty volume', () => {
-  type Interleaving = (remove: () => Promise<unknown>, attach: (store: VolumeStore) => Promise<Outcome>, store: VolumeStore) => Promise<Outcome>;
+  type Interleaving = (
+    remove: () => Promise<unknown>,
+    attach: (store: VolumeStore) => Promise<Outcome>,
+    store: VolumeStore,
+  ) => Promise<Outcome>;
   it.each<[string, Interleaving]>([
     ['removal before the attach reads', async (remove, attach, store) => (await remove(), attach(store))],
-    ['removal between the attach\'s read and its write', async (remove, attach, store) => {
-      const paused = pausedBeforeFirstPut(store);
-      const attaching = attach(paused.store);
-      await paused.atPut;
-      await remove();
-      paused.release();
-      return attaching;
-    }],
-    ['removal after the attach wrote', async (remove, attach, store) => {
-      const outcome = await attach(store);
-      await remove();
-      return outcome;
-    }],
+    [
+      "removal between the attach's read and its write",
+      async (remove, attach, store) => {
+        const paused = pausedBeforeFirstPut(store);
+        const attaching = attach(paused.store);
+        await paused.atPut;
+        await remove();
+        paused.release();
+        return attaching;
+      },
+    ],
+    [
+      'removal after the attach wrote',
+      async (remove, attach, store) => {
+        const outcome = await attach(store);
+        await remove();
+        return outcome;
+      },
+    ],
     ['removal and attach sent at once', async (remove, attach, store) => (await Promise.all([remove(), attach(store)]))[1]],
   ])('never loses an attach that races it: %s', async (_name, interleave) => {
     const { store, otherStore } = await local.freshTable();
     const [remover, attacher] = [otherStore(), otherStore()];
     const vol = volumeId(200);
     const empty = stored(await store.put(emptyRecord(vol)));
-    const outcome = await interleave(() => remover.remove(empty), (s) => takeOperation(s, attachInput(vol, 'a'), T0), attacher);
+    const outcome = await interleave(
+      () => remover.remove(empty),
+      (s) => takeOperation(s, attachInput(vol, 'a'), T0),
+      attacher,
+    );
     expect(outcome.won).toBe(true);
     expect((await store.get(vol))?.attachments.a?.state).toBe('attaching');
   });

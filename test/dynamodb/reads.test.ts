@@ -22,17 +22,21 @@ async function seed(client: DynamoDBClient, tableName: string, items: Item[]): P
   for (let i = 0; i < chunks.length; i += 8) await Promise.all(chunks.slice(i, i + 8).map(writeChunk));
 }
 
-const volumeItems = (count: number, from = 0) => Array.from({ length: count }, (_, i) => toItem(attachedRecord(volumeId(from + i), 'a'), 1));
+const volumeItems = (count: number, from = 0) =>
+  Array.from({ length: count }, (_, i) => toItem(attachedRecord(volumeId(from + i), 'a'), 1));
 const ids = (count: number, from = 0) => Array.from({ length: count }, (_, i) => volumeId(from + i));
 
 /** Counts the items every Scan page carried, to prove none came twice. */
 function countScannedItems(client: DynamoDBClient): () => number {
   let items = 0;
-  client.middlewareStack.add((next, context) => async (args) => {
-    const result = await next(args);
-    if (context.commandName === 'ScanCommand') items += (result.output as { Items?: unknown[] }).Items?.length ?? 0;
-    return result;
-  }, { step: 'initialize', name: 'countScannedItems' });
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
+      const result = await next(args);
+      if (context.commandName === 'ScanCommand') items += (result.output as { Items?: unknown[] }).Items?.length ?? 0;
+      return result;
+    },
+    { step: 'initialize', name: 'countScannedItems' },
+  );
   return () => items;
 }
 
@@ -44,10 +48,11 @@ describe('scan', () => {
   ];
   // Seeded once, read by both rows.
   let seeded: Promise<LocalTable> | undefined;
-  const seededTable = () => (seeded ??= local.freshTable().then(async (table) => {
-    await seed(table.client, table.tableName, [...volumeItems(VOLUMES), ...notVolumes]);
-    return table;
-  }));
+  const seededTable = () =>
+    (seeded ??= local.freshTable().then(async (table) => {
+      await seed(table.client, table.tableName, [...volumeItems(VOLUMES), ...notVolumes]);
+      return table;
+    }));
 
   it.each([1, 4])('returns each of several thousand volumes exactly once over many pages (%i segments)', async (segments) => {
     const { otherStore } = await seededTable();
@@ -83,15 +88,33 @@ describe('corrupted and foreign items', () => {
   const good = toItem(attachedRecord(volumeId(3), 'a'), 1);
   const corruptItems: [string, Item, RegExp][] = [
     ['a foreign item', { pk: { S: 'user#42' }, name: { S: 'x' } }, /not a volume item/],
-    ['a volume item missing fields', { pk: { S: `volume#${volumeId(1)}` }, volumeId: { S: volumeId(1) }, version: { N: '1' } }, /uniqueName: .*; .*multiAttach/],
+    [
+      'a volume item missing fields',
+      { pk: { S: `volume#${volumeId(1)}` }, volumeId: { S: volumeId(1) }, version: { N: '1' } },
+      /uniqueName: .*; .*multiAttach/,
+    ],
     ['a version of the wrong type', { ...toItem(attachedRecord(volumeId(2), 'a'), 1), version: { S: 'one' } }, /^version: /],
-    ['an unknown attachment state', { ...good, attachments: { M: { a: { M: { ...good.attachments!.M!.a!.M!, state: { S: 'floating' } } } } } }, /^attachments\.a\.state: /],
-    ['a key that does not match the volume id', { ...toItem(attachedRecord(volumeId(4), 'a'), 1), pk: { S: `volume#${volumeId(5)}` } }, /does not match the key/],
-    ['a number beyond precision', { ...toItem(attachedRecord(volumeId(6), 'a'), 1), version: { N: '123456789012345678901234567890' } }, /^version: .*bigint/],
+    [
+      'an unknown attachment state',
+      { ...good, attachments: { M: { a: { M: { ...good.attachments!.M!.a!.M!, state: { S: 'floating' } } } } } },
+      /^attachments\.a\.state: /,
+    ],
+    [
+      'a key that does not match the volume id',
+      { ...toItem(attachedRecord(volumeId(4), 'a'), 1), pk: { S: `volume#${volumeId(5)}` } },
+      /does not match the key/,
+    ],
+    [
+      'a number beyond precision',
+      { ...toItem(attachedRecord(volumeId(6), 'a'), 1), version: { N: '123456789012345678901234567890' } },
+      /^version: .*bigint/,
+    ],
     ['a version never stored', toItem(attachedRecord(volumeId(7), 'a'), 0), /at least 1/],
   ];
   const reported = (rows: typeof corruptItems) =>
-    rows.map(([, item, problem]) => ({ key: item.pk?.S, problem: expect.stringMatching(problem) as string })).sort((a, b) => String(a.key).localeCompare(String(b.key)));
+    rows
+      .map(([, item, problem]) => ({ key: item.pk?.S, problem: expect.stringMatching(problem) as string }))
+      .sort((a, b) => String(a.key).localeCompare(String(b.key)));
 
   it.each<[string, (store: VolumeStore) => Promise<ReadResult>, typeof corruptItems]>([
     ['scan', (store) => store.scan(), corruptItems],
@@ -109,7 +132,9 @@ describe('corrupted and foreign items', () => {
     const { client, tableName, store } = await local.freshTable();
     await client.send(new PutItemCommand({ TableName: tableName, Item: corruptItems[2]![1] }));
     await expect(store.get(volumeId(2))).rejects.toMatchObject({
-      name: 'CorruptItemError', key: `volume#${volumeId(2)}`, problem: expect.stringMatching(/^version: /) as string,
+      name: 'CorruptItemError',
+      key: `volume#${volumeId(2)}`,
+      problem: expect.stringMatching(/^version: /) as string,
     });
     await expect(store.get(volumeId(2))).rejects.toBeInstanceOf(CorruptItemError);
   });
@@ -121,8 +146,11 @@ describe('getMany', () => {
     await seed(client, tableName, volumeItems(250));
     const reader = local.running().newClient();
     const faults = injectDynamoFaults(reader, { unprocessedBatchGets: 2 });
-    const { records, corrupt } = await otherStore({ client: reader, batchGetRetry: { maxAttempts: 4, baseDelayMs: 1 } })
-      .getMany([...ids(250), ...ids(10), volumeId(5000)]);
+    const { records, corrupt } = await otherStore({ client: reader, batchGetRetry: { maxAttempts: 4, baseDelayMs: 1 } }).getMany([
+      ...ids(250),
+      ...ids(10),
+      volumeId(5000),
+    ]);
     expect(corrupt).toEqual([]);
     expect([...records.keys()].sort()).toEqual(ids(250).sort());
     // 100 + 100 + 50 keys; the first call processed half, its retry half again, then the rest went through.

@@ -12,10 +12,13 @@ const local = useLocalDynamo();
 /** The inputs of the commands a client sends, to check the exact conditions written. */
 function recordInputs(client: DynamoDBClient): Record<string, unknown>[] {
   const inputs: Record<string, unknown>[] = [];
-  client.middlewareStack.add((next) => async (args) => {
-    inputs.push(args.input as Record<string, unknown>);
-    return next(args);
-  }, { step: 'initialize', name: 'recordInputs' });
+  client.middlewareStack.add(
+    (next) => async (args) => {
+      inputs.push(args.input as Record<string, unknown>);
+      return next(args);
+    },
+    { step: 'initialize', name: 'recordInputs' },
+  );
   return inputs;
 }
 
@@ -27,19 +30,32 @@ describe('the conditions each write sends', () => {
     const store = otherStore({ client });
     const vol = volumeId(1);
     const created = stored(await store.put(accepted(beginOperation(undefined, attachInput(vol, 'a', { operationId: 'op-1' }), T0, LEASE))));
-    const completed = stored(await store.put(accepted(completeAttach(created, 'op-1', '/dev/xvdaa', T0)), { lockKey: 'volume', operationId: 'op-1' }));
+    const completed = stored(
+      await store.put(accepted(completeAttach(created, 'op-1', '/dev/xvdaa', T0)), { lockKey: 'volume', operationId: 'op-1' }),
+    );
     const reported = stored(await store.put(accepted(markReported(completed, 'a', true))));
     const empty = { ...reported, attachments: {} };
     await store.remove(empty);
 
     expect(inputs.map((i) => [i.ConditionExpression, i.ExpressionAttributeValues])).toEqual([
       ['(attribute_not_exists(#pk)) OR (attribute_exists(#removedAt))', inputs[0]?.ExpressionAttributeValues],
-      ['(#version = :expectedVersion) AND (#operations.#lockKey.#operationId = :operationId)', { ':expectedVersion': { N: '1' }, ':operationId': { S: 'op-1' } }],
+      [
+        '(#version = :expectedVersion) AND (#operations.#lockKey.#operationId = :operationId)',
+        { ':expectedVersion': { N: '1' }, ':operationId': { S: 'op-1' } },
+      ],
       ['#version = :expectedVersion', { ':expectedVersion': { N: '2' } }],
-      ['(#version = :expectedVersion) AND (size(#attachments) = :empty AND size(#operations) = :empty)', { ':expectedVersion': { N: '3' }, ':empty': { N: '0' } }],
+      [
+        '(#version = :expectedVersion) AND (size(#attachments) = :empty AND size(#operations) = :empty)',
+        { ':expectedVersion': { N: '3' }, ':empty': { N: '0' } },
+      ],
     ]);
     expect(inputs[0]?.UpdateExpression).toMatch(/#version = if_not_exists\(#version, :zero\) \+ :one REMOVE #removedAt, #ttl$/);
-    expect(inputs[1]?.ExpressionAttributeNames).toEqual({ '#version': 'version', '#operations': 'operations', '#lockKey': 'volume', '#operationId': 'id' });
+    expect(inputs[1]?.ExpressionAttributeNames).toEqual({
+      '#version': 'version',
+      '#operations': 'operations',
+      '#lockKey': 'volume',
+      '#operationId': 'id',
+    });
     expect([created.version, completed.version, reported.version]).toEqual([1, 2, 3]);
   });
 });
@@ -57,9 +73,26 @@ describe('put', () => {
     const { store } = await local.freshTable();
     const vol = volumeId(3);
     const record: VolumeRecord = {
-      ...attachedRecord(vol, 'a', 0), multiAttach: true, accessModes: ['ReadWriteMany'],
-      attachments: { a: { ...attachedRecord(vol, 'a').attachments.a!, detachRequestedAt: T0 }, b: { nodeName: 'b', instanceId: 'i-b', state: 'uncertain', mounted: false, reported: false, since: T0 } },
-      operations: { 'node:b': { id: 'op', kind: 'attach', nodeName: 'b', instanceId: 'i-b', device: '/dev/xvdab', ec2Force: false, startedAt: T0, leaseExpiresAt: T0 + 1, prior: { state: 'uncertain' } } },
+      ...attachedRecord(vol, 'a', 0),
+      multiAttach: true,
+      accessModes: ['ReadWriteMany'],
+      attachments: {
+        a: { ...attachedRecord(vol, 'a').attachments.a!, detachRequestedAt: T0 },
+        b: { nodeName: 'b', instanceId: 'i-b', state: 'uncertain', mounted: false, reported: false, since: T0 },
+      },
+      operations: {
+        'node:b': {
+          id: 'op',
+          kind: 'attach',
+          nodeName: 'b',
+          instanceId: 'i-b',
+          device: '/dev/xvdab',
+          ec2Force: false,
+          startedAt: T0,
+          leaseExpiresAt: T0 + 1,
+          prior: { state: 'uncertain' },
+        },
+      },
       backoff: { 'attach:b': { failures: 2, notBefore: T0 + 1000, lastError: 'boom' } },
     };
     const written = stored(await store.put(record));
@@ -116,16 +149,24 @@ describe('what one attach and one detach cost', () => {
     const store = otherStore({ client });
     const vol = volumeId(4);
 
-    const begun = stored(await store.put(accepted(beginOperation(await store.get(vol), attachInput(vol, 'a', { operationId: 'op-a' }), T0, LEASE))));
-    const attached = stored(await store.put(accepted(completeAttach(begun, 'op-a', '/dev/xvdaa', T0 + 1)), { lockKey: 'volume', operationId: 'op-a' }));
+    const begun = stored(
+      await store.put(accepted(beginOperation(await store.get(vol), attachInput(vol, 'a', { operationId: 'op-a' }), T0, LEASE))),
+    );
+    const attached = stored(
+      await store.put(accepted(completeAttach(begun, 'op-a', '/dev/xvdaa', T0 + 1)), { lockKey: 'volume', operationId: 'op-a' }),
+    );
     stored(await store.put(accepted(markReported(attached, 'a', true))));
     const attach = meter.totals();
     meter.reset();
 
     const read = (await store.get(vol))!;
     const unreported = stored(await store.put(accepted(markReported(read, 'a', false))));
-    const detaching = stored(await store.put(accepted(beginOperation(unreported, attachInput(vol, 'a', { kind: 'detach', operationId: 'op-d' }), T0 + 2, LEASE))));
-    const detached = stored(await store.put(accepted(completeDetach(detaching, 'op-d', T0 + 3)), { lockKey: 'volume', operationId: 'op-d' }));
+    const detaching = stored(
+      await store.put(accepted(beginOperation(unreported, attachInput(vol, 'a', { kind: 'detach', operationId: 'op-d' }), T0 + 2, LEASE))),
+    );
+    const detached = stored(
+      await store.put(accepted(completeDetach(detaching, 'op-d', T0 + 3)), { lockKey: 'volume', operationId: 'op-d' }),
+    );
     expect(isEmpty(detached, T0 + 3)).toBe(true);
     expect(await store.remove(detached)).toEqual({ ok: true });
     const detach = meter.totals();

@@ -20,7 +20,10 @@ describe('a full pass through the scheduled handler', () => {
     expect(world.ec2.counters().calls).toMatchObject({ AttachVolume: 1 });
     expect(reportedOn(world, 'node-1')).toEqual([{ name: volume.uniqueName, devicePath: '/dev/xvdaa' }]);
     const [va] = volumeAttachments(world);
-    expect(va).toMatchObject({ spec: { nodeName: 'node-1', source: { persistentVolumeName: volume.pvName } }, status: { attached: true, attachmentMetadata: { devicePath: '/dev/xvdaa' } } });
+    expect(va).toMatchObject({
+      spec: { nodeName: 'node-1', source: { persistentVolumeName: volume.pvName } },
+      status: { attached: true, attachmentMetadata: { devicePath: '/dev/xvdaa' } },
+    });
     expect(eventReasons(world)).toEqual(['SuccessfulAttachVolume']);
   });
 });

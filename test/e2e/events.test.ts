@@ -14,14 +14,21 @@ useWorld((started) => ({ world, controller, handlers } = started));
 
 let events = 0;
 const envelope = (detailType: string, source: string, detail: object) => ({
-  version: '0', id: `event-${++events}`, 'detail-type': detailType, source, account: '123456789012',
-  time: '2026-11-22T08:00:00Z', region: 'us-east-1', resources: [], detail,
+  version: '0',
+  id: `event-${++events}`,
+  'detail-type': detailType,
+  source,
+  account: '123456789012',
+  time: '2026-11-22T08:00:00Z',
+  region: 'us-east-1',
+  resources: [],
+  detail,
 });
 const podEvent = (name: string, reason: string) =>
   envelope('Kubernetes Event', 'kubernetes-event-exporter', { reason, involvedObject: { kind: 'Pod', namespace: 'default', name } });
 
 describe('targeted passes from events, through the real handlers', () => {
-  it('a Scheduled event attaches the pod\'s volume without a full read of the cluster', async () => {
+  it("a Scheduled event attaches the pod's volume without a full read of the cluster", async () => {
     const volume = await world.createVolume({ name: 'data-db-0' });
     world.addPod('db-0', volume, 'node-1');
     world.kube.resetRequests();
@@ -32,11 +39,14 @@ describe('targeted passes from events, through the real handlers', () => {
     expect(world.ec2.counters().calls.AttachVolume).toBe(1);
     expect(reportedOn(world, 'node-1')).toEqual([{ name: volume.uniqueName, devicePath: '/dev/xvdaa' }]);
     expect(volumeAttachments(world)).toHaveLength(1);
-    const lists = world.kube.requests().filter((r) => r.verb === 'list').map((r) => r.path);
+    const lists = world.kube
+      .requests()
+      .filter((r) => r.verb === 'list')
+      .map((r) => r.path);
     expect(lists.every((path) => path.includes('/pods'))).toBe(true);
   });
 
-  it('a stopped instance\'s volumes are detached at once (forced), its root volume left alone', async () => {
+  it("a stopped instance's volumes are detached at once (forced), its root volume left alone", async () => {
     const volume = await world.createVolume({ name: 'data-db-0' });
     world.addPod('db-0', volume, 'node-1');
     await handlers.scheduled({ pass: 'full' }, lambdaContext());
@@ -52,7 +62,9 @@ describe('targeted passes from events, through the real handlers', () => {
     const response = await handlers.ec2Event(sqsBatch([event]), lambdaContext());
 
     expect(response).toEqual({ batchItemFailures: [] });
-    expect(world.ec2.requests('DetachVolume').map((r) => r.params)).toEqual([expect.objectContaining({ VolumeId: volume.volumeId, Force: 'true' })]);
+    expect(world.ec2.requests('DetachVolume').map((r) => r.params)).toEqual([
+      expect.objectContaining({ VolumeId: volume.volumeId, Force: 'true' }),
+    ]);
     expect(await controller.ports.store.get(volume.volumeId)).toBeUndefined();
     expect(volumeAttachments(world)).toEqual([]);
   });
@@ -81,7 +93,10 @@ describe('targeted passes from events, through the real handlers', () => {
     expect(volumeAttachments(world)).toEqual([]);
     expect(world.ec2.counters().calls.DetachVolume).toBeUndefined();
     // Targeted, not a full pass: the only lists are the node list and the pods of that one node.
-    const lists = world.kube.requests().filter((r) => r.verb === 'list').map((r) => r.resource);
+    const lists = world.kube
+      .requests()
+      .filter((r) => r.verb === 'list')
+      .map((r) => r.resource);
     expect(lists.sort()).toEqual(['nodes', 'pods']);
   });
 

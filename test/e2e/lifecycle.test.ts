@@ -48,7 +48,7 @@ describe('volumes follow their pods', () => {
     expect(ec2Calls().DetachVolume).toBeUndefined();
   });
 
-  it('moves a rescheduled pod\'s volume: DetachVolume from the old node strictly before AttachVolume to the new one', async () => {
+  it("moves a rescheduled pod's volume: DetachVolume from the old node strictly before AttachVolume to the new one", async () => {
     const volume = await attachedDb('node-1');
     world.kube.kubelet.deletePod('default', 'db-0');
     world.kube.kubelet.setVolumesInUse('node-1', []);
@@ -59,7 +59,10 @@ describe('volumes follow their pods', () => {
     await fullPass();
     await fullPass();
 
-    const calls = world.ec2.requests().map((r) => r.action).filter((a) => a === 'AttachVolume' || a === 'DetachVolume');
+    const calls = world.ec2
+      .requests()
+      .map((r) => r.action)
+      .filter((a) => a === 'AttachVolume' || a === 'DetachVolume');
     expect(calls).toEqual(['DetachVolume', 'AttachVolume']);
     expect(reported('node-1')).toEqual([]);
     expect(reported('node-2')).toEqual([{ name: volume.uniqueName, devicePath: '/dev/xvdaa' }]);

@@ -45,10 +45,21 @@ describe('safety (DESIGN §11)', () => {
     const node = world.nodes[0]!;
     const leaseMs = controller.config.plan.leaseMs;
     // What the dead invocation left: its intent in the store (and perhaps an attach in EC2).
-    const intent = beginOperation(undefined, {
-      volumeId: volume.volumeId, uniqueName: volume.uniqueName, accessModes: ['ReadWriteOnce'], multiAttach: false,
-      kind: 'attach', nodeName: 'node-1', instanceId: node.instanceId, operationId: 'dead-invocation',
-    }, clock.now(), leaseMs);
+    const intent = beginOperation(
+      undefined,
+      {
+        volumeId: volume.volumeId,
+        uniqueName: volume.uniqueName,
+        accessModes: ['ReadWriteOnce'],
+        multiAttach: false,
+        kind: 'attach',
+        nodeName: 'node-1',
+        instanceId: node.instanceId,
+        operationId: 'dead-invocation',
+      },
+      clock.now(),
+      leaseMs,
+    );
     if (!intent.ok) throw new Error(intent.reason);
     expect(await controller.ports.store.put(intent.record)).toMatchObject({ ok: true });
     if (calledEc2) await controller.ports.blockStorage.attach({ volumeId: volume.volumeId, instanceId: node.instanceId });

@@ -11,7 +11,9 @@ let world: World;
 let controller: Controller;
 let clock: RunningClock;
 // A short wait for `attached`, so the stuck attach is left to the next pass at once.
-useWorld((started) => ({ world, controller, clock } = started), { controller: { ...FAST_CONTROLLER, waits: { maxAttachWaitMs: 300, maxDetachWaitMs: 5_000, reserveMs: 500 } } });
+useWorld((started) => ({ world, controller, clock } = started), {
+  controller: { ...FAST_CONTROLLER, waits: { maxAttachWaitMs: 300, maxDetachWaitMs: 5_000, reserveMs: 500 } },
+});
 
 const fullPass = () => controller.fullPass({ deadline: clock.now() + 30_000 });
 
@@ -37,15 +39,23 @@ describe('an attach stuck in `attaching` (DESIGN §8)', () => {
 
     const retried = await fullPass();
     expect(retried).toMatchObject({ converged: true });
-    expect(world.ec2.requests().map((r) => r.action).filter((a) => a === 'AttachVolume' || a === 'DetachVolume'))
-      .toEqual(['AttachVolume', 'DetachVolume', 'AttachVolume']);
+    expect(
+      world.ec2
+        .requests()
+        .map((r) => r.action)
+        .filter((a) => a === 'AttachVolume' || a === 'DetachVolume'),
+    ).toEqual(['AttachVolume', 'DetachVolume', 'AttachVolume']);
     expect(world.ec2.counters().calls).toMatchObject({ AttachVolume: 2, DetachVolume: 1 });
     const described = await world.ec2Client.send(new DescribeVolumesCommand({ VolumeIds: [volume.volumeId] }));
-    expect(described.Volumes?.[0]?.Attachments).toEqual([expect.objectContaining({ InstanceId: world.nodes[0]!.instanceId, State: 'attached' })]);
+    expect(described.Volumes?.[0]?.Attachments).toEqual([
+      expect.objectContaining({ InstanceId: world.nodes[0]!.instanceId, State: 'attached' }),
+    ]);
     // The retry may get another device name: the adapter holds a name it handed out for a while.
     const device = described.Volumes?.[0]?.Attachments?.[0]?.Device;
     expect((await controller.ports.store.get(volume.volumeId))?.attachments['node-1']).toMatchObject({ state: 'attached', device });
     expect(reportedOn(world, 'node-1')).toEqual([{ name: volume.uniqueName, devicePath: device }]);
-    expect(volumeAttachments(world).map((va) => va.status)).toEqual([expect.objectContaining({ attached: true, attachmentMetadata: { devicePath: device } })]);
+    expect(volumeAttachments(world).map((va) => va.status)).toEqual([
+      expect.objectContaining({ attached: true, attachmentMetadata: { devicePath: device } }),
+    ]);
   });
 });

@@ -64,20 +64,39 @@ describe('attach outcomes', () => {
   });
 
   it.each([
-    ['volume-gone: the volume does not exist', async () => ({ volumeId: UNKNOWN_VOLUME, instanceId: await runInstance(client) }), 'volume-gone'],
-    ['instance-gone: the instance does not exist', async () => ({ volumeId: await createVolume(client), instanceId: UNKNOWN_INSTANCE }), 'instance-gone'],
-    ['instance-gone: the instance is terminated', async () => {
-      const instanceId = await runInstance(client);
-      await client.send(new TerminateInstancesCommand({ InstanceIds: [instanceId] }));
-      return { volumeId: await createVolume(client), instanceId };
-    }, 'instance-gone'],
-    ['failed: the volume is in another availability zone', async () => ({ volumeId: await createVolume(client, { zone: 'us-east-1b' }), instanceId: await runInstance(client) }), 'failed'],
+    [
+      'volume-gone: the volume does not exist',
+      async () => ({ volumeId: UNKNOWN_VOLUME, instanceId: await runInstance(client) }),
+      'volume-gone',
+    ],
+    [
+      'instance-gone: the instance does not exist',
+      async () => ({ volumeId: await createVolume(client), instanceId: UNKNOWN_INSTANCE }),
+      'instance-gone',
+    ],
+    [
+      'instance-gone: the instance is terminated',
+      async () => {
+        const instanceId = await runInstance(client);
+        await client.send(new TerminateInstancesCommand({ InstanceIds: [instanceId] }));
+        return { volumeId: await createVolume(client), instanceId };
+      },
+      'instance-gone',
+    ],
+    [
+      'failed: the volume is in another availability zone',
+      async () => ({ volumeId: await createVolume(client, { zone: 'us-east-1b' }), instanceId: await runInstance(client) }),
+      'failed',
+    ],
   ] as const)('%s', async (_name, setup, kind) => {
     expect((await storage.attach(await setup())).kind).toBe(kind);
   });
 
   it('failed carries the EC2 code (InvalidVolume.ZoneMismatch)', async () => {
-    const outcome = await storage.attach({ volumeId: await createVolume(client, { zone: 'us-east-1b' }), instanceId: await runInstance(client) });
+    const outcome = await storage.attach({
+      volumeId: await createVolume(client, { zone: 'us-east-1b' }),
+      instanceId: await runInstance(client),
+    });
     expect(outcome).toMatchObject({ kind: 'failed', code: 'InvalidVolume.ZoneMismatch' });
   });
 
@@ -90,8 +109,16 @@ describe('attach outcomes', () => {
 
   it('device-in-use: a name EC2 refuses is reported, then tried only after every other name', async () => {
     const instanceId = await runInstance(client);
-    ec2.failNext({ action: 'AttachVolume', count: 1, code: 'InvalidParameterValue', message: "Invalid value '/dev/xvdaa' for unixDevice. Attachment point /dev/xvdaa is already in use" });
-    expect(await storage.attach({ volumeId: await createVolume(client), instanceId })).toMatchObject({ kind: 'device-in-use', device: '/dev/xvdaa' });
+    ec2.failNext({
+      action: 'AttachVolume',
+      count: 1,
+      code: 'InvalidParameterValue',
+      message: "Invalid value '/dev/xvdaa' for unixDevice. Attachment point /dev/xvdaa is already in use",
+    });
+    expect(await storage.attach({ volumeId: await createVolume(client), instanceId })).toMatchObject({
+      kind: 'device-in-use',
+      device: '/dev/xvdaa',
+    });
     expect(await storage.attach({ volumeId: await createVolume(client), instanceId })).toEqual({ kind: 'started', device: '/dev/xvdab' });
   });
 
@@ -107,7 +134,11 @@ describe('attach outcomes', () => {
 
   it('reservedDevices are skipped', async () => {
     const instanceId = await runInstance(client);
-    const outcome = await storage.attach({ volumeId: await createVolume(client), instanceId, reservedDevices: ['/dev/xvdaa', '/dev/xvdab'] });
+    const outcome = await storage.attach({
+      volumeId: await createVolume(client),
+      instanceId,
+      reservedDevices: ['/dev/xvdaa', '/dev/xvdab'],
+    });
     expect(outcome).toEqual({ kind: 'started', device: '/dev/xvdac' });
   });
 
@@ -139,8 +170,14 @@ describe('detach outcomes', () => {
   });
 
   it.each([
-    ['IncorrectState: the volume is available', async () => ({ volumeId: await createVolume(client), instanceId: await runInstance(client) })],
-    ['InvalidAttachment.NotFound: attached to another instance', async () => ({ volumeId: (await attachedPair()).volumeId, instanceId: await runInstance(client) })],
+    [
+      'IncorrectState: the volume is available',
+      async () => ({ volumeId: await createVolume(client), instanceId: await runInstance(client) }),
+    ],
+    [
+      'InvalidAttachment.NotFound: attached to another instance',
+      async () => ({ volumeId: (await attachedPair()).volumeId, instanceId: await runInstance(client) }),
+    ],
     ['InvalidVolume.NotFound: the volume was deleted', async () => ({ volumeId: UNKNOWN_VOLUME, instanceId: await runInstance(client) })],
   ])('already-detached: %s', async (_name, setup) => {
     expect(await storage.detach({ ...(await setup()), force: false })).toEqual({ kind: 'already-detached' });

@@ -47,11 +47,19 @@ describe('waitFor with accelerated delays (attach and detach take 150 ms)', () =
     await storage.attach({ volumeId, instanceId });
     await storage.waitFor({ volumeId, instanceId, target: 'attached', deadline: Date.now() + 5_000 });
     await storage.detach({ volumeId, instanceId, force: false });
-    expect(await storage.waitFor({ volumeId, instanceId, target: 'detached', deadline: Date.now() + 5_000 })).toEqual({ state: 'detached', reachedTarget: true });
+    expect(await storage.waitFor({ volumeId, instanceId, target: 'detached', deadline: Date.now() + 5_000 })).toEqual({
+      state: 'detached',
+      reachedTarget: true,
+    });
   });
 
   it('stops waiting for an attach of a volume that no longer exists', async () => {
-    const result = await storage.waitFor({ volumeId: 'vol-00000000000000bad', instanceId: 'i-00000000000000bad', target: 'attached', deadline: Date.now() + 60_000 });
+    const result = await storage.waitFor({
+      volumeId: 'vol-00000000000000bad',
+      instanceId: 'i-00000000000000bad',
+      target: 'attached',
+      deadline: Date.now() + 60_000,
+    });
     expect(result).toEqual({ state: 'detached', reachedTarget: false });
   });
 });
@@ -90,16 +98,24 @@ describe('stuck attach and busy detach (manual clock)', () => {
     clock.advance(1_000);
     ec2.stickDetach(volumeId);
     await storage.detach({ volumeId, instanceId, force: false });
-    expect(await storage.waitFor({ volumeId, instanceId, target: 'detached', deadline: clock.now() + 20_000 })).toMatchObject({ state: 'busy', reachedTarget: false });
+    expect(await storage.waitFor({ volumeId, instanceId, target: 'detached', deadline: clock.now() + 20_000 })).toMatchObject({
+      state: 'busy',
+      reachedTarget: false,
+    });
     expect(await storage.detach({ volumeId, instanceId, force: true })).toEqual({ kind: 'started' });
-    expect(await storage.waitFor({ volumeId, instanceId, target: 'detached', deadline: clock.now() + 20_000 })).toEqual({ state: 'detached', reachedTarget: true });
+    expect(await storage.waitFor({ volumeId, instanceId, target: 'detached', deadline: clock.now() + 20_000 })).toEqual({
+      state: 'detached',
+      reachedTarget: true,
+    });
   });
 });
 
 describe('throttling and network failures', () => {
   let ec2: LocalEc2;
   beforeAll(async () => {
-    ec2 = await localEc2({ throttle: { nonMutating: { capacity: 3, refillPerSecond: 50 }, mutating: { capacity: 50, refillPerSecond: 5 } } });
+    ec2 = await localEc2({
+      throttle: { nonMutating: { capacity: 3, refillPerSecond: 50 }, mutating: { capacity: 50, refillPerSecond: 5 } },
+    });
   });
   afterAll(() => ec2.stop());
 
@@ -137,6 +153,8 @@ describe('throttling and network failures', () => {
     const client = await clientFor(closed);
     await closed.stop();
     const storage = new Ec2BlockStorage({ client, clock: systemClock });
-    expect(await storage.detach({ volumeId: 'vol-0000000000000000a', instanceId: 'i-0000000000000000a', force: false })).toMatchObject({ kind: 'transient' });
+    expect(await storage.detach({ volumeId: 'vol-0000000000000000a', instanceId: 'i-0000000000000000a', force: false })).toMatchObject({
+      kind: 'transient',
+    });
   });
 });

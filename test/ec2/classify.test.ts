@@ -21,7 +21,11 @@ describe('classifyEc2Error', () => {
     ['InvalidAttachment.NotFound', ec2Error('InvalidAttachment.NotFound'), 'attachment-not-found'],
     ['AttachmentLimitExceeded', ec2Error('AttachmentLimitExceeded'), 'attachment-limit'],
     ['IncorrectInstanceState', ec2Error('IncorrectInstanceState'), 'incorrect-instance-state'],
-    ['InvalidParameterValue "already in use" is a taken device', ec2Error('InvalidParameterValue', "Invalid value '/dev/xvdba' for unixDevice. Attachment point /dev/xvdba is already in use"), 'device-in-use'],
+    [
+      'InvalidParameterValue "already in use" is a taken device',
+      ec2Error('InvalidParameterValue', "Invalid value '/dev/xvdba' for unixDevice. Attachment point /dev/xvdba is already in use"),
+      'device-in-use',
+    ],
     ['other InvalidParameterValue is final', ec2Error('InvalidParameterValue', 'Value (x) for parameter device is invalid.'), 'final'],
     ['InvalidVolume.ZoneMismatch is final', ec2Error('InvalidVolume.ZoneMismatch'), 'final'],
     ['InternalError (500) is transient', ec2Error('InternalError', 'internal', 500), 'transient'],
@@ -39,13 +43,16 @@ describe('classifyEc2Error', () => {
 
   it('keeps the code and message', () => {
     expect(classifyEc2Error(ec2Error('VolumeInUse', 'vol-1 is already attached to an instance'))).toEqual({
-      reason: 'volume-in-use', code: 'VolumeInUse', message: 'vol-1 is already attached to an instance',
+      reason: 'volume-in-use',
+      code: 'VolumeInUse',
+      message: 'vol-1 is already attached to an instance',
     });
   });
 });
 
 describe('attachOutcomeOf', () => {
-  const outcome = (code: string, message = 'm', status = 400) => attachOutcomeOf(classifyEc2Error(ec2Error(code, message, status)), '/dev/xvdaa');
+  const outcome = (code: string, message = 'm', status = 400) =>
+    attachOutcomeOf(classifyEc2Error(ec2Error(code, message, status)), '/dev/xvdaa');
   it.each([
     ['RequestLimitExceeded', 503, { kind: 'throttled', message: 'm' }],
     ['InternalError', 500, { kind: 'transient', message: 'm' }],
@@ -60,7 +67,10 @@ describe('attachOutcomeOf', () => {
   });
 
   it('a taken device carries the device tried', () => {
-    expect(outcome('InvalidParameterValue', 'Attachment point /dev/xvdaa is already in use')).toMatchObject({ kind: 'device-in-use', device: '/dev/xvdaa' });
+    expect(outcome('InvalidParameterValue', 'Attachment point /dev/xvdaa is already in use')).toMatchObject({
+      kind: 'device-in-use',
+      device: '/dev/xvdaa',
+    });
   });
 });
 

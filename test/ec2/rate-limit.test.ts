@@ -6,7 +6,11 @@ import { systemClock } from '../../lambda/clock.js';
 function limiter(ratePerSecond: number, burst: number) {
   let now = 0;
   const sleeps: number[] = [];
-  const bucket = new TokenBucketLimiter({ ratePerSecond, burst, clock: { now: () => now, sleep: (ms) => (sleeps.push(ms), Promise.resolve()) } });
+  const bucket = new TokenBucketLimiter({
+    ratePerSecond,
+    burst,
+    clock: { now: () => now, sleep: (ms) => (sleeps.push(ms), Promise.resolve()) },
+  });
   return { bucket, sleeps, advance: (ms: number) => (now += ms) };
 }
 

@@ -1,7 +1,15 @@
 /** The local EC2's model through the SDK: lifecycles on a manual clock, EC2's attach rules, throttling. */
 import {
-  AttachVolumeCommand, CreateVolumeCommand, DeleteVolumeCommand, DescribeInstancesCommand, DescribeVolumesCommand,
-  DetachVolumeCommand, StartInstancesCommand, StopInstancesCommand, TerminateInstancesCommand, type EC2Client,
+  AttachVolumeCommand,
+  CreateVolumeCommand,
+  DeleteVolumeCommand,
+  DescribeInstancesCommand,
+  DescribeVolumesCommand,
+  DetachVolumeCommand,
+  StartInstancesCommand,
+  StopInstancesCommand,
+  TerminateInstancesCommand,
+  type EC2Client,
 } from '@aws-sdk/client-ec2';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../sandbox/clock.js';
@@ -12,7 +20,17 @@ const clock = new ManualClock();
 let ec2: LocalEc2;
 let client: EC2Client;
 beforeAll(async () => {
-  ec2 = await localEc2({ clock, delays: { attachMs: 2_000, detachMs: 3_000, instanceStartMs: 5_000, instanceStopMs: 4_000, instanceTerminateMs: 6_000, terminatedRetentionMs: 3_600_000 } });
+  ec2 = await localEc2({
+    clock,
+    delays: {
+      attachMs: 2_000,
+      detachMs: 3_000,
+      instanceStartMs: 5_000,
+      instanceStopMs: 4_000,
+      instanceTerminateMs: 6_000,
+      terminatedRetentionMs: 3_600_000,
+    },
+  });
   client = await clientFor(ec2);
 });
 afterAll(() => ec2.stop());
@@ -34,11 +52,15 @@ async function running(): Promise<string> {
 }
 
 async function errorCode(promise: Promise<unknown>): Promise<string> {
-  const error = (await promise.then(() => undefined, (e: unknown) => e)) as { name?: string; message?: string } | undefined;
+  const error = (await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  )) as { name?: string; message?: string } | undefined;
   return error ? `${error.name}: ${error.message}` : 'no error';
 }
 
-const attach = (VolumeId: string, InstanceId: string, Device = '/dev/xvdaa') => client.send(new AttachVolumeCommand({ VolumeId, InstanceId, Device }));
+const attach = (VolumeId: string, InstanceId: string, Device = '/dev/xvdaa') =>
+  client.send(new AttachVolumeCommand({ VolumeId, InstanceId, Device }));
 
 describe('lifecycles follow the clock', () => {
   it('pending → running after the start delay', async () => {
@@ -101,24 +123,43 @@ describe('lifecycles follow the clock', () => {
 
 describe('AttachVolume rules', () => {
   it.each([
-    ['another availability zone', async (instanceId: string) => attach(await createVolume(client, { zone: 'us-east-1b' }), instanceId),
-      /^InvalidVolume\.ZoneMismatch: The volume 'vol-[0-9a-f]+' is not in the same availability zone as instance 'i-[0-9a-f]+'$/],
-    ['a volume attached elsewhere', async (instanceId: string) => {
-      const volumeId = await createVolume(client);
-      await attach(volumeId, await running());
-      return attach(volumeId, instanceId, '/dev/xvdab');
-    }, /^VolumeInUse: vol-[0-9a-f]+ is already attached to an instance$/],
-    ['a volume already attached to this instance', async (instanceId: string) => {
-      const volumeId = await createVolume(client);
-      await attach(volumeId, instanceId, '/dev/xvdac');
-      return attach(volumeId, instanceId, '/dev/xvdad');
-    }, /^VolumeInUse: /],
-    ['a device name in use', async (instanceId: string) => {
-      await attach(await createVolume(client), instanceId, '/dev/xvdba');
-      return attach(await createVolume(client), instanceId, '/dev/xvdba');
-    }, /^InvalidParameterValue: Invalid value '\/dev\/xvdba' for unixDevice\. Attachment point \/dev\/xvdba is already in use$/],
+    [
+      'another availability zone',
+      async (instanceId: string) => attach(await createVolume(client, { zone: 'us-east-1b' }), instanceId),
+      /^InvalidVolume\.ZoneMismatch: The volume 'vol-[0-9a-f]+' is not in the same availability zone as instance 'i-[0-9a-f]+'$/,
+    ],
+    [
+      'a volume attached elsewhere',
+      async (instanceId: string) => {
+        const volumeId = await createVolume(client);
+        await attach(volumeId, await running());
+        return attach(volumeId, instanceId, '/dev/xvdab');
+      },
+      /^VolumeInUse: vol-[0-9a-f]+ is already attached to an instance$/,
+    ],
+    [
+      'a volume already attached to this instance',
+      async (instanceId: string) => {
+        const volumeId = await createVolume(client);
+        await attach(volumeId, instanceId, '/dev/xvdac');
+        return attach(volumeId, instanceId, '/dev/xvdad');
+      },
+      /^VolumeInUse: /,
+    ],
+    [
+      'a device name in use',
+      async (instanceId: string) => {
+        await attach(await createVolume(client), instanceId, '/dev/xvdba');
+        return attach(await createVolume(client), instanceId, '/dev/xvdba');
+      },
+      /^InvalidParameterValue: Invalid value '\/dev\/xvdba' for unixDevice\. Attachment point \/dev\/xvdba is already in use$/,
+    ],
     ['the root device name', async (instanceId: string) => attach(await createVolume(client), instanceId, '/dev/xvda'), /already in use$/],
-    ['a malformed device name', async (instanceId: string) => attach(await createVolume(client), instanceId, 'sdf'), /^InvalidParameterValue: Value \(sdf\)/],
+    [
+      'a malformed device name',
+      async (instanceId: string) => attach(await createVolume(client), instanceId, 'sdf'),
+      /^InvalidParameterValue: Value \(sdf\)/,
+    ],
     ['an unknown volume', (instanceId: string) => attach('vol-0000000000000000f', instanceId), /^InvalidVolume\.NotFound/],
   ])('refuses %s', async (_name, act, expected) => {
     expect(await errorCode(act(await running()))).toMatch(expected);
@@ -132,7 +173,9 @@ describe('AttachVolume rules', () => {
   it('Nitro: 28 slots shared by the root volume, one network interface and 26 data volumes', async () => {
     const instanceId = await running();
     for (let i = 0; i < 26; i += 1) await attach(await createVolume(client), instanceId, `/dev/xvda${String.fromCharCode(97 + i)}`);
-    expect(await errorCode(attach(await createVolume(client), instanceId, '/dev/xvdba'))).toBe('AttachmentLimitExceeded: The maximum number of volumes has been reached.');
+    expect(await errorCode(attach(await createVolume(client), instanceId, '/dev/xvdba'))).toBe(
+      'AttachmentLimitExceeded: The maximum number of volumes has been reached.',
+    );
   });
 
   it('io2 Multi-Attach: up to 16 Nitro instances, not a 17th', async () => {
@@ -159,21 +202,27 @@ describe('AttachVolume rules', () => {
 describe('DetachVolume and DeleteVolume rules', () => {
   it('IncorrectState for an available volume (EC2 wording)', async () => {
     const volumeId = await createVolume(client);
-    expect(await errorCode(client.send(new DetachVolumeCommand({ VolumeId: volumeId })))).toBe(`IncorrectState: Volume '${volumeId}'is in the 'available' state.`);
+    expect(await errorCode(client.send(new DetachVolumeCommand({ VolumeId: volumeId })))).toBe(
+      `IncorrectState: Volume '${volumeId}'is in the 'available' state.`,
+    );
   });
 
   it('InvalidAttachment.NotFound for an instance it is not attached to', async () => {
     const volumeId = await createVolume(client);
     await attach(volumeId, await running());
     const other = await running();
-    expect(await errorCode(client.send(new DetachVolumeCommand({ VolumeId: volumeId, InstanceId: other })))).toMatch(/^InvalidAttachment\.NotFound/);
+    expect(await errorCode(client.send(new DetachVolumeCommand({ VolumeId: volumeId, InstanceId: other })))).toMatch(
+      /^InvalidAttachment\.NotFound/,
+    );
   });
 
   it('DeleteVolume of an attached volume is VolumeInUse', async () => {
     const volumeId = await createVolume(client);
     const instanceId = await running();
     await attach(volumeId, instanceId);
-    expect(await errorCode(client.send(new DeleteVolumeCommand({ VolumeId: volumeId })))).toBe(`VolumeInUse: Volume ${volumeId} is currently attached to ${instanceId}`);
+    expect(await errorCode(client.send(new DeleteVolumeCommand({ VolumeId: volumeId })))).toBe(
+      `VolumeInUse: Volume ${volumeId} is currently attached to ${instanceId}`,
+    );
   });
 
   it('CreateVolume with the same ClientToken returns the same volume', async () => {
@@ -189,11 +238,13 @@ describe('throttling (mutating 50, +5/s; non-mutating 100, +20/s)', () => {
     ec2.configureThrottle({});
     try {
       const statuses: string[] = [];
-      for (let i = 0; i < 52; i += 1) statuses.push(await errorCode(client.send(new DeleteVolumeCommand({ VolumeId: 'vol-0000000000000000e' }))));
+      for (let i = 0; i < 52; i += 1)
+        statuses.push(await errorCode(client.send(new DeleteVolumeCommand({ VolumeId: 'vol-0000000000000000e' }))));
       expect(statuses.filter((status) => status.startsWith('RequestLimitExceeded'))).toHaveLength(2);
       expect(await errorCode(client.send(new DescribeVolumesCommand({ MaxResults: 5 })))).toBe('no error'); // its own bucket
       clock.advance(1_000);
-      for (let i = 0; i < 5; i += 1) expect(await errorCode(client.send(new DeleteVolumeCommand({ VolumeId: 'vol-0000000000000000e' })))).toMatch(/^InvalidVolume/);
+      for (let i = 0; i < 5; i += 1)
+        expect(await errorCode(client.send(new DeleteVolumeCommand({ VolumeId: 'vol-0000000000000000e' })))).toMatch(/^InvalidVolume/);
       expect(await errorCode(client.send(new DeleteVolumeCommand({ VolumeId: 'vol-0000000000000000e' })))).toMatch(/^RequestLimitExceeded/);
       expect(ec2.counters().throttled.DeleteVolume).toBe(3);
     } finally {

@@ -19,7 +19,10 @@ function post(body: string, headers: Record<string, string> = SIGNED): Promise<R
 }
 
 async function sdkError(promise: Promise<unknown>): Promise<{ name: string; message: string; status?: number }> {
-  const error = (await promise.then(() => undefined, (e: unknown) => e)) as { name: string; message: string; $metadata?: { httpStatusCode?: number } } | undefined;
+  const error = (await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  )) as { name: string; message: string; $metadata?: { httpStatusCode?: number } } | undefined;
   if (!error) throw new Error('expected the call to fail');
   return { name: error.name, message: error.message, status: error.$metadata?.httpStatusCode };
 }
@@ -31,7 +34,9 @@ describe('protocol', () => {
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toMatch(/^text\/xml/);
     const xml = await response.text();
-    expect(xml).toMatch(/^<\?xml version="1.0" encoding="UTF-8"\?>\n<DescribeVolumesResponse xmlns="http:\/\/ec2.amazonaws.com\/doc\/2016-11-15\/"><requestId>[0-9a-f-]{36}<\/requestId><volumeSet>/);
+    expect(xml).toMatch(
+      /^<\?xml version="1.0" encoding="UTF-8"\?>\n<DescribeVolumesResponse xmlns="http:\/\/ec2.amazonaws.com\/doc\/2016-11-15\/"><requestId>[0-9a-f-]{36}<\/requestId><volumeSet>/,
+    );
     expect(xml).toContain(`<volumeId>${volumeId}</volumeId>`);
   });
 
@@ -41,19 +46,39 @@ describe('protocol', () => {
   });
 
   it.each([
-    ['no Authorization header (401 MissingAuthenticationToken)', 'Action=DescribeVolumes&Version=2016-11-15', {}, 401, 'MissingAuthenticationToken'],
+    [
+      'no Authorization header (401 MissingAuthenticationToken)',
+      'Action=DescribeVolumes&Version=2016-11-15',
+      {},
+      401,
+      'MissingAuthenticationToken',
+    ],
     ['no Action (400 MissingAction)', 'Version=2016-11-15', SIGNED, 400, 'MissingAction'],
     ['an unknown Action (400 InvalidAction)', 'Action=LaunchRockets&Version=2016-11-15', SIGNED, 400, 'InvalidAction'],
-    ['a missing required parameter (400 MissingParameter)', 'Action=AttachVolume&Version=2016-11-15&VolumeId=vol-1', SIGNED, 400, 'MissingParameter'],
+    [
+      'a missing required parameter (400 MissingParameter)',
+      'Action=AttachVolume&Version=2016-11-15&VolumeId=vol-1',
+      SIGNED,
+      400,
+      'MissingParameter',
+    ],
   ])('%s: answered in EC2 error XML', async (_name, body, headers, status, code) => {
     const response = await post(body, headers);
     expect(response.status).toBe(status);
-    expect(await response.text()).toMatch(new RegExp(`^<\\?xml[^>]*>\\n<Response><Errors><Error><Code>${code.replace('.', '\\.')}</Code><Message>[^<]+</Message></Error></Errors><RequestID>[0-9a-f-]{36}</RequestID></Response>$`));
+    expect(await response.text()).toMatch(
+      new RegExp(
+        `^<\\?xml[^>]*>\\n<Response><Errors><Error><Code>${code.replace('.', '\\.')}</Code><Message>[^<]+</Message></Error></Errors><RequestID>[0-9a-f-]{36}</RequestID></Response>$`,
+      ),
+    );
   });
 
   it('the SDK reads the code, message and status of an error', async () => {
-    expect(await sdkError(client.send(new DescribeVolumesCommand({ VolumeIds: ['vol-0000000000000000a', 'vol-0000000000000000b'] })))).toEqual({
-      name: 'InvalidVolume.NotFound', message: "The volumes 'vol-0000000000000000a, vol-0000000000000000b' do not exist.", status: 400,
+    expect(
+      await sdkError(client.send(new DescribeVolumesCommand({ VolumeIds: ['vol-0000000000000000a', 'vol-0000000000000000b'] }))),
+    ).toEqual({
+      name: 'InvalidVolume.NotFound',
+      message: "The volumes 'vol-0000000000000000a, vol-0000000000000000b' do not exist.",
+      status: 400,
     });
   });
 });
@@ -67,23 +92,47 @@ describe('DescribeVolumes filters', () => {
     attachedId = await createVolume(client, { tags: { team: 'storage', 'kubernetes.io/cluster/demo': 'owned' } });
     idleId = await createVolume(client, { tags: { team: 'web' } });
     ec2.world.volumes.get(attachedId)?.attachments.set(instanceId, {
-      volumeId: attachedId, instanceId, device: '/dev/xvdaa', attachTime: 0, deleteOnTermination: false, phase: 'attach', since: 0, stuck: false,
+      volumeId: attachedId,
+      instanceId,
+      device: '/dev/xvdaa',
+      attachTime: 0,
+      deleteOnTermination: false,
+      phase: 'attach',
+      since: 0,
+      stuck: false,
     });
   });
 
   const ids = async (filters: { Name: string; Values: string[] }[]) => {
     const output = await client.send(new DescribeVolumesCommand({ Filters: filters }));
-    return (output.Volumes ?? []).map((volume) => volume.VolumeId).filter((id) => id === attachedId || id === idleId).sort();
+    return (output.Volumes ?? [])
+      .map((volume) => volume.VolumeId)
+      .filter((id) => id === attachedId || id === idleId)
+      .sort();
   };
 
   it.each([
     ['attachment.instance-id', () => [{ Name: 'attachment.instance-id', Values: [instanceId] }], () => [attachedId]],
-    ['attachment.status', () => [{ Name: 'attachment.status', Values: ['attached'] }, { Name: 'tag-key', Values: ['team'] }], () => [attachedId]],
+    [
+      'attachment.status',
+      () => [
+        { Name: 'attachment.status', Values: ['attached'] },
+        { Name: 'tag-key', Values: ['team'] },
+      ],
+      () => [attachedId],
+    ],
     ['volume-id (unknown ids are simply absent)', () => [{ Name: 'volume-id', Values: [idleId, 'vol-0000000000000000c'] }], () => [idleId]],
     ['tag:<key>', () => [{ Name: 'tag:team', Values: ['web'] }], () => [idleId]],
     ['tag-key', () => [{ Name: 'tag-key', Values: ['kubernetes.io/cluster/demo'] }], () => [attachedId]],
     ['wildcards in values', () => [{ Name: 'tag:team', Values: ['st*ge'] }], () => [attachedId]],
-    ['several filters are ANDed', () => [{ Name: 'tag:team', Values: ['web'] }, { Name: 'status', Values: ['in-use'] }], () => []],
+    [
+      'several filters are ANDed',
+      () => [
+        { Name: 'tag:team', Values: ['web'] },
+        { Name: 'status', Values: ['in-use'] },
+      ],
+      () => [],
+    ],
   ])('%s', async (_name, filters, expected) => {
     expect(await ids(filters())).toEqual(expected().sort());
   });
@@ -95,7 +144,11 @@ describe('DescribeVolumes filters', () => {
 
   it.each([
     ['an unknown filter', [{ Name: 'colour', Values: ['red'] }], 'InvalidParameterValue'],
-    ['more than 200 filter values', [{ Name: 'volume-id', Values: Array.from({ length: 201 }, (_, i) => `vol-${i}`) }], 'FilterLimitExceeded'],
+    [
+      'more than 200 filter values',
+      [{ Name: 'volume-id', Values: Array.from({ length: 201 }, (_, i) => `vol-${i}`) }],
+      'FilterLimitExceeded',
+    ],
   ])('%s is refused', async (_name, filters, code) => {
     expect((await sdkError(client.send(new DescribeVolumesCommand({ Filters: filters })))).name).toBe(code);
   });

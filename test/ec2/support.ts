@@ -1,5 +1,11 @@
 /** Builders for the EC2 tests: a local EC2, a real SDK client pointed at it, instances and volumes. */
-import { CreateVolumeCommand, DescribeInstancesCommand, RunInstancesCommand, type EC2Client, type _InstanceType } from '@aws-sdk/client-ec2';
+import {
+  CreateVolumeCommand,
+  DescribeInstancesCommand,
+  RunInstancesCommand,
+  type EC2Client,
+  type _InstanceType,
+} from '@aws-sdk/client-ec2';
 import { createEc2Client, type Ec2ClientOptions } from '../../lambda/adapters/ec2/client.js';
 import { startLocalEc2, type LocalEc2, type LocalEc2Options } from '../../sandbox/ec2/server.js';
 
@@ -41,22 +47,34 @@ export async function withEndpointEnv<T>(endpoint: string, body: () => Promise<T
 }
 
 export async function runInstance(client: EC2Client, options: { zone?: string; type?: _InstanceType } = {}): Promise<string> {
-  const output = await client.send(new RunInstancesCommand({
-    ImageId: 'ami-12345678', MinCount: 1, MaxCount: 1, InstanceType: options.type ?? 'm5.large',
-    Placement: { AvailabilityZone: options.zone ?? ZONE },
-  }));
+  const output = await client.send(
+    new RunInstancesCommand({
+      ImageId: 'ami-12345678',
+      MinCount: 1,
+      MaxCount: 1,
+      InstanceType: options.type ?? 'm5.large',
+      Placement: { AvailabilityZone: options.zone ?? ZONE },
+    }),
+  );
   const id = output.Instances?.[0]?.InstanceId;
   if (!id) throw new Error('RunInstances returned no instance');
   return id;
 }
 
-export async function createVolume(client: EC2Client, options: { zone?: string; type?: 'gp3' | 'io2'; multiAttach?: boolean; tags?: Record<string, string> } = {}): Promise<string> {
+export async function createVolume(
+  client: EC2Client,
+  options: { zone?: string; type?: 'gp3' | 'io2'; multiAttach?: boolean; tags?: Record<string, string> } = {},
+): Promise<string> {
   const tags = Object.entries(options.tags ?? {}).map(([Key, Value]) => ({ Key, Value }));
-  const output = await client.send(new CreateVolumeCommand({
-    AvailabilityZone: options.zone ?? ZONE, Size: 10, VolumeType: options.type ?? 'gp3',
-    ...(options.multiAttach ? { MultiAttachEnabled: true, Iops: 1000 } : {}),
-    ...(tags.length > 0 ? { TagSpecifications: [{ ResourceType: 'volume', Tags: tags }] } : {}),
-  }));
+  const output = await client.send(
+    new CreateVolumeCommand({
+      AvailabilityZone: options.zone ?? ZONE,
+      Size: 10,
+      VolumeType: options.type ?? 'gp3',
+      ...(options.multiAttach ? { MultiAttachEnabled: true, Iops: 1000 } : {}),
+      ...(tags.length > 0 ? { TagSpecifications: [{ ResourceType: 'volume', Tags: tags }] } : {}),
+    }),
+  );
   if (!output.VolumeId) throw new Error('CreateVolume returned no volume');
   return output.VolumeId;
 }
@@ -66,8 +84,15 @@ export function seedVolumes(ec2: LocalEc2, count: number): string[] {
   return Array.from({ length: count }, (_, i) => {
     const volumeId = `vol-${(0x10000000000000000n + BigInt(i)).toString(16).slice(1).padStart(17, '0')}`;
     ec2.world.volumes.set(volumeId, {
-      volumeId, zone: ZONE, size: 1, volumeType: 'gp3', encrypted: false, multiAttachEnabled: false,
-      createTime: ec2.clock.now(), tags: new Map(), attachments: new Map(),
+      volumeId,
+      zone: ZONE,
+      size: 1,
+      volumeType: 'gp3',
+      encrypted: false,
+      multiAttachEnabled: false,
+      createTime: ec2.clock.now(),
+      tags: new Map(),
+      attachments: new Map(),
     });
     return volumeId;
   });

@@ -5,7 +5,8 @@ import type { Ec2Attachment, Ec2AttachmentState, VolumeObservation } from '../..
 import type { WaitRequest } from '../../lambda/ports/block-storage.js';
 
 const volume = (state?: Ec2AttachmentState, attachTime = 0): VolumeObservation => ({
-  volumeId: 'vol-1', exists: true,
+  volumeId: 'vol-1',
+  exists: true,
   attachments: state ? [{ instanceId: 'i-1', state, device: '/dev/xvdaa', attachTime }] : [],
 });
 
@@ -22,7 +23,12 @@ function harness(script: (VolumeObservation | Error)[]) {
   return { observe, options, sleeps, calls: () => calls };
 }
 
-const request = (target: 'attached' | 'detached', deadline: number): WaitRequest => ({ volumeId: 'vol-1', instanceId: 'i-1', target, deadline });
+const request = (target: 'attached' | 'detached', deadline: number): WaitRequest => ({
+  volumeId: 'vol-1',
+  instanceId: 'i-1',
+  target,
+  deadline,
+});
 
 describe('waitForAttachment', () => {
   it('backs off 1 s, ×1.8, until the target', async () => {
@@ -59,8 +65,12 @@ describe('waitForAttachment', () => {
     const { observe, options, sleeps } = harness([volume('attaching', -91_000)]);
     const seen: [string, number][] = [];
     const giveUp = (attachment: Ec2Attachment, now: number) => (seen.push([attachment.state, now]), true);
-    expect(await waitForAttachment(observe, { ...request('attached', 600_000), giveUp }, options))
-      .toEqual({ state: 'attaching', device: '/dev/xvdaa', reachedTarget: false, attachTime: -91_000 });
+    expect(await waitForAttachment(observe, { ...request('attached', 600_000), giveUp }, options)).toEqual({
+      state: 'attaching',
+      device: '/dev/xvdaa',
+      reachedTarget: false,
+      attachTime: -91_000,
+    });
     expect(seen).toEqual([['attaching', 0]]);
     expect(sleeps).toEqual([]);
   });
@@ -80,9 +90,12 @@ describe('waitForAttachment', () => {
     expect(sleeps).toEqual([]);
   });
 
-  it('without a caller\'s judgement an attach attaching for ever is waited for until the deadline', async () => {
+  it("without a caller's judgement an attach attaching for ever is waited for until the deadline", async () => {
     const { observe, options } = harness([volume('attaching', -1e9)]);
-    expect(await waitForAttachment(observe, request('attached', 10_000), options)).toMatchObject({ state: 'attaching', reachedTarget: false });
+    expect(await waitForAttachment(observe, request('attached', 10_000), options)).toMatchObject({
+      state: 'attaching',
+      reachedTarget: false,
+    });
     expect(options.now()).toBe(10_000);
   });
 });

@@ -72,7 +72,8 @@ describe('seeding', () => {
     const c = cluster();
     const world = new World(DEFAULT_MODEL_CONFIG, new ManualClock());
     seedEc2(world, c);
-    const attachedNow = [...world.volumes.values()].flatMap((v) => [...v.attachments.values()])
+    const attachedNow = [...world.volumes.values()]
+      .flatMap((v) => [...v.attachments.values()])
       .filter((a) => !a.device.endsWith('xvda') && attachmentState(a, world.clock.now(), world.config.delays) === 'attached');
     expect(attachedNow).toHaveLength(c.attached.length);
     expect(world.instances.size).toBe(c.nodes.length);

@@ -26,20 +26,34 @@ export interface FaultCluster {
 function volume(random: Random, index: number, shared: boolean): GenVolume {
   const claim = shared ? 'shared-block' : `data-${index}`;
   return {
-    volumeId: volumeId(random), zone: ZONE, volumeType: 'io2', sizeGiB: 10, iops: 1000, multiAttach: shared,
-    pvName: `pv-${index}`, pvUid: random.uid(), claim: { namespace: 'default', name: claim, uid: random.uid() },
-    accessModes: shared ? ['ReadWriteMany'] : ['ReadWriteOnce'], volumeMode: shared ? 'Block' : 'Filesystem',
+    volumeId: volumeId(random),
+    zone: ZONE,
+    volumeType: 'io2',
+    sizeGiB: 10,
+    iops: 1000,
+    multiAttach: shared,
+    pvName: `pv-${index}`,
+    pvUid: random.uid(),
+    claim: { namespace: 'default', name: claim, uid: random.uid() },
+    accessModes: shared ? ['ReadWriteMany'] : ['ReadWriteOnce'],
+    volumeMode: shared ? 'Block' : 'Filesystem',
   };
 }
 
 export function buildCluster(world: World, random: Random): FaultCluster {
-  const nodes = Array.from({ length: random.between(3, 4) }, (_, i) => ({ name: `node-${i}`, instanceId: instanceId(random), zone: ZONE, instanceType: 'm6i.large' }));
+  const nodes = Array.from({ length: random.between(3, 4) }, (_, i) => ({
+    name: `node-${i}`,
+    instanceId: instanceId(random),
+    zone: ZONE,
+    instanceType: 'm6i.large',
+  }));
   const volumes = [...Array.from({ length: random.between(3, 5) }, (_, i) => volume(random, i, false)), volume(random, 99, true)];
   const cluster: FaultCluster = { nodes, volumes, pods: [], notReady: new Set(), terminated: new Set() };
   for (const node of nodes) addInstance(world.ec2.world, node, world.clock.now());
   for (const v of volumes) addVolume(world.ec2.world, v, { multiAttachEnabled: true });
   world.kube.seed([...nodes.map((n) => nodeObject(n)), ...nodes.map(csiNodeObject), ...volumes.map(pvObject), ...volumes.map(pvcObject)]);
-  for (const v of volumes.filter((x) => !x.multiAttach)) if (random.chance(0.75)) addPod(world, cluster, random, v.claim.name, random.pick(nodes));
+  for (const v of volumes.filter((x) => !x.multiAttach))
+    if (random.chance(0.75)) addPod(world, cluster, random, v.claim.name, random.pick(nodes));
   const readers = [...nodes].sort(() => random.next() - 0.5).slice(0, 2);
   for (const node of readers) addPod(world, cluster, random, 'shared-block', node);
   return cluster;
@@ -47,8 +61,24 @@ export function buildCluster(world: World, random: Random): FaultCluster {
 
 const OWNER: GenOwner = { kind: 'ReplicaSet', name: 'app-7d9f8c6b5', uid: 'owner-uid' };
 
-function addPod(world: World, cluster: FaultCluster, random: Random, claim: string, node: GenNode, name = `app-${podSuffix(random)}`): GenPod {
-  const pod: GenPod = { namespace: 'default', name, uid: random.uid(), app: 'app', owner: OWNER, nodeName: node.name, claims: [claim], phase: 'Running' };
+function addPod(
+  world: World,
+  cluster: FaultCluster,
+  random: Random,
+  claim: string,
+  node: GenNode,
+  name = `app-${podSuffix(random)}`,
+): GenPod {
+  const pod: GenPod = {
+    namespace: 'default',
+    name,
+    uid: random.uid(),
+    app: 'app',
+    owner: OWNER,
+    nodeName: node.name,
+    claims: [claim],
+    phase: 'Running',
+  };
   world.kube.seed([podObject(pod, { blockDevice: claim === 'shared-block' })]);
   cluster.pods.push(pod);
   return pod;
@@ -76,14 +106,18 @@ export function pickChange(cluster: FaultCluster, random: Random): Change {
   const free = cluster.volumes.filter((v) => !v.multiAttach && !used.has(v.claim.name));
   const exclusivePods = cluster.pods.filter((p) => p.claims[0] !== 'shared-block');
   const options: (() => Change | undefined)[] = [
-    () => exclusivePods.length ? { kind: 'move', pod: random.pick(exclusivePods).name, to: random.pick(nodes).name } : undefined,
-    () => cluster.pods.length ? { kind: 'delete', pod: random.pick(cluster.pods).name } : undefined,
-    () => free.length ? { kind: 'add', claim: random.pick(free).claim.name, node: random.pick(nodes).name } : undefined,
-    () => exclusivePods.length ? { kind: 'conflict', claim: random.pick(exclusivePods).claims[0] as string, node: random.pick(nodes).name } : undefined,
+    () => (exclusivePods.length ? { kind: 'move', pod: random.pick(exclusivePods).name, to: random.pick(nodes).name } : undefined),
+    () => (cluster.pods.length ? { kind: 'delete', pod: random.pick(cluster.pods).name } : undefined),
+    () => (free.length ? { kind: 'add', claim: random.pick(free).claim.name, node: random.pick(nodes).name } : undefined),
+    () =>
+      exclusivePods.length
+        ? { kind: 'conflict', claim: random.pick(exclusivePods).claims[0] as string, node: random.pick(nodes).name }
+        : undefined,
     () => ({ kind: 'notReady', node: random.pick(nodes).name }),
-    () => cluster.notReady.size ? { kind: 'ready', node: random.pick([...cluster.notReady]) } : undefined,
-    () => cluster.notReady.size ? { kind: 'outOfService', node: random.pick([...cluster.notReady]) } : undefined,
-    () => nodes.length > 3 || (nodes.length === 3 && random.chance(0.3)) ? { kind: 'terminate', node: random.pick(nodes).name } : undefined,
+    () => (cluster.notReady.size ? { kind: 'ready', node: random.pick([...cluster.notReady]) } : undefined),
+    () => (cluster.notReady.size ? { kind: 'outOfService', node: random.pick([...cluster.notReady]) } : undefined),
+    () =>
+      nodes.length > 3 || (nodes.length === 3 && random.chance(0.3)) ? { kind: 'terminate', node: random.pick(nodes).name } : undefined,
     () => ({ kind: 'none' }),
   ];
   return random.pick(options)() ?? { kind: 'none' };

@@ -21,7 +21,10 @@ describe(`fault scenarios, seeds ${FIRST_SEED}..${FIRST_SEED + SEEDS - 1}`, () =
     for (let seed = FIRST_SEED; seed < FIRST_SEED + SEEDS; seed++) results.push(await runScenario(rig, seed));
     const failures = results.filter((r) => r.violations.length > 0);
     for (const failure of failures) console.error(describeFailure(failure).join('\n'));
-    expect(failures.map((f) => f.seed), 'seeds whose invariants broke (replay: npm run soak -- --seed N)').toEqual([]);
+    expect(
+      failures.map((f) => f.seed),
+      'seeds whose invariants broke (replay: npm run soak -- --seed N)',
+    ).toEqual([]);
     // The scenarios really exercise what they claim: passes were killed mid-way, and everything converged.
     expect(results.reduce((n, r) => n + r.kills, 0)).toBeGreaterThan(SEEDS / 10);
     expect(results.every((r) => r.converged)).toBe(true);

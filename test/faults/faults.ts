@@ -17,7 +17,16 @@ export type Fault =
 
 const EC2_ACTIONS = ['AttachVolume', 'DetachVolume', 'DescribeVolumes', 'DescribeInstances'];
 const EC2_CODES = ['RequestLimitExceeded', 'InternalError', 'ServiceUnavailable'];
-const KUBE_PATHS = ['/api/v1/pods', '/api/v1/nodes', '/api/v1/nodes/[^/]+/status', '/api/v1/persistentvolumeclaims', '/api/v1/namespaces/default/persistentvolumeclaims', '/api/v1/persistentvolumes', '/apis/storage.k8s.io/v1/volumeattachments', '/api/v1/namespaces/default/events'];
+const KUBE_PATHS = [
+  '/api/v1/pods',
+  '/api/v1/nodes',
+  '/api/v1/nodes/[^/]+/status',
+  '/api/v1/persistentvolumeclaims',
+  '/api/v1/namespaces/default/persistentvolumeclaims',
+  '/api/v1/persistentvolumes',
+  '/apis/storage.k8s.io/v1/volumeattachments',
+  '/api/v1/namespaces/default/events',
+];
 const LISTED = ['pods', 'nodes', 'persistentvolumes', 'persistentvolumeclaims', 'volumeattachments'];
 const DYNAMO_OPERATIONS = ['Scan', 'GetItem', 'BatchGetItem', 'PutItem', 'UpdateItem', 'DeleteItem'];
 
@@ -28,24 +37,43 @@ export function pickFaults(random: Random): Fault[] {
 
 function pickFault(random: Random): Fault {
   switch (random.int(7)) {
-    case 0: return { kind: 'ec2-error', action: random.pick(EC2_ACTIONS), code: random.pick(EC2_CODES), count: random.between(1, 2) };
-    case 1: return { kind: 'ec2-timeout', action: random.pick(EC2_ACTIONS) };
-    case 2: return random.chance(0.5) ? { kind: 'stuck-attach' } : { kind: 'busy-detach' };
-    case 3: return { kind: 'kube-error', method: random.pick(['GET', 'PATCH', 'POST', 'PUT', 'DELETE']), path: random.pick(KUBE_PATHS), code: random.pick([409, 500]), count: random.between(1, 2) };
-    case 4: return { kind: 'kube-pagination', resource: random.pick(LISTED), mode: random.pick(['error', 'expired'] as const) };
-    default: return { kind: 'dynamo-error', operation: random.pick(DYNAMO_OPERATIONS), count: random.between(1, 2) };
+    case 0:
+      return { kind: 'ec2-error', action: random.pick(EC2_ACTIONS), code: random.pick(EC2_CODES), count: random.between(1, 2) };
+    case 1:
+      return { kind: 'ec2-timeout', action: random.pick(EC2_ACTIONS) };
+    case 2:
+      return random.chance(0.5) ? { kind: 'stuck-attach' } : { kind: 'busy-detach' };
+    case 3:
+      return {
+        kind: 'kube-error',
+        method: random.pick(['GET', 'PATCH', 'POST', 'PUT', 'DELETE']),
+        path: random.pick(KUBE_PATHS),
+        code: random.pick([409, 500]),
+        count: random.between(1, 2),
+      };
+    case 4:
+      return { kind: 'kube-pagination', resource: random.pick(LISTED), mode: random.pick(['error', 'expired'] as const) };
+    default:
+      return { kind: 'dynamo-error', operation: random.pick(DYNAMO_OPERATIONS), count: random.between(1, 2) };
   }
 }
 
 export function inject(world: World, fault: Fault): void {
   switch (fault.kind) {
-    case 'ec2-error': return world.ec2.failNext({ action: fault.action, code: fault.code, count: fault.count });
-    case 'ec2-timeout': return world.ec2.setLatency(fault.action, EC2_TIMEOUT_MS + 50);
-    case 'stuck-attach': return world.ec2.stickAttach('*');
-    case 'busy-detach': return world.ec2.stickDetach('*');
-    case 'kube-error': return world.kube.faults.failNext({ method: fault.method, path: new RegExp(`^${fault.path}(\\?|$)`) }, fault.count, fault.code);
-    case 'kube-pagination': return world.kube.faults.breakPagination({ path: new RegExp(`/${fault.resource}\\?`) }, { page: 2, mode: fault.mode });
-    case 'dynamo-error': return world.dynamo.failNext(fault.operation, fault.count);
+    case 'ec2-error':
+      return world.ec2.failNext({ action: fault.action, code: fault.code, count: fault.count });
+    case 'ec2-timeout':
+      return world.ec2.setLatency(fault.action, EC2_TIMEOUT_MS + 50);
+    case 'stuck-attach':
+      return world.ec2.stickAttach('*');
+    case 'busy-detach':
+      return world.ec2.stickDetach('*');
+    case 'kube-error':
+      return world.kube.faults.failNext({ method: fault.method, path: new RegExp(`^${fault.path}(\\?|$)`) }, fault.count, fault.code);
+    case 'kube-pagination':
+      return world.kube.faults.breakPagination({ path: new RegExp(`/${fault.resource}\\?`) }, { page: 2, mode: fault.mode });
+    case 'dynamo-error':
+      return world.dynamo.failNext(fault.operation, fault.count);
   }
 }
 
@@ -62,6 +90,8 @@ export function unstick(world: World): void {
 
 export function describeFault(fault: Fault): string {
   const { kind, ...rest } = fault;
-  const details = Object.entries(rest).map(([k, v]) => `${k}=${String(v)}`).join(' ');
+  const details = Object.entries(rest)
+    .map(([k, v]) => `${k}=${String(v)}`)
+    .join(' ');
   return details ? `${kind}(${details})` : kind;
 }

@@ -8,15 +8,39 @@ import type { Truth, TruthAttachment, TruthNode } from '../../sandbox/oracle/tru
 const V1 = 'vol-00000001';
 const V9 = 'vol-00000009';
 const uname = (v: string) => `kubernetes.io/csi/ebs.csi.aws.com^${v}`;
-const node = (name: string, instanceId: string, o: Partial<TruthNode> = {}): TruthNode =>
-  ({ name, instanceId, ready: true, outOfService: false, volumesInUse: [], volumesAttached: [], ...o });
-const attached = (volumeId: string, instanceId: string, state: TruthAttachment['state'] = 'attached'): TruthAttachment => ({ volumeId, instanceId, device: '/dev/xvdaa', state });
+const node = (name: string, instanceId: string, o: Partial<TruthNode> = {}): TruthNode => ({
+  name,
+  instanceId,
+  ready: true,
+  outOfService: false,
+  volumesInUse: [],
+  volumesAttached: [],
+  ...o,
+});
+const attached = (volumeId: string, instanceId: string, state: TruthAttachment['state'] = 'attached'): TruthAttachment => ({
+  volumeId,
+  instanceId,
+  device: '/dev/xvdaa',
+  state,
+});
 const needed = (volumeId: string, nodeName: string) => ({ volumeId, uniqueName: uname(volumeId), nodeName, pvName: `pv-${volumeId}` });
 
 function truth(o: Partial<Truth> = {}): Truth {
   return {
-    at: 0, attachments: [], instanceStates: new Map([['i-a', 'running'], ['i-b', 'running']]),
-    nodes: new Map([['a', node('a', 'i-a')], ['b', node('b', 'i-b')]]), exclusive: new Set([V1]), desired: [], volumeAttachments: [], ...o,
+    at: 0,
+    attachments: [],
+    instanceStates: new Map([
+      ['i-a', 'running'],
+      ['i-b', 'running'],
+    ]),
+    nodes: new Map([
+      ['a', node('a', 'i-a')],
+      ['b', node('b', 'i-b')],
+    ]),
+    exclusive: new Set([V1]),
+    desired: [],
+    volumeAttachments: [],
+    ...o,
   };
 }
 const withNodes = (...nodes: TruthNode[]) => new Map(nodes.map((n) => [n.name, n]));
@@ -24,18 +48,70 @@ const detachFromA: DetachCall[] = [{ volumeId: V1, instanceId: 'i-a' }];
 const invariants = (before: Truth, after: Truth, calls: DetachCall[] = []) => checkStep(before, after, calls).map((v) => v.invariant);
 
 describe('checkStep', () => {
-  const mountedOnA = truth({ attachments: [attached(V1, 'i-a')], nodes: withNodes(node('a', 'i-a', { volumesInUse: [uname(V1)], volumesAttached: [{ name: uname(V1), devicePath: '/dev/xvdaa' }] }), node('b', 'i-b')) });
+  const mountedOnA = truth({
+    attachments: [attached(V1, 'i-a')],
+    nodes: withNodes(
+      node('a', 'i-a', { volumesInUse: [uname(V1)], volumesAttached: [{ name: uname(V1), devicePath: '/dev/xvdaa' }] }),
+      node('b', 'i-b'),
+    ),
+  });
   it.each([
-    ['an RWO volume attached to two nodes breaks 1', truth({ attachments: [attached(V1, 'i-a'), attached(V1, 'i-b', 'attaching')] }), [], [1]],
+    [
+      'an RWO volume attached to two nodes breaks 1',
+      truth({ attachments: [attached(V1, 'i-a'), attached(V1, 'i-b', 'attaching')] }),
+      [],
+      [1],
+    ],
     ['a Multi-Attach (RWX) volume on two nodes is fine', truth({ attachments: [attached(V9, 'i-a'), attached(V9, 'i-b')] }), [], []],
     ['detaching a volume mounted on a Ready node breaks 2', mountedOnA, detachFromA, [2]],
-    ['a detach on a NotReady node is allowed (the unmount timeout)', truth({ ...mountedOnA, nodes: withNodes(node('a', 'i-a', { ready: false, volumesInUse: [uname(V1)] })) }), detachFromA, []],
-    ['a detach on an out-of-service node is allowed', truth({ ...mountedOnA, nodes: withNodes(node('a', 'i-a', { outOfService: true, volumesInUse: [uname(V1)] })) }), detachFromA, []],
-    ['detaching an attached volume a pod on the node still needs breaks 3', truth({ attachments: [attached(V1, 'i-a')], desired: [needed(V1, 'a')] }), detachFromA, [3]],
-    ['detaching a stuck attach of a needed volume is allowed (retry from scratch)', truth({ attachments: [attached(V1, 'i-a', 'attaching')], desired: [needed(V1, 'a')] }), detachFromA, []],
-    ['a node listing a volume EC2 has not attached there breaks 5', truth({ nodes: withNodes(node('a', 'i-a', { volumesAttached: [{ name: uname(V1), devicePath: '/dev/xvdaa' }] })) }), [], [5]],
-    ['a node listing a volume still attaching breaks 5', truth({ attachments: [attached(V1, 'i-a', 'attaching')], nodes: withNodes(node('a', 'i-a', { volumesAttached: [{ name: uname(V1), devicePath: '/dev/xvdaa' }] })) }), [], [5]],
-    ['a terminated instance\'s stale list is not held against the controller', truth({ instanceStates: new Map([['i-a', 'terminated']]), nodes: withNodes(node('a', 'i-a', { volumesAttached: [{ name: uname(V1), devicePath: '/dev/xvdaa' }] })) }), [], []],
+    [
+      'a detach on a NotReady node is allowed (the unmount timeout)',
+      truth({ ...mountedOnA, nodes: withNodes(node('a', 'i-a', { ready: false, volumesInUse: [uname(V1)] })) }),
+      detachFromA,
+      [],
+    ],
+    [
+      'a detach on an out-of-service node is allowed',
+      truth({ ...mountedOnA, nodes: withNodes(node('a', 'i-a', { outOfService: true, volumesInUse: [uname(V1)] })) }),
+      detachFromA,
+      [],
+    ],
+    [
+      'detaching an attached volume a pod on the node still needs breaks 3',
+      truth({ attachments: [attached(V1, 'i-a')], desired: [needed(V1, 'a')] }),
+      detachFromA,
+      [3],
+    ],
+    [
+      'detaching a stuck attach of a needed volume is allowed (retry from scratch)',
+      truth({ attachments: [attached(V1, 'i-a', 'attaching')], desired: [needed(V1, 'a')] }),
+      detachFromA,
+      [],
+    ],
+    [
+      'a node listing a volume EC2 has not attached there breaks 5',
+      truth({ nodes: withNodes(node('a', 'i-a', { volumesAttached: [{ name: uname(V1), devicePath: '/dev/xvdaa' }] })) }),
+      [],
+      [5],
+    ],
+    [
+      'a node listing a volume still attaching breaks 5',
+      truth({
+        attachments: [attached(V1, 'i-a', 'attaching')],
+        nodes: withNodes(node('a', 'i-a', { volumesAttached: [{ name: uname(V1), devicePath: '/dev/xvdaa' }] })),
+      }),
+      [],
+      [5],
+    ],
+    [
+      "a terminated instance's stale list is not held against the controller",
+      truth({
+        instanceStates: new Map([['i-a', 'terminated']]),
+        nodes: withNodes(node('a', 'i-a', { volumesAttached: [{ name: uname(V1), devicePath: '/dev/xvdaa' }] })),
+      }),
+      [],
+      [],
+    ],
   ] as [string, Truth, DetachCall[], number[]][])('%s', (_name, state, calls, expected) => {
     expect(invariants(state, state, calls)).toEqual(expected);
   });
@@ -47,17 +123,32 @@ describe('checkStep', () => {
 });
 
 describe('checkConvergence', () => {
-  const va = (v: string, n: string, devicePath = '/dev/xvdaa') => ({ name: volumeAttachmentName(v, n), nodeName: n, attached: true, devicePath });
+  const va = (v: string, n: string, devicePath = '/dev/xvdaa') => ({
+    name: volumeAttachmentName(v, n),
+    nodeName: n,
+    attached: true,
+    devicePath,
+  });
   const settled = truth({
-    attachments: [attached(V1, 'i-a')], desired: [needed(V1, 'a')], volumeAttachments: [va(V1, 'a')],
+    attachments: [attached(V1, 'i-a')],
+    desired: [needed(V1, 'a')],
+    volumeAttachments: [va(V1, 'a')],
     nodes: withNodes(node('a', 'i-a', { volumesAttached: [{ name: uname(V1), devicePath: '/dev/xvdaa' }] }), node('b', 'i-b')),
   });
   it.each([
     ['desired equals actual and everything reports it', settled, 0],
     ['a needed volume not attached', truth({ desired: [needed(V1, 'a')] }), 1],
     ['an attachment nobody needs (leaked), unreported and without VolumeAttachment', truth({ attachments: [attached(V1, 'i-a')] }), 3],
-    ['an attached volume missing from node status and without VolumeAttachment', truth({ attachments: [attached(V1, 'i-a')], desired: [needed(V1, 'a')] }), 2],
-    ['an RWO volume wanted on two nodes is converged when it is on one of them', truth({ ...settled, desired: [needed(V1, 'a'), needed(V1, 'b')] }), 0],
+    [
+      'an attached volume missing from node status and without VolumeAttachment',
+      truth({ attachments: [attached(V1, 'i-a')], desired: [needed(V1, 'a')] }),
+      2,
+    ],
+    [
+      'an RWO volume wanted on two nodes is converged when it is on one of them',
+      truth({ ...settled, desired: [needed(V1, 'a'), needed(V1, 'b')] }),
+      0,
+    ],
   ] as [string, Truth, number][])('%s', (_name, state, problems) => {
     expect(checkConvergence(state)).toHaveLength(problems);
   });

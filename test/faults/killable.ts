@@ -26,24 +26,31 @@ export function killable(ports: Ports, kill: Kill | undefined): Killable {
   let dead = false;
   let announce: () => void = () => undefined;
   const killed = new Promise<void>((resolve) => (announce = resolve));
-  const wrap = <T extends object>(port: T): T => new Proxy(port, {
-    get(target, property, receiver) {
-      const value: unknown = Reflect.get(target, property, receiver);
-      if (typeof value !== 'function') return value;
-      return (...args: unknown[]) => {
-        if (dead) return never;
-        calls += 1;
-        if (kill === undefined || calls !== kill.atCall) return (value as (...a: unknown[]) => unknown).apply(target, args);
-        dead = true;
-        if (!kill.afterEffect) {
-          announce();
-          return never;
-        }
-        const effect = (value as (...a: unknown[]) => unknown).apply(target, args);
-        // Dead once the effect landed (or failed): the caller never hears back.
-        return Promise.resolve(effect).then(announce, announce).then(() => never);
-      };
-    },
-  });
-  return { ports: { cluster: wrap(ports.cluster), store: wrap(ports.store), blockStorage: wrap(ports.blockStorage) }, killed, calls: () => calls };
+  const wrap = <T extends object>(port: T): T =>
+    new Proxy(port, {
+      get(target, property, receiver) {
+        const value: unknown = Reflect.get(target, property, receiver);
+        if (typeof value !== 'function') return value;
+        return (...args: unknown[]) => {
+          if (dead) return never;
+          calls += 1;
+          if (kill === undefined || calls !== kill.atCall) return (value as (...a: unknown[]) => unknown).apply(target, args);
+          dead = true;
+          if (!kill.afterEffect) {
+            announce();
+            return never;
+          }
+          const effect = (value as (...a: unknown[]) => unknown).apply(target, args);
+          // Dead once the effect landed (or failed): the caller never hears back.
+          return Promise.resolve(effect)
+            .then(announce, announce)
+            .then(() => never);
+        };
+      },
+    });
+  return {
+    ports: { cluster: wrap(ports.cluster), store: wrap(ports.store), blockStorage: wrap(ports.blockStorage) },
+    killed,
+    calls: () => calls,
+  };
 }

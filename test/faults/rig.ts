@@ -45,7 +45,11 @@ export function startRig(): Rig {
           tuning: {
             ec2: { maxAttempts: 1, requestTimeoutMs: EC2_TIMEOUT_MS },
             dynamodb: { maxAttempts: 1 },
-            kubernetes: { policy: { qps: 10_000, burst: 10_000, timeoutMs: 2_000, maxAttempts: 1 }, paging: { pageSize: 2 }, maxConflictRetries: 2 },
+            kubernetes: {
+              policy: { qps: 10_000, burst: 10_000, timeoutMs: 2_000, maxAttempts: 1 },
+              paging: { pageSize: 2 },
+              maxConflictRetries: 2,
+            },
           },
           // A pass never waits for EC2 to finish: the next pass picks the operation up (time only moves between steps).
           waits: { maxAttachWaitMs: 0, maxDetachWaitMs: 0, reserveMs: 0 },
@@ -54,7 +58,11 @@ export function startRig(): Rig {
       });
       let invocations = 0;
       return {
-        seed, clock, ec2: stack.ec2, kube: stack.kube, dynamo: stack.dynamo,
+        seed,
+        clock,
+        ec2: stack.ec2,
+        kube: stack.kube,
+        dynamo: stack.dynamo,
         invocation: (wrap) => {
           const id = ++invocations;
           let operations = 0;

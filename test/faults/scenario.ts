@@ -35,23 +35,30 @@ interface PassSpec {
 
 function pickPasses(cluster: FaultCluster, random: Random): PassSpec[] {
   const specs: PassSpec[] = Array.from({ length: random.between(1, 3) }, () => ({ ...pickTarget(cluster, random) }));
-  if (random.chance(0.4)) (random.pick(specs)).kill = { atCall: random.between(1, 30), afterEffect: random.chance(0.5) };
+  if (random.chance(0.4)) random.pick(specs).kill = { atCall: random.between(1, 30), afterEffect: random.chance(0.5) };
   return specs;
 }
 
 function pickTarget(cluster: FaultCluster, random: Random): PassSpec {
   const node = random.pick(cluster.nodes);
   switch (random.int(6)) {
-    case 0: return cluster.pods.length ? { target: { kind: 'pod', namespace: 'default', name: random.pick(cluster.pods).name } } : {};
-    case 1: return { target: { kind: 'node', name: node.name } };
-    case 2: return { target: { kind: 'instance', instanceId: node.instanceId } };
-    case 3: return { target: { kind: 'volume', volumeId: random.pick(cluster.volumes).volumeId } };
-    default: return {};
+    case 0:
+      return cluster.pods.length ? { target: { kind: 'pod', namespace: 'default', name: random.pick(cluster.pods).name } } : {};
+    case 1:
+      return { target: { kind: 'node', name: node.name } };
+    case 2:
+      return { target: { kind: 'instance', instanceId: node.instanceId } };
+    case 3:
+      return { target: { kind: 'volume', volumeId: random.pick(cluster.volumes).volumeId } };
+    default:
+      return {};
   }
 }
 
 function describePass(spec: PassSpec): string {
-  const target = spec.target ? `${spec.target.kind}:${'name' in spec.target ? spec.target.name : 'instanceId' in spec.target ? spec.target.instanceId : spec.target.volumeId}` : 'full';
+  const target = spec.target
+    ? `${spec.target.kind}:${'name' in spec.target ? spec.target.name : 'instanceId' in spec.target ? spec.target.instanceId : spec.target.volumeId}`
+    : 'full';
   return spec.kill ? `${target}†${spec.kill.atCall}${spec.kill.afterEffect ? '+' : '-'}` : target;
 }
 
@@ -60,8 +67,23 @@ async function runPass(world: World, spec: PassSpec): Promise<'done' | 'killed' 
   const controller = world.invocation((ports) => (dying = killable(ports, spec.kill)).ports);
   const budget = { deadline: world.clock.now() + 5 * MINUTE };
   const pass = spec.target ? controller.targetedPass(spec.target, budget) : controller.fullPass(budget);
-  if (process.env.DEBUG_PASSES) void pass.then((r) => console.log('pass', describePass(spec), r.results.map((x) => `${x.kind} ${x.volumeId} ${x.nodeName} ${x.outcome} ${x.forcedTrigger ?? ''} ${x.detail}`)), (e: unknown) => console.log('pass', describePass(spec), 'threw', String(e)));
-  const outcome = await Promise.race([pass.then(() => 'done' as const, () => 'threw' as const), dying!.killed.then(() => 'killed' as const)]);
+  if (process.env.DEBUG_PASSES)
+    void pass.then(
+      (r) =>
+        console.log(
+          'pass',
+          describePass(spec),
+          r.results.map((x) => `${x.kind} ${x.volumeId} ${x.nodeName} ${x.outcome} ${x.forcedTrigger ?? ''} ${x.detail}`),
+        ),
+      (e: unknown) => console.log('pass', describePass(spec), 'threw', String(e)),
+    );
+  const outcome = await Promise.race([
+    pass.then(
+      () => 'done' as const,
+      () => 'threw' as const,
+    ),
+    dying!.killed.then(() => 'killed' as const),
+  ]);
   if (outcome !== 'killed') await controller.close();
   // A killed invocation's clients stay open: its last request may still land, as a dead Lambda's can.
   return outcome;
@@ -88,7 +110,14 @@ export async function runScenario(rig: Rig, seed: number, stepCount = 8): Promis
   return result;
 }
 
-async function playStep(world: World, cluster: FaultCluster, random: Random, ledger: ApiLedger, result: ScenarioResult, step: number): Promise<void> {
+async function playStep(
+  world: World,
+  cluster: FaultCluster,
+  random: Random,
+  ledger: ApiLedger,
+  result: ScenarioResult,
+  step: number,
+): Promise<void> {
   const change: Change = pickChange(cluster, random);
   applyChange(world, cluster, random, change);
   runKubelets(world.kube);

@@ -10,7 +10,14 @@ import { startRig } from './rig.js';
 import { describeFailure } from './report.js';
 import { runScenario } from './scenario.js';
 
-const { values } = parseArgs({ options: { seed: { type: 'string' }, seeds: { type: 'string', default: '1000' }, from: { type: 'string', default: '1' }, steps: { type: 'string', default: '8' } } });
+const { values } = parseArgs({
+  options: {
+    seed: { type: 'string' },
+    seeds: { type: 'string', default: '1000' },
+    from: { type: 'string', default: '1' },
+    steps: { type: 'string', default: '8' },
+  },
+});
 const single = values.seed === undefined ? undefined : Number(values.seed);
 const first = single ?? Number(values.from);
 const count = single === undefined ? Number(values.seeds) : 1;

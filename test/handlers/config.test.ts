@@ -43,7 +43,11 @@ describe('loadConfig', () => {
     ['sync period', { SYNC_PERIOD_SECONDS: '30' }, { syncPeriodMs: 30_000 }],
     ['lease', { LEASE_SECONDS: '45' }, { plan: { leaseMs: 45_000 } }],
     ['disabled force detach on timeout', { MAX_WAIT_FOR_UNMOUNT_SECONDS: 'disabled' }, { plan: { maxWaitForUnmountMs: null } }],
-    ['mass-detach guard', { MASS_DETACH_MAX_FRACTION: '0.2', MASS_DETACH_MIN_ATTACHED: '3' }, { plan: { massDetachGuard: { maxFraction: 0.2, minAttached: 3 } } }],
+    [
+      'mass-detach guard',
+      { MASS_DETACH_MAX_FRACTION: '0.2', MASS_DETACH_MIN_ATTACHED: '3' },
+      { plan: { massDetachGuard: { maxFraction: 0.2, minAttached: 3 } } },
+    ],
     ['blank variables as unset', { SYNC_PERIOD_SECONDS: '' }, { syncPeriodMs: 60_000 }],
   ])('reads the %s', (_name, extra, expected) => {
     expect(loadConfig(lambdaEnv(extra))).toMatchObject(expected);

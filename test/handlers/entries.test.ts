@@ -8,8 +8,11 @@ import { HANDLER_ENTRIES } from '../../infra/contracts.js';
 
 const TEST_CA = Buffer.from('-----BEGIN CERTIFICATE-----\nMIIBtest\n-----END CERTIFICATE-----\n').toString('base64');
 const LAMBDA_ENV = {
-  TABLE_NAME: 'volumes', AWS_REGION: 'eu-west-1', CLUSTER_NAME: 'prod',
-  CLUSTER_ENDPOINT: 'https://ABC123.gr7.eu-west-1.eks.amazonaws.com', CLUSTER_CA: TEST_CA,
+  TABLE_NAME: 'volumes',
+  AWS_REGION: 'eu-west-1',
+  CLUSTER_NAME: 'prod',
+  CLUSTER_ENDPOINT: 'https://ABC123.gr7.eu-west-1.eks.amazonaws.com',
+  CLUSTER_CA: TEST_CA,
 };
 
 afterEach(() => {

@@ -5,7 +5,8 @@ import { clusterEventHandler, ec2EventHandler } from '../../lambda/handlers/sqs-
 import { lambdaContext, sqsBatch } from '../../sandbox/events.js';
 import { recordingController, type RecordingController } from '../support/recording-controller.js';
 
-const fixture = (name: string): Record<string, unknown> => JSON.parse(readFileSync(new URL(`fixtures/${name}.json`, import.meta.url), 'utf8')) as Record<string, unknown>;
+const fixture = (name: string): Record<string, unknown> =>
+  JSON.parse(readFileSync(new URL(`fixtures/${name}.json`, import.meta.url), 'utf8')) as Record<string, unknown>;
 const withPod = (name: string) => {
   const event = fixture('kubernetes-event-pod-scheduled');
   const detail = event.detail as { involvedObject: { name: string } };
@@ -36,11 +37,19 @@ afterEach(() => {
 });
 
 /** Embedded-metric-format lines carrying `name`, as CloudWatch would read them from the log. */
-const metricLines = (name: string) => emitted.flatMap((line) => line.split('\n')).filter((l) => l.includes('"_aws"') && l.includes(`"${name}"`)).map((l) => JSON.parse(l) as Record<string, unknown>);
+const metricLines = (name: string) =>
+  emitted
+    .flatMap((line) => line.split('\n'))
+    .filter((l) => l.includes('"_aws"') && l.includes(`"${name}"`))
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
 
 describe('cluster-event handler', () => {
   it('runs one targeted pass per pod or node, however many events name it', async () => {
-    const batch = sqsBatch([fixture('kubernetes-event-pod-scheduled'), fixture('kubernetes-event-pod-scheduled'), fixture('kubernetes-event-node-not-ready')]);
+    const batch = sqsBatch([
+      fixture('kubernetes-event-pod-scheduled'),
+      fixture('kubernetes-event-pod-scheduled'),
+      fixture('kubernetes-event-node-not-ready'),
+    ]);
 
     const response = await clusterEvent(batch, lambdaContext());
 
@@ -95,7 +104,7 @@ describe('ec2-event handler', () => {
 });
 
 describe('scheduled handler', () => {
-  it('runs one full pass for the scheduler\'s payload', async () => {
+  it("runs one full pass for the scheduler's payload", async () => {
     const result = await scheduled(fixture('scheduler-full-pass'), lambdaContext());
 
     expect(result).toMatchObject({ converged: true, actions: 0 });

@@ -43,15 +43,18 @@ describe('handler bundle', () => {
   });
 
   it('starts with the require shim CommonJS dependencies need inside an ES module', () => {
-    expect(bundle.startsWith("import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);"))
-      .toBe(true);
+    expect(
+      bundle.startsWith(
+        "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
+      ),
+    ).toBe(true);
   });
 
   it('exports handler', () => {
     expect(bundle).toMatch(/export\s*\{[^}]*\bhandler\b[^}]*\}/);
   });
 
-  it('carries the AWS SDK inside instead of importing the runtime\'s copy', () => {
+  it("carries the AWS SDK inside instead of importing the runtime's copy", () => {
     const staticImport = /\bimport\s*(?:\{[^}]*\}|\*\s*as\s*[\w$]+|[\w$]+)\s*from\s*["']([^"']+)["']/g;
     const imported = [...bundle.matchAll(staticImport)].map((m) => m[1] as string);
     expect(imported).toContain('node:module');

@@ -24,8 +24,10 @@ beforeAll(() => {
   }));
 }, SYNTH_TIMEOUT_MS);
 
-const variables = () => Object.values(template.findResources('AWS::Lambda::Function'))
-  .map((fn) => (fn as { Properties: { Environment: { Variables: Record<string, unknown> } } }).Properties.Environment.Variables);
+const variables = () =>
+  Object.values(template.findResources('AWS::Lambda::Function')).map(
+    (fn) => (fn as { Properties: { Environment: { Variables: Record<string, unknown> } } }).Properties.Environment.Variables,
+  );
 
 describe('context', () => {
   it('names the stack after the cluster', () => {
@@ -47,7 +49,7 @@ describe('context', () => {
     template.resourcePropertiesCountIs('AWS::Lambda::EventSourceMapping', { ScalingConfig: { MaximumConcurrency: 3 } }, 2);
   });
 
-  it('names the exporter\'s bus', () => {
+  it("names the exporter's bus", () => {
     template.hasResourceProperties('AWS::Events::EventBus', { Name: 'k8s-events' });
   });
 
@@ -67,9 +69,12 @@ describe('context', () => {
 
   it('waits the configured minutes before the no-full-pass alarm', () => {
     template.hasResourceProperties('AWS::CloudWatch::Alarm', {
-      Metrics: Match.arrayWith([Match.objectLike({
-        Id: 'fullPasses', MetricStat: Match.objectLike({ Metric: Match.objectLike({ MetricName: Metric.PassDuration }), Period: 1200 }),
-      })]),
+      Metrics: Match.arrayWith([
+        Match.objectLike({
+          Id: 'fullPasses',
+          MetricStat: Match.objectLike({ Metric: Match.objectLike({ MetricName: Metric.PassDuration }), Period: 1200 }),
+        }),
+      ]),
     });
   });
 

@@ -15,7 +15,10 @@ interface Values {
   config: {
     clusterName: string;
     route: { routes: { match: { receiver: string; kind: string; reason: string }[] }[] };
-    receivers: { name: string; eventbridge: { source: string; detailType: string; eventBusName: string; region: string; details?: unknown } }[];
+    receivers: {
+      name: string;
+      eventbridge: { source: string; detailType: string; eventBusName: string; region: string; details?: unknown };
+    }[];
   };
 }
 
@@ -28,7 +31,7 @@ const [receiver] = values.config.receivers;
 const alternatives = (regex: string) => /^\^\((.*)\)\$$/.exec(regex)?.[1]?.split('|') ?? [];
 
 describe('event exporter values', () => {
-  it('sends with the source and detail type the stack\'s rule matches, and the full event as detail', () => {
+  it("sends with the source and detail type the stack's rule matches, and the full event as detail", () => {
     expect(receiver?.eventbridge).toMatchObject({ source: EXPORTER_SOURCE, detailType: EXPORTER_DETAIL_TYPE });
     expect(receiver?.eventbridge.details).toBeUndefined();
   });
@@ -39,7 +42,7 @@ describe('event exporter values', () => {
     expect(values.config.clusterName).toBe(settings.clusterName);
   });
 
-  it('forwards exactly the kinds and reasons the stack\'s rule routes to a targeted pass', () => {
+  it("forwards exactly the kinds and reasons the stack's rule routes to a targeted pass", () => {
     expect(values.config.route.routes.flatMap((route) => route.match)).toHaveLength(1);
     expect(rule?.receiver).toBe(receiver?.name);
     expect(alternatives(rule?.kind ?? '')).toEqual([...CLUSTER_EVENT_KINDS]);

@@ -17,7 +17,10 @@ const statements = (type: string, prefix: string) =>
   (resource(type, prefix).Properties.PolicyDocument as { Statement: unknown[] }).Statement;
 const arnOf = (type: string, prefix: string) => ({ 'Fn::GetAtt': [resourceId(template, type, prefix), 'Arn'] });
 const regional = (resourcePath: string, service = 'ec2') => ({
-  'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, `:${service}:`, { Ref: 'AWS::Region' }, ':', { Ref: 'AWS::AccountId' }, `:${resourcePath}`]],
+  'Fn::Join': [
+    '',
+    ['arn:', { Ref: 'AWS::Partition' }, `:${service}:`, { Ref: 'AWS::Region' }, ':', { Ref: 'AWS::AccountId' }, `:${resourcePath}`],
+  ],
 });
 const SQS_CONSUME = ['sqs:ReceiveMessage', 'sqs:ChangeMessageVisibility', 'sqs:GetQueueUrl', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes'];
 const LOG_WRITE = ['logs:CreateLogStream', 'logs:PutLogEvents'];
@@ -68,26 +71,31 @@ describe('controller role', () => {
   it('grants the DynamoDB and EC2 actions of exactly the commands the adapters send', () => {
     const sent = (service: 'dynamodb' | 'ec2') => {
       const dir = path.join(REPO_ROOT, 'lambda/adapters', service);
-      const source = readdirSync(dir, { recursive: true }).map(String).filter((file) => file.endsWith('.ts'))
-        .map((file) => readFileSync(path.join(dir, file), 'utf8')).join('\n');
+      const source = readdirSync(dir, { recursive: true })
+        .map(String)
+        .filter((file) => file.endsWith('.ts'))
+        .map((file) => readFileSync(path.join(dir, file), 'utf8'))
+        .join('\n');
       const commands = [...source.matchAll(/\bnew (\w+)Command\(|\bpaginate(\w+)\(/g)].map((m) => (m[1] ?? m[2]) as string);
       return [...new Set(commands)].map((command) => `${service}:${command}`);
     };
     const granted = (statements('AWS::IAM::Policy', 'ControllerRoleDefaultPolicy') as { Action: string | string[] }[])
-      .flatMap((statement) => statement.Action).filter((action) => /^(dynamodb|ec2):/.test(action));
+      .flatMap((statement) => statement.Action)
+      .filter((action) => /^(dynamodb|ec2):/.test(action));
     expect(granted.sort()).toEqual([...sent('dynamodb'), ...sent('ec2')].sort());
   });
-
 });
 
 describe('scheduler role', () => {
   it('is assumable by EventBridge Scheduler from this account only', () => {
     expect(resource('AWS::IAM::Role', 'FullPassScheduleRole').Properties.AssumeRolePolicyDocument).toMatchObject({
-      Statement: [{
-        Action: 'sts:AssumeRole',
-        Principal: { Service: 'scheduler.amazonaws.com' },
-        Condition: { StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } } },
-      }],
+      Statement: [
+        {
+          Action: 'sts:AssumeRole',
+          Principal: { Service: 'scheduler.amazonaws.com' },
+          Condition: { StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } } },
+        },
+      ],
     });
   });
 
@@ -101,19 +109,28 @@ describe('scheduler role', () => {
 });
 
 describe('event exporter policy', () => {
-  it('allows PutEvents on the cluster\'s bus and nothing else', () => {
-    expect(statements('AWS::IAM::ManagedPolicy', 'ExporterPutEventsPolicy')).toEqual([{
-      Sid: 'PutClusterEvents',
-      Effect: 'Allow',
-      Action: 'events:PutEvents',
-      Resource: arnOf('AWS::Events::EventBus', 'ClusterEventRouteBus'),
-    }]);
+  it("allows PutEvents on the cluster's bus and nothing else", () => {
+    expect(statements('AWS::IAM::ManagedPolicy', 'ExporterPutEventsPolicy')).toEqual([
+      {
+        Sid: 'PutClusterEvents',
+        Effect: 'Allow',
+        Action: 'events:PutEvents',
+        Resource: arnOf('AWS::Events::EventBus', 'ClusterEventRouteBus'),
+      },
+    ]);
   });
 
-  it('is exported with the bus for the exporter\'s IRSA or Pod Identity role', () => {
+  it("is exported with the bus for the exporter's IRSA or Pod Identity role", () => {
     const outputs = template.toJSON() as { Outputs: Record<string, { Value: unknown }> };
-    expect(Object.keys(outputs.Outputs).sort()).toEqual(
-      ['ControllerRoleArn', 'EventBusArn', 'EventBusName', 'ExporterPolicyArn', 'StateTableName']);
-    expect(outputs.Outputs.ExporterPolicyArn?.Value).toEqual({ Ref: resourceId(template, 'AWS::IAM::ManagedPolicy', 'ExporterPutEventsPolicy') });
+    expect(Object.keys(outputs.Outputs).sort()).toEqual([
+      'ControllerRoleArn',
+      'EventBusArn',
+      'EventBusName',
+      'ExporterPolicyArn',
+      'StateTableName',
+    ]);
+    expect(outputs.Outputs.ExporterPolicyArn?.Value).toEqual({
+      Ref: resourceId(template, 'AWS::IAM::ManagedPolicy', 'ExporterPutEventsPolicy'),
+    });
   });
 });

@@ -20,14 +20,16 @@ function acknowledgements(): string[] {
     (resource.Metadata?.cdk_nag?.rules_to_suppress ?? []).map((rule) => {
       expect(rule.reason.length, `${rule.id} on ${id} needs a specific reason`).toBeGreaterThan(40);
       return `${id.replace(/[0-9A-F]{8}$/, '')}: ${rule.id}`;
-    }));
+    }),
+  );
 }
 
 describe('cdk-nag AwsSolutions', () => {
   it('reports no unacknowledged error or warning', () => {
     const report = new AwsSolutionsChecks(synthesized.app, { verbose: true }).validateScope(synthesized.app);
-    expect(report.violations.map((v) => `${v.severity} ${v.ruleName} at ${v.violatingResources.map((r) => r.constructPath).join(', ')}`))
-      .toEqual([]);
+    expect(
+      report.violations.map((v) => `${v.severity} ${v.ruleName} at ${v.violatingResources.map((r) => r.constructPath).join(', ')}`),
+    ).toEqual([]);
     expect(report.success).toBe(true);
   });
 
@@ -40,24 +42,31 @@ describe('cdk-nag AwsSolutions', () => {
   it('acknowledges only the wildcards IAM cannot narrow, each with its reason in the template', () => {
     const ec2 = (type: string) => `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:ec2:<AWS::Region>:<AWS::AccountId>:${type}/*]`;
     const controllerRules = ['AwsSolutions-IAM5[Resource::*]', ec2('instance'), ec2('volume')];
-    expect(acknowledgements().sort()).toEqual([
-      ...controllerRules.map((rule) => `ControllerRole: ${rule}`),
-      ...controllerRules.map((rule) => `ControllerRoleDefaultPolicy: ${rule}`),
-      'FullPassScheduleRole: AwsSolutions-IAM5[Resource::<ScheduledPassFunction98A94010.Arn>:*]',
-      'FullPassScheduleRoleDefaultPolicy: AwsSolutions-IAM5[Resource::<ScheduledPassFunction98A94010.Arn>:*]',
-    ].sort());
+    expect(acknowledgements().sort()).toEqual(
+      [
+        ...controllerRules.map((rule) => `ControllerRole: ${rule}`),
+        ...controllerRules.map((rule) => `ControllerRoleDefaultPolicy: ${rule}`),
+        'FullPassScheduleRole: AwsSolutions-IAM5[Resource::<ScheduledPassFunction98A94010.Arn>:*]',
+        'FullPassScheduleRoleDefaultPolicy: AwsSolutions-IAM5[Resource::<ScheduledPassFunction98A94010.Arn>:*]',
+      ].sort(),
+    );
   });
 
-  it('is wired into the app: an unacknowledged finding fails synthesis', () => {
-    const app = new App({ context: { ...TEST_CONTEXT, 'aws:cdk:bundling-stacks': [] } });
-    const stack = addControllerStack(app);
-    new sqs.Queue(stack, 'Unencrypted', { encryption: sqs.QueueEncryption.UNENCRYPTED });
-    expect(() => app.synth()).toThrow(/AwsSolutions-SQS2/);
-  }, SYNTH_TIMEOUT_MS);
+  it(
+    'is wired into the app: an unacknowledged finding fails synthesis',
+    () => {
+      const app = new App({ context: { ...TEST_CONTEXT, 'aws:cdk:bundling-stacks': [] } });
+      const stack = addControllerStack(app);
+      new sqs.Queue(stack, 'Unencrypted', { encryption: sqs.QueueEncryption.UNENCRYPTED });
+      expect(() => app.synth()).toThrow(/AwsSolutions-SQS2/);
+    },
+    SYNTH_TIMEOUT_MS,
+  );
 
   it('does not acknowledge anything at stack or app level', () => {
     const acknowledgedAbove = [synthesized.app, synthesized.stack].flatMap((scope) =>
-      scope.node.metadata.filter((entry) => entry.type === Validations.ACKNOWLEDGED_RULES_METADATA_KEY));
+      scope.node.metadata.filter((entry) => entry.type === Validations.ACKNOWLEDGED_RULES_METADATA_KEY),
+    );
     expect(acknowledgedAbove).toEqual([]);
   });
 });

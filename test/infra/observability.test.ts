@@ -19,19 +19,66 @@ const fnRef = (prefix: string) => ({ Ref: resourceId(template, 'AWS::Lambda::Fun
 
 describe('alarms', () => {
   it.each([
-    ['a Lambda error in the scheduled function', 'AWS/Lambda', 'Errors', [{ Name: 'FunctionName', Value: 'ScheduledPassFunction' }], 'Sum', 1],
-    ['a Lambda error in the cluster-event function', 'AWS/Lambda', 'Errors', [{ Name: 'FunctionName', Value: 'ClusterEventPassFunction' }], 'Sum', 1],
-    ['a Lambda error in the EC2-event function', 'AWS/Lambda', 'Errors', [{ Name: 'FunctionName', Value: 'Ec2EventPassFunction' }], 'Sum', 1],
-    ['a scheduled invocation in the DLQ', 'AWS/SQS', 'ApproximateNumberOfMessagesVisible', [{ Name: 'QueueName', Value: 'ScheduledPassDeadLetterQueue' }], 'Maximum', 1],
-    ['a cluster event in the DLQ', 'AWS/SQS', 'ApproximateNumberOfMessagesVisible', [{ Name: 'QueueName', Value: 'ClusterEventsDeadLetterQueue' }], 'Maximum', 1],
-    ['an EC2 event in the DLQ', 'AWS/SQS', 'ApproximateNumberOfMessagesVisible', [{ Name: 'QueueName', Value: 'Ec2EventsDeadLetterQueue' }], 'Maximum', 1],
+    [
+      'a Lambda error in the scheduled function',
+      'AWS/Lambda',
+      'Errors',
+      [{ Name: 'FunctionName', Value: 'ScheduledPassFunction' }],
+      'Sum',
+      1,
+    ],
+    [
+      'a Lambda error in the cluster-event function',
+      'AWS/Lambda',
+      'Errors',
+      [{ Name: 'FunctionName', Value: 'ClusterEventPassFunction' }],
+      'Sum',
+      1,
+    ],
+    [
+      'a Lambda error in the EC2-event function',
+      'AWS/Lambda',
+      'Errors',
+      [{ Name: 'FunctionName', Value: 'Ec2EventPassFunction' }],
+      'Sum',
+      1,
+    ],
+    [
+      'a scheduled invocation in the DLQ',
+      'AWS/SQS',
+      'ApproximateNumberOfMessagesVisible',
+      [{ Name: 'QueueName', Value: 'ScheduledPassDeadLetterQueue' }],
+      'Maximum',
+      1,
+    ],
+    [
+      'a cluster event in the DLQ',
+      'AWS/SQS',
+      'ApproximateNumberOfMessagesVisible',
+      [{ Name: 'QueueName', Value: 'ClusterEventsDeadLetterQueue' }],
+      'Maximum',
+      1,
+    ],
+    [
+      'an EC2 event in the DLQ',
+      'AWS/SQS',
+      'ApproximateNumberOfMessagesVisible',
+      [{ Name: 'QueueName', Value: 'Ec2EventsDeadLetterQueue' }],
+      'Maximum',
+      1,
+    ],
     ['EC2 throttling', METRICS_NAMESPACE, Metric.Ec2Throttles, [cluster, service], 'Sum', 10],
     ['an operation past its lease', METRICS_NAMESPACE, Metric.ExpiredOperations, [cluster, service], 'Sum', 1],
     ['a Multi-Attach conflict', METRICS_NAMESPACE, Metric.MultiAttachConflicts, [cluster, service], 'Sum', 1],
     ['repeated pass failures', METRICS_NAMESPACE, Metric.PassFailures, [cluster, service], 'Sum', 3],
   ])('fires on %s and notifies the topic', (_behaviour, namespace, metricName, dimensions, statistic, threshold) => {
-    const resolved = dimensions.map((d) => d.Name === 'FunctionName' ? { Name: d.Name, Value: fnRef(d.Value) }
-      : d.Name === 'QueueName' ? { Name: d.Name, Value: queueName(d.Value) } : d);
+    const resolved = dimensions.map((d) =>
+      d.Name === 'FunctionName'
+        ? { Name: d.Name, Value: fnRef(d.Value) }
+        : d.Name === 'QueueName'
+          ? { Name: d.Name, Value: queueName(d.Value) }
+          : d,
+    );
     template.hasResourceProperties('AWS::CloudWatch::Alarm', {
       Namespace: namespace,
       MetricName: metricName,
@@ -49,7 +96,11 @@ describe('alarms', () => {
 
   it('fires when no full pass succeeded for the configured minutes: full passes minus failed passes, missing data included', () => {
     const stat = (metricName: string, dimensions: unknown[], statistic: string) => ({
-      MetricStat: { Metric: { Namespace: METRICS_NAMESPACE, MetricName: metricName, Dimensions: dimensions }, Period: 600, Stat: statistic },
+      MetricStat: {
+        Metric: { Namespace: METRICS_NAMESPACE, MetricName: metricName, Dimensions: dimensions },
+        Period: 600,
+        Stat: statistic,
+      },
       ReturnData: false,
     });
     template.hasResourceProperties('AWS::CloudWatch::Alarm', {
@@ -69,7 +120,6 @@ describe('alarms', () => {
   it('has exactly these eleven alarms', () => {
     template.resourceCountIs('AWS::CloudWatch::Alarm', 11);
   });
-
 });
 
 describe('metric dimensions', () => {
@@ -80,7 +130,10 @@ describe('metric dimensions', () => {
     vi.stubEnv('POWERTOOLS_METRICS_DISABLED', 'false'); // on, as in Lambda
     try {
       const { metrics } = createTelemetry({
-        serviceName: SERVICE_NAME, metricsNamespace: METRICS_NAMESPACE, clusterName: 'prod', logLevel: 'INFO',
+        serviceName: SERVICE_NAME,
+        metricsNamespace: METRICS_NAMESPACE,
+        clusterName: 'prod',
+        logLevel: 'INFO',
       });
       metrics.singleMetric().addDimensions(extra).addMetric(name, MetricUnit.Count, 1);
     } finally {
@@ -92,13 +145,18 @@ describe('metric dimensions', () => {
   };
   type Stat = { MetricName?: string; Dimensions?: { Name: string }[] };
   type AlarmProperties = Stat & { Metrics?: { MetricStat?: { Metric: Stat } }[] };
-  const alarmDimensions = (name: MetricName) => Object.values((template.toJSON() as {
-    Resources: Record<string, { Type: string; Properties: AlarmProperties }>;
-  }).Resources)
-    .filter((r) => r.Type === 'AWS::CloudWatch::Alarm')
-    .flatMap((alarm) => [alarm.Properties, ...(alarm.Properties.Metrics ?? []).flatMap((m) => m.MetricStat?.Metric ?? [])])
-    .filter((stat) => stat.MetricName === name)
-    .map((stat) => (stat.Dimensions ?? []).map((d) => d.Name).sort());
+  const alarmDimensions = (name: MetricName) =>
+    Object.values(
+      (
+        template.toJSON() as {
+          Resources: Record<string, { Type: string; Properties: AlarmProperties }>;
+        }
+      ).Resources,
+    )
+      .filter((r) => r.Type === 'AWS::CloudWatch::Alarm')
+      .flatMap((alarm) => [alarm.Properties, ...(alarm.Properties.Metrics ?? []).flatMap((m) => m.MetricStat?.Metric ?? [])])
+      .filter((stat) => stat.MetricName === name)
+      .map((stat) => (stat.Dimensions ?? []).map((d) => d.Name).sort());
 
   it.each([
     [Metric.Ec2Throttles, {}],
@@ -111,10 +169,11 @@ describe('metric dimensions', () => {
 describe('dashboard', () => {
   const body = () => JSON.stringify(template.findResources('AWS::CloudWatch::Dashboard'));
   /** How a metric appears in the rendered body: a plain metric array, or a SEARCH over its dimension set. */
-  const rendered = (name: MetricName) => METRIC_VIEWS[name].dimensions.length === 0
-    ? String.raw`\"${METRICS_NAMESPACE}\",\"${name}\",\"ClusterName\",\"prod\",\"service\",\"ebs-attach-detach\"`
-    : String.raw`SEARCH('{${[METRICS_NAMESPACE, 'service', 'ClusterName', ...METRIC_VIEWS[name].dimensions].join(',')}} `
-      + String.raw`MetricName=\\\"${name}\\\" service=\\\"ebs-attach-detach\\\" ClusterName=\\\"prod\\\"'`;
+  const rendered = (name: MetricName) =>
+    METRIC_VIEWS[name].dimensions.length === 0
+      ? String.raw`\"${METRICS_NAMESPACE}\",\"${name}\",\"ClusterName\",\"prod\",\"service\",\"ebs-attach-detach\"`
+      : String.raw`SEARCH('{${[METRICS_NAMESPACE, 'service', 'ClusterName', ...METRIC_VIEWS[name].dimensions].join(',')}} ` +
+        String.raw`MetricName=\\\"${name}\\\" service=\\\"ebs-attach-detach\\\" ClusterName=\\\"prod\\\"'`;
 
   // Powertools adds `service` (POWERTOOLS_SERVICE_NAME) to ClusterName and the metric's own dimensions.
   it.each(Object.values(Metric))('graphs %s with the dimensions the handlers publish it under', (name) => {
@@ -128,8 +187,16 @@ describe('dashboard', () => {
   });
 
   it('graphs the functions and queues behind the passes', () => {
-    for (const title of ['Scheduled function', 'ClusterEvent function', 'Ec2Event function', 'ClusterEvents queue',
-      'Ec2Events queue', 'ScheduledPass dead-letter queue', 'ClusterEvents dead-letter queue', 'Ec2Events dead-letter queue']) {
+    for (const title of [
+      'Scheduled function',
+      'ClusterEvent function',
+      'Ec2Event function',
+      'ClusterEvents queue',
+      'Ec2Events queue',
+      'ScheduledPass dead-letter queue',
+      'ClusterEvents dead-letter queue',
+      'Ec2Events dead-letter queue',
+    ]) {
       expect(body()).toContain(String.raw`\"title\":\"${title}\"`);
     }
   });

@@ -24,29 +24,45 @@ describe('readSettings', () => {
   });
 
   it('coerces the strings `cdk -c key=value` passes', () => {
-    const settings = readSettings(lookup({
-      ...minimal, reservedConcurrency: '8', syncPeriodSeconds: '30', maxWaitForUnmountSeconds: 'disabled',
-      fullPassStaleMinutes: '15',
-    }));
+    const settings = readSettings(
+      lookup({
+        ...minimal,
+        reservedConcurrency: '8',
+        syncPeriodSeconds: '30',
+        maxWaitForUnmountSeconds: 'disabled',
+        fullPassStaleMinutes: '15',
+      }),
+    );
     expect(settings).toMatchObject({
-      reservedConcurrency: 8, syncPeriodSeconds: 30, maxWaitForUnmountSeconds: 'disabled', fullPassStaleMinutes: 15,
+      reservedConcurrency: 8,
+      syncPeriodSeconds: 30,
+      maxWaitForUnmountSeconds: 'disabled',
+      fullPassStaleMinutes: 15,
     });
   });
 
   it('keeps explicit bus name, tag key and alarm topic', () => {
-    const settings = readSettings(lookup({
-      ...minimal, eventBusName: 'k8s-events', clusterTagKey: 'ebs.csi.aws.com/cluster',
-      alarmTopicArn: 'arn:aws:sns:eu-west-1:123456789012:ops',
-    }));
+    const settings = readSettings(
+      lookup({
+        ...minimal,
+        eventBusName: 'k8s-events',
+        clusterTagKey: 'ebs.csi.aws.com/cluster',
+        alarmTopicArn: 'arn:aws:sns:eu-west-1:123456789012:ops',
+      }),
+    );
     expect(settings).toMatchObject({
-      eventBusName: 'k8s-events', clusterTagKey: 'ebs.csi.aws.com/cluster', alarmTopicArn: 'arn:aws:sns:eu-west-1:123456789012:ops',
+      eventBusName: 'k8s-events',
+      clusterTagKey: 'ebs.csi.aws.com/cluster',
+      alarmTopicArn: 'arn:aws:sns:eu-west-1:123456789012:ops',
     });
   });
 
   it('treats empty placeholders (cdk.json "", `-c key=`) as unset', () => {
     const settings = readSettings(lookup({ ...minimal, clusterTagKey: '', eventBusName: '', alarmTopicArn: '' }));
     expect(settings).toMatchObject({
-      eventBusName: 'prod-kubernetes-events', clusterTagKey: 'kubernetes.io/cluster/prod', alarmTopicArn: undefined,
+      eventBusName: 'prod-kubernetes-events',
+      clusterTagKey: 'kubernetes.io/cluster/prod',
+      alarmTopicArn: undefined,
     });
   });
 
@@ -57,7 +73,7 @@ describe('readSettings', () => {
     ['a missing CA (the functions cannot trust the API server without it)', { certificateAuthority: '' }, 'certificateAuthority'],
     ['a CA that is not a base64 PEM', { certificateAuthority: 'bm90IGEgY2VydA==' }, 'certificateAuthority'],
     ['a schedule that is not rate() or cron()', { schedule: 'every minute' }, 'schedule'],
-    ['reserved concurrency below the SQS pollers\' floor', { reservedConcurrency: 1 }, 'reservedConcurrency'],
+    ["reserved concurrency below the SQS pollers' floor", { reservedConcurrency: 1 }, 'reservedConcurrency'],
     ['a fractional sync period', { syncPeriodSeconds: '7.5' }, 'syncPeriodSeconds'],
     ['an unmount wait that is neither seconds nor disabled', { maxWaitForUnmountSeconds: 'never' }, 'maxWaitForUnmountSeconds'],
     ['the default bus as the exporter bus', { eventBusName: 'default' }, 'eventBusName'],
@@ -67,7 +83,8 @@ describe('readSettings', () => {
   });
 
   it('reports every invalid key at once', () => {
-    expect(() => readSettings(lookup({ clusterName: 'prod', apiEndpoint: 'nope', schedule: 'x' })))
-      .toThrow(/apiEndpoint[\s\S]*schedule|schedule[\s\S]*apiEndpoint/);
+    expect(() => readSettings(lookup({ clusterName: 'prod', apiEndpoint: 'nope', schedule: 'x' }))).toThrow(
+      /apiEndpoint[\s\S]*schedule|schedule[\s\S]*apiEndpoint/,
+    );
   });
 });

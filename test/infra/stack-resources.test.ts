@@ -37,7 +37,8 @@ describe('functions', () => {
     ['ScheduledPass', 1024, 300],
     ['ClusterEventPass', 512, 120],
     ['Ec2EventPass', 512, 120],
-  ])('%s runs Node 24 on ARM64 with %i MB, a %i s timeout, a 3 × timeout lease, tracing and reserved concurrency',
+  ])(
+    '%s runs Node 24 on ARM64 with %i MB, a %i s timeout, a 3 × timeout lease, tracing and reserved concurrency',
     (name, memory, timeout) => {
       expect(functionProperties(`${name}Function`)).toMatchObject({
         Runtime: 'nodejs24.x',
@@ -52,9 +53,10 @@ describe('functions', () => {
       const variables = (functionProperties(`${name}Function`)?.Environment as { Variables: Record<string, string> }).Variables;
       const env = { ...variables, TABLE_NAME: 'state-table', AWS_REGION: 'eu-west-1' };
       expect(loadConfig(env, 'lambda').plan.leaseMs).toBe(3 * timeout * 1000);
-    });
+    },
+  );
 
-  it('gives every function what identifies the cluster and only the settings that differ from the handlers\' defaults', () => {
+  it("gives every function what identifies the cluster and only the settings that differ from the handlers' defaults", () => {
     const functions = template.findResources('AWS::Lambda::Function');
     expect(Object.keys(functions)).toHaveLength(3);
     for (const fn of Object.values(functions)) {
@@ -71,7 +73,8 @@ describe('functions', () => {
   });
 
   it.each(['ScheduledPassFunction', 'ClusterEventPassFunction', 'Ec2EventPassFunction'])(
-    '%s: the handlers\' own configuration loader accepts its environment as a Lambda one', (name) => {
+    "%s: the handlers' own configuration loader accepts its environment as a Lambda one",
+    (name) => {
       const variables = (functionProperties(name)?.Environment as { Variables: Record<string, unknown> }).Variables;
       const env = { ...variables, TABLE_NAME: 'state-table', AWS_REGION: 'eu-west-1' } as Record<string, string>;
       const config = loadConfig(env, 'lambda');
@@ -82,9 +85,10 @@ describe('functions', () => {
         serviceName: 'ebs-attach-detach',
         metricsNamespace: 'EbsAttachDetach',
       });
-    });
+    },
+  );
 
-  it('keeps each function\'s logs for a month in its own log group', () => {
+  it("keeps each function's logs for a month in its own log group", () => {
     template.resourcePropertiesCountIs('AWS::Logs::LogGroup', { RetentionInDays: 30 }, 3);
   });
 
@@ -116,7 +120,7 @@ describe('triggers', () => {
     });
   });
 
-  it('creates the exporter\'s bus, named from context, and routes Pod and Node events of the reasons that move volumes', () => {
+  it("creates the exporter's bus, named from context, and routes Pod and Node events of the reasons that move volumes", () => {
     template.hasResourceProperties('AWS::Events::EventBus', { Name: 'prod-kubernetes-events' });
     template.hasResourceProperties('AWS::Events::Rule', {
       EventBusName: { Ref: resourceId(template, 'AWS::Events::EventBus', 'ClusterEventRouteBus') },
@@ -125,10 +129,12 @@ describe('triggers', () => {
         'detail-type': ['Kubernetes Event'],
         detail: { involvedObject: { kind: ['Pod', 'Node'] }, reason: [...CLUSTER_EVENT_REASONS] },
       },
-      Targets: [Match.objectLike({
-        Arn: queueArn('ClusterEventsQueue'),
-        DeadLetterConfig: { Arn: queueArn('ClusterEventsDeadLetterQueue') },
-      })],
+      Targets: [
+        Match.objectLike({
+          Arn: queueArn('ClusterEventsQueue'),
+          DeadLetterConfig: { Arn: queueArn('ClusterEventsDeadLetterQueue') },
+        }),
+      ],
     });
   });
 
@@ -175,9 +181,14 @@ describe('queues', () => {
   });
 
   it('denies every queue access without TLS', () => {
-    const denyPlainText = Match.arrayWith([Match.objectLike({
-      Effect: 'Deny', Action: 'sqs:*', Principal: { AWS: '*' }, Condition: { Bool: { 'aws:SecureTransport': 'false' } },
-    })]);
+    const denyPlainText = Match.arrayWith([
+      Match.objectLike({
+        Effect: 'Deny',
+        Action: 'sqs:*',
+        Principal: { AWS: '*' },
+        Condition: { Bool: { 'aws:SecureTransport': 'false' } },
+      }),
+    ]);
     template.resourcePropertiesCountIs('AWS::SQS::QueuePolicy', { PolicyDocument: { Statement: denyPlainText } }, 5);
   });
 });

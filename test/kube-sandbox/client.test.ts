@@ -25,7 +25,7 @@ async function listAllPods(limit: number, between?: (page: number) => Promise<vo
   let page = 0;
   do {
     const list = await core.listPodForAllNamespaces({ limit, ...(token ? { _continue: token } : {}) });
-    names.push(...list.items.map(p => `${p.metadata?.namespace}/${p.metadata?.name}`));
+    names.push(...list.items.map((p) => `${p.metadata?.namespace}/${p.metadata?.name}`));
     token = list.metadata?._continue;
     await between?.(++page);
   } while (token);
@@ -45,7 +45,7 @@ describe('pagination', () => {
   });
 
   it('serves the snapshot the list started from, whatever is written between pages', async () => {
-    const names = await listAllPods(10, async page => {
+    const names = await listAllPods(10, async (page) => {
       if (page !== 2) return;
       await core.createNamespacedPod({ namespace: 'team-a', body: pod('team-a', 'aaa-late') });
       await core.deleteNamespacedPod({ namespace: 'team-b', name: 'web-56', gracePeriodSeconds: 0 });
@@ -85,8 +85,12 @@ describe('pagination', () => {
   it('selects pods by spec.nodeName across pages', async () => {
     sandbox.seed([pod('team-c', 'on-n2-a', 'n2'), pod('team-c', 'on-n2-b', 'n2'), pod('team-c', 'unscheduled')]);
     const first = await core.listPodForAllNamespaces({ fieldSelector: 'spec.nodeName=n2', limit: 1 });
-    const second = await core.listPodForAllNamespaces({ fieldSelector: 'spec.nodeName=n2', limit: 1, _continue: first.metadata?._continue });
-    expect([...first.items, ...second.items].map(p => p.metadata?.name)).toEqual(['on-n2-a', 'on-n2-b']);
+    const second = await core.listPodForAllNamespaces({
+      fieldSelector: 'spec.nodeName=n2',
+      limit: 1,
+      _continue: first.metadata?._continue,
+    });
+    expect([...first.items, ...second.items].map((p) => p.metadata?.name)).toEqual(['on-n2-a', 'on-n2-b']);
     expect(second.metadata?._continue).toBeUndefined();
   });
 });
@@ -96,7 +100,9 @@ describe('optimistic concurrency', () => {
     sandbox.seed([node('n-put')]);
     const read = await core.readNode({ name: 'n-put' });
     await core.replaceNode({ name: 'n-put', body: { ...read, metadata: { ...read.metadata, labels: { a: '1' } } } });
-    expect(await codeOf(core.replaceNode({ name: 'n-put', body: { ...read, metadata: { ...read.metadata, labels: { a: '2' } } } }))).toBe(409);
+    expect(await codeOf(core.replaceNode({ name: 'n-put', body: { ...read, metadata: { ...read.metadata, labels: { a: '2' } } } }))).toBe(
+      409,
+    );
   });
 
   it('rejects a patch whose body names a stale resourceVersion with 409', async () => {
@@ -117,7 +123,10 @@ describe('optimistic concurrency', () => {
   it('does not bump resourceVersion for a patch that changes nothing', async () => {
     sandbox.seed([node('n-noop', { volumesAttached: [{ name: 'v', devicePath: '/dev/xvdaa' }] })]);
     const before = await core.readNode({ name: 'n-noop' });
-    const after = await core.patchNodeStatus({ name: 'n-noop', body: { status: { volumesAttached: [{ name: 'v', devicePath: '/dev/xvdaa' }] } } }, strategic);
+    const after = await core.patchNodeStatus(
+      { name: 'n-noop', body: { status: { volumesAttached: [{ name: 'v', devicePath: '/dev/xvdaa' }] } } },
+      strategic,
+    );
     expect(after.metadata?.resourceVersion).toBe(before.metadata?.resourceVersion);
   });
 });
@@ -137,9 +146,19 @@ describe('nodes/status patches', () => {
   });
 
   it('merges conditions by type in a strategic merge patch', async () => {
-    sandbox.seed([node('n-conditions', { conditions: [{ type: 'Ready', status: 'True' }, { type: 'DiskPressure', status: 'False' }] })]);
-    const patched = await core.patchNodeStatus({ name: 'n-conditions', body: { status: { conditions: [{ type: 'Ready', status: 'False' }] } } }, strategic);
-    expect(patched.status?.conditions?.map(c => `${c.type}=${c.status}`)).toEqual(['Ready=False', 'DiskPressure=False']);
+    sandbox.seed([
+      node('n-conditions', {
+        conditions: [
+          { type: 'Ready', status: 'True' },
+          { type: 'DiskPressure', status: 'False' },
+        ],
+      }),
+    ]);
+    const patched = await core.patchNodeStatus(
+      { name: 'n-conditions', body: { status: { conditions: [{ type: 'Ready', status: 'False' }] } } },
+      strategic,
+    );
+    expect(patched.status?.conditions?.map((c) => `${c.type}=${c.status}`)).toEqual(['Ready=False', 'DiskPressure=False']);
   });
 
   it('ignores spec in a status patch and status in a main-resource patch', async () => {
@@ -165,7 +184,9 @@ describe('deletion', () => {
   it('refuses new finalizers on an object being deleted', async () => {
     await storage.createVolumeAttachment({ body: volumeAttachment('csi-closing', 'n1', ['a/keep']) });
     await storage.deleteVolumeAttachment({ name: 'csi-closing' });
-    expect(await codeOf(storage.patchVolumeAttachment({ name: 'csi-closing', body: { metadata: { finalizers: ['a/keep', 'b/new'] } } }, merge))).toBe(422);
+    expect(
+      await codeOf(storage.patchVolumeAttachment({ name: 'csi-closing', body: { metadata: { finalizers: ['a/keep', 'b/new'] } } }, merge)),
+    ).toBe(422);
   });
 
   it('deletes a scheduled pod gracefully unless the grace period is 0', async () => {
@@ -180,7 +201,11 @@ describe('deletion', () => {
 describe('create', () => {
   it('fills uid, creationTimestamp and a generated name, and resets the status of a new VolumeAttachment', async () => {
     const created = await storage.createVolumeAttachment({
-      body: { metadata: { generateName: 'csi-' }, spec: { attacher: 'ebs.csi.aws.com', nodeName: 'n1', source: { persistentVolumeName: 'pv' } }, status: { attached: true } },
+      body: {
+        metadata: { generateName: 'csi-' },
+        spec: { attacher: 'ebs.csi.aws.com', nodeName: 'n1', source: { persistentVolumeName: 'pv' } },
+        status: { attached: true },
+      },
     });
     expect(created.metadata?.name).toMatch(/^csi-[a-z0-9]{5}$/);
     expect(created.metadata?.uid).toMatch(/^[0-9a-f-]{36}$/);
@@ -189,15 +214,30 @@ describe('create', () => {
   });
 
   it('answers 422 for an object without a name', async () => {
-    expect(await codeOf(storage.createVolumeAttachment({ body: { metadata: {}, spec: { attacher: 'a', nodeName: 'n', source: { persistentVolumeName: 'p' } } } }))).toBe(422);
+    expect(
+      await codeOf(
+        storage.createVolumeAttachment({
+          body: { metadata: {}, spec: { attacher: 'a', nodeName: 'n', source: { persistentVolumeName: 'p' } } },
+        }),
+      ),
+    ).toBe(422);
   });
 
   it('records core/v1 events in a namespace and finds them by involvedObject', async () => {
     await core.createNamespacedEvent({
       namespace: 'default',
-      body: { metadata: { name: 'web.1' }, involvedObject: { kind: 'Pod', namespace: 'default', name: 'web' }, reason: 'SuccessfulAttachVolume', type: 'Normal', message: 'ok' },
+      body: {
+        metadata: { name: 'web.1' },
+        involvedObject: { kind: 'Pod', namespace: 'default', name: 'web' },
+        reason: 'SuccessfulAttachVolume',
+        type: 'Normal',
+        message: 'ok',
+      },
     });
-    const events = await core.listNamespacedEvent({ namespace: 'default', fieldSelector: 'involvedObject.name=web,reason=SuccessfulAttachVolume' });
-    expect(events.items.map(e => e.metadata.name)).toEqual(['web.1']);
+    const events = await core.listNamespacedEvent({
+      namespace: 'default',
+      fieldSelector: 'involvedObject.name=web,reason=SuccessfulAttachVolume',
+    });
+    expect(events.items.map((e) => e.metadata.name)).toEqual(['web.1']);
   });
 });

@@ -41,7 +41,7 @@ describe('failNext', () => {
     const codes = [];
     for (let i = 0; i < 3; i++) codes.push(await codeOf(core.readNode({ name: 'n1' })));
     expect(codes).toEqual([500, 500, 200]);
-    expect(sandbox.requests().map(r => r.injected ?? false)).toEqual([true, true, false]);
+    expect(sandbox.requests().map((r) => r.injected ?? false)).toEqual([true, true, false]);
   });
 
   it('leaves other methods and paths alone', async () => {
@@ -87,8 +87,26 @@ describe('request log', () => {
     await core.listPodForAllNamespaces({ fieldSelector: 'spec.nodeName=n1' });
     await codeOf(core.readNode({ name: 'ghost' }));
     expect(sandbox.requests()).toEqual([
-      { method: 'GET', path: '/api/v1/namespaces/default/pods/p0', verb: 'get', group: '', resource: 'pods', namespace: 'default', name: 'p0', status: 200 },
-      { method: 'PATCH', path: '/api/v1/nodes/n1/status', verb: 'patch', group: '', resource: 'nodes', subresource: 'status', name: 'n1', status: 200 },
+      {
+        method: 'GET',
+        path: '/api/v1/namespaces/default/pods/p0',
+        verb: 'get',
+        group: '',
+        resource: 'pods',
+        namespace: 'default',
+        name: 'p0',
+        status: 200,
+      },
+      {
+        method: 'PATCH',
+        path: '/api/v1/nodes/n1/status',
+        verb: 'patch',
+        group: '',
+        resource: 'nodes',
+        subresource: 'status',
+        name: 'n1',
+        status: 200,
+      },
       { method: 'GET', path: '/api/v1/pods', verb: 'list', group: '', resource: 'pods', status: 200 },
       { method: 'GET', path: '/api/v1/nodes/ghost', verb: 'get', group: '', resource: 'nodes', name: 'ghost', status: 404 },
     ]);

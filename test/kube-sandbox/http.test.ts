@@ -19,14 +19,19 @@ afterAll(() => sandbox.stop());
 
 describe('TLS and authentication', () => {
   it('serves a certificate for 127.0.0.1 that chains to the CA in the kubeconfig', async () => {
-    const kubeconfig = JSON.parse(await readFile(sandbox.kubeconfigPath, 'utf8')) as { clusters: { cluster: { server: string; 'certificate-authority-data': string } }[] };
+    const kubeconfig = JSON.parse(await readFile(sandbox.kubeconfigPath, 'utf8')) as {
+      clusters: { cluster: { server: string; 'certificate-authority-data': string } }[];
+    };
     const ca = Buffer.from(kubeconfig.clusters[0]?.cluster['certificate-authority-data'] ?? '', 'base64').toString();
     expect(kubeconfig.clusters[0]?.cluster.server).toBe(sandbox.url);
     expect((await raw(sandbox, 'GET', '/api/v1/nodes', { ca })).status).toBe(200);
   });
 
   it('is refused by a client that trusts only the system CAs', async () => {
-    const rejected = await fetch(`${sandbox.url}/version`).then(() => 'connected', (error: Error) => String((error.cause as Error | undefined)?.message ?? error.message));
+    const rejected = await fetch(`${sandbox.url}/version`).then(
+      () => 'connected',
+      (error: Error) => String((error.cause as Error | undefined)?.message ?? error.message),
+    );
     expect(rejected).toMatch(/certificate/i);
   });
 
@@ -52,8 +57,14 @@ describe('errors as Status objects', () => {
     ['a watch', 'GET', '/api/v1/pods?watch=true', undefined, 405, 'MethodNotAllowed'],
     ['an unsupported field selector', 'GET', '/api/v1/pods?fieldSelector=spec.priority%3D1', undefined, 400, 'BadRequest'],
     ['a create in a missing namespace', 'POST', '/api/v1/namespaces/nowhere/pods', pod('nowhere', 'p'), 404, 'NotFound'],
-    ['a VolumeAttachment without nodeName', 'POST', '/apis/storage.k8s.io/v1/volumeattachments',
-      { ...volumeAttachment('csi-bad', ''), spec: { attacher: 'ebs.csi.aws.com', source: { persistentVolumeName: 'p' } } }, 422, 'Invalid'],
+    [
+      'a VolumeAttachment without nodeName',
+      'POST',
+      '/apis/storage.k8s.io/v1/volumeattachments',
+      { ...volumeAttachment('csi-bad', ''), spec: { attacher: 'ebs.csi.aws.com', source: { persistentVolumeName: 'p' } } },
+      422,
+      'Invalid',
+    ],
     ['a resourceVersion ahead of the server', 'GET', '/api/v1/nodes?resourceVersion=999999', undefined, 504, 'Timeout'],
   ])('%s', async (_name, method, path, body, code, reason) => {
     const response = await raw(sandbox, method, path, { body });
@@ -62,19 +73,30 @@ describe('errors as Status objects', () => {
   });
 
   it('names the resource, group and field in the details', async () => {
-    const response = await raw(sandbox, 'POST', '/apis/storage.k8s.io/v1/volumeattachments', { body: { ...volumeAttachment('', 'n1'), metadata: {} } });
+    const response = await raw(sandbox, 'POST', '/apis/storage.k8s.io/v1/volumeattachments', {
+      body: { ...volumeAttachment('', 'n1'), metadata: {} },
+    });
     expect(response.body.details).toMatchObject({ kind: 'VolumeAttachment', causes: [{ field: 'metadata.name' }] });
     const missing = await raw(sandbox, 'GET', '/apis/storage.k8s.io/v1/volumeattachments/csi-x');
-    expect(missing.body).toMatchObject({ message: 'volumeattachments.storage.k8s.io "csi-x" not found', details: { name: 'csi-x', group: 'storage.k8s.io', kind: 'volumeattachments' } });
+    expect(missing.body).toMatchObject({
+      message: 'volumeattachments.storage.k8s.io "csi-x" not found',
+      details: { name: 'csi-x', group: 'storage.k8s.io', kind: 'volumeattachments' },
+    });
   });
 });
 
 describe('patch types', () => {
   it('applies a JSON patch and answers 422 when its test operation fails', async () => {
     const path = '/api/v1/nodes/n1/status';
-    const ok = await raw(sandbox, 'PATCH', path, { contentType: 'application/json-patch+json', body: [{ op: 'add', path: '/status/volumesInUse', value: ['v'] }] });
+    const ok = await raw(sandbox, 'PATCH', path, {
+      contentType: 'application/json-patch+json',
+      body: [{ op: 'add', path: '/status/volumesInUse', value: ['v'] }],
+    });
     expect(ok.body.status.volumesInUse).toEqual(['v']);
-    const failed = await raw(sandbox, 'PATCH', path, { contentType: 'application/json-patch+json', body: [{ op: 'test', path: '/status/volumesInUse', value: [] }] });
+    const failed = await raw(sandbox, 'PATCH', path, {
+      contentType: 'application/json-patch+json',
+      body: [{ op: 'test', path: '/status/volumesInUse', value: [] }],
+    });
     expect(failed.status).toBe(422);
   });
 
@@ -84,7 +106,10 @@ describe('patch types', () => {
     const contentType = 'application/strategic-merge-patch+json';
     const added = await raw(sandbox, 'PATCH', path, { contentType, body: { metadata: { finalizers: ['b/two'] } } });
     expect(added.body.metadata.finalizers).toEqual(['a/one', 'b/two']);
-    const removed = await raw(sandbox, 'PATCH', path, { contentType, body: { metadata: { '$deleteFromPrimitiveList/finalizers': ['a/one'] } } });
+    const removed = await raw(sandbox, 'PATCH', path, {
+      contentType,
+      body: { metadata: { '$deleteFromPrimitiveList/finalizers': ['a/one'] } },
+    });
     expect(removed.body.metadata.finalizers).toEqual(['b/two']);
   });
 
@@ -106,9 +131,13 @@ describe('patch types', () => {
 describe('discovery', () => {
   it('lists the core and storage.k8s.io resources with their status subresources', async () => {
     const core = await raw(sandbox, 'GET', '/api/v1');
-    expect(core.body.resources.map((r: { name: string }) => r.name)).toEqual(expect.arrayContaining(['nodes', 'nodes/status', 'pods', 'persistentvolumeclaims', 'persistentvolumes', 'events']));
+    expect(core.body.resources.map((r: { name: string }) => r.name)).toEqual(
+      expect.arrayContaining(['nodes', 'nodes/status', 'pods', 'persistentvolumeclaims', 'persistentvolumes', 'events']),
+    );
     const storage = await raw(sandbox, 'GET', '/apis/storage.k8s.io/v1');
-    expect(storage.body.resources.map((r: { name: string }) => r.name)).toEqual(expect.arrayContaining(['volumeattachments', 'volumeattachments/status', 'csinodes']));
+    expect(storage.body.resources.map((r: { name: string }) => r.name)).toEqual(
+      expect.arrayContaining(['volumeattachments', 'volumeattachments/status', 'csinodes']),
+    );
     expect((await raw(sandbox, 'GET', '/apis')).body.groups[0].name).toBe('storage.k8s.io');
     expect((await raw(sandbox, 'GET', '/api')).body.versions).toEqual(['v1']);
   });
@@ -117,12 +146,20 @@ describe('discovery', () => {
     const accept = 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json';
     const response = await raw(sandbox, 'GET', '/apis', { accept });
     expect(response.headers['content-type']).toBe('application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList');
-    const volumeAttachments = response.body.items[0].versions[0].resources.find((r: { resource: string }) => r.resource === 'volumeattachments');
-    expect(volumeAttachments).toMatchObject({ scope: 'Cluster', responseKind: { group: 'storage.k8s.io', version: 'v1', kind: 'VolumeAttachment' }, subresources: [{ subresource: 'status' }] });
+    const volumeAttachments = response.body.items[0].versions[0].resources.find(
+      (r: { resource: string }) => r.resource === 'volumeattachments',
+    );
+    expect(volumeAttachments).toMatchObject({
+      scope: 'Cluster',
+      responseKind: { group: 'storage.k8s.io', version: 'v1', kind: 'VolumeAttachment' },
+      subresources: [{ subresource: 'status' }],
+    });
   });
 
   it('prints a Table for kubectl', async () => {
-    const response = await raw(sandbox, 'GET', '/api/v1/nodes', { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json' });
+    const response = await raw(sandbox, 'GET', '/api/v1/nodes', {
+      accept: 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json',
+    });
     expect(response.body.kind).toBe('Table');
     expect(response.body.columnDefinitions.map((c: { name: string }) => c.name)).toEqual(['Name', 'Status', 'Volumes Attached', 'Age']);
     expect(response.body.rows[0].cells.slice(0, 2)).toEqual(['n1', 'Ready']);
@@ -142,7 +179,9 @@ describe('the /_sandbox API', () => {
   });
 
   it('injects faults over HTTP with a path regex', async () => {
-    await raw(sandbox, 'POST', '/_sandbox/faults/fail-next', { body: { method: 'GET', pathRegex: '^/api/v1/nodes/n1$', count: 1, code: 503 } });
+    await raw(sandbox, 'POST', '/_sandbox/faults/fail-next', {
+      body: { method: 'GET', pathRegex: '^/api/v1/nodes/n1$', count: 1, code: 503 },
+    });
     const failed = await raw(sandbox, 'GET', '/api/v1/nodes/n1');
     expect([failed.status, failed.headers['retry-after']]).toEqual([503, '1']);
     expect((await raw(sandbox, 'GET', '/api/v1/nodes/n1')).status).toBe(200);
@@ -151,6 +190,8 @@ describe('the /_sandbox API', () => {
   it('requires the token and explains unknown routes and bad input', async () => {
     expect((await raw(sandbox, 'GET', '/_sandbox/counters', { token: null })).status).toBe(401);
     expect((await raw(sandbox, 'POST', '/_sandbox/nope')).status).toBe(404);
-    expect((await raw(sandbox, 'POST', '/_sandbox/seed', { body: [{ kind: 'Gizmo', metadata: { name: 'g' } }] })).body.error).toMatch(/unknown kind "Gizmo"/);
+    expect((await raw(sandbox, 'POST', '/_sandbox/seed', { body: [{ kind: 'Gizmo', metadata: { name: 'g' } }] })).body.error).toMatch(
+      /unknown kind "Gizmo"/,
+    );
   });
 });

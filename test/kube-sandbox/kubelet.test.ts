@@ -36,7 +36,10 @@ describe('seed', () => {
     sandbox.seed([node('n-copy')]);
     sandbox.get('Node', undefined, 'n-copy').status.volumesInUse = ['mutated'];
     sandbox.list('Node').forEach((n: { metadata: { labels?: object } }) => (n.metadata.labels = { mutated: 'yes' }));
-    expect(sandbox.get('Node', undefined, 'n-copy')).toMatchObject({ metadata: { name: 'n-copy' }, status: { conditions: [{ type: 'Ready' }] } });
+    expect(sandbox.get('Node', undefined, 'n-copy')).toMatchObject({
+      metadata: { name: 'n-copy' },
+      status: { conditions: [{ type: 'Ready' }] },
+    });
     expect(sandbox.get('Node', undefined, 'n-copy').status.volumesInUse).toBeUndefined();
     expect(sandbox.get('Node', undefined, 'n-copy').metadata.labels).toBeUndefined();
   });
@@ -65,13 +68,18 @@ describe('kubelet', () => {
     const still = sandbox.get('Node', undefined, 'n-ready').status.conditions.find((c: { type: string }) => c.type === 'Ready');
     expect([notReady.status, still.lastTransitionTime]).toEqual(['False', notReady.lastTransitionTime]);
     sandbox.kubelet.setReady('n-ready', true);
-    expect(sandbox.get('Node', undefined, 'n-ready').status.conditions).toEqual([expect.objectContaining({ type: 'Ready', status: 'True' })]);
+    expect(sandbox.get('Node', undefined, 'n-ready').status.conditions).toEqual([
+      expect.objectContaining({ type: 'Ready', status: 'True' }),
+    ]);
   });
 
   it('adds and removes the out-of-service taint, keeping other taints', () => {
     sandbox.seed([{ ...node('n-oos'), spec: { taints: [{ key: 'dedicated', value: 'db', effect: 'NoSchedule' }] } }]);
     sandbox.kubelet.setOutOfService('n-oos', true);
-    expect(sandbox.get('Node', undefined, 'n-oos').spec.taints.map((t: { key: string }) => t.key)).toEqual(['dedicated', outOfServiceTaint]);
+    expect(sandbox.get('Node', undefined, 'n-oos').spec.taints.map((t: { key: string }) => t.key)).toEqual([
+      'dedicated',
+      outOfServiceTaint,
+    ]);
     sandbox.kubelet.setOutOfService('n-oos', false);
     expect(sandbox.get('Node', undefined, 'n-oos').spec.taints.map((t: { key: string }) => t.key)).toEqual(['dedicated']);
   });
@@ -95,18 +103,36 @@ describe('kubelet', () => {
 describe('bind', () => {
   it('binds a claim and a volume both ways, as the PV controller does', () => {
     sandbox.seed([
-      { apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { namespace: 'default', name: 'data' }, spec: { accessModes: ['ReadWriteOnce'] } },
-      { apiVersion: 'v1', kind: 'PersistentVolume', metadata: { name: 'pv-data' }, spec: { accessModes: ['ReadWriteOnce'], csi: { driver: 'ebs.csi.aws.com', volumeHandle: 'vol-1' } } },
+      {
+        apiVersion: 'v1',
+        kind: 'PersistentVolumeClaim',
+        metadata: { namespace: 'default', name: 'data' },
+        spec: { accessModes: ['ReadWriteOnce'] },
+      },
+      {
+        apiVersion: 'v1',
+        kind: 'PersistentVolume',
+        metadata: { name: 'pv-data' },
+        spec: { accessModes: ['ReadWriteOnce'], csi: { driver: 'ebs.csi.aws.com', volumeHandle: 'vol-1' } },
+      },
     ]);
     sandbox.bind('default', 'data', 'pv-data');
     const claim = sandbox.get('PersistentVolumeClaim', 'default', 'data');
     expect(claim).toMatchObject({ spec: { volumeName: 'pv-data' }, status: { phase: 'Bound', accessModes: ['ReadWriteOnce'] } });
-    expect(sandbox.get('pv', undefined, 'pv-data')).toMatchObject({ spec: { claimRef: { namespace: 'default', name: 'data', uid: claim.metadata.uid } }, status: { phase: 'Bound' } });
+    expect(sandbox.get('pv', undefined, 'pv-data')).toMatchObject({
+      spec: { claimRef: { namespace: 'default', name: 'data', uid: claim.metadata.uid } },
+      status: { phase: 'Bound' },
+    });
   });
 
   it('lists by kind and namespace in key order', () => {
     sandbox.seed([pod('ns-b', 'x', 'n1'), pod('ns-a', 'y', 'n1'), pod('ns-a', 'x', 'n1')]);
     expect(sandbox.list('Pod', 'ns-a').map((p: { metadata: { name: string } }) => p.metadata.name)).toEqual(['x', 'y']);
-    expect(sandbox.list('Pod').filter((p: { metadata: { namespace: string } }) => p.metadata.namespace.startsWith('ns-')).map((p: { metadata: { namespace: string } }) => p.metadata.namespace)).toEqual(['ns-a', 'ns-a', 'ns-b']);
+    expect(
+      sandbox
+        .list('Pod')
+        .filter((p: { metadata: { namespace: string } }) => p.metadata.namespace.startsWith('ns-'))
+        .map((p: { metadata: { namespace: string } }) => p.metadata.namespace),
+    ).toEqual(['ns-a', 'ns-a', 'ns-b']);
   });
 });

@@ -15,7 +15,11 @@ describe('parseRequest', () => {
     ['GET', '/api/v1/pods?fieldSelector=spec.nodeName%3Dn1', { verb: 'list', resource: 'pods' }],
     ['GET', '/api/v1/namespaces/shop/pods', { verb: 'list', resource: 'pods', namespace: 'shop' }],
     ['POST', '/api/v1/namespaces/shop/events', { verb: 'create', resource: 'events', namespace: 'shop' }],
-    ['PUT', '/apis/storage.k8s.io/v1/volumeattachments/csi-1/status', { verb: 'update', group: 'storage.k8s.io', resource: 'volumeattachments', name: 'csi-1', subresource: 'status' }],
+    [
+      'PUT',
+      '/apis/storage.k8s.io/v1/volumeattachments/csi-1/status',
+      { verb: 'update', group: 'storage.k8s.io', resource: 'volumeattachments', name: 'csi-1', subresource: 'status' },
+    ],
     ['DELETE', '/apis/storage.k8s.io/v1/volumeattachments/csi-1', { verb: 'delete', resource: 'volumeattachments', name: 'csi-1' }],
     ['DELETE', '/api/v1/namespaces/shop/pods', { verb: 'deletecollection', resource: 'pods', namespace: 'shop' }],
     ['GET', '/api/v1/pods?watch=true', { verb: 'watch', resource: 'pods' }],
@@ -26,7 +30,7 @@ describe('parseRequest', () => {
     expect(info(method, target)).toMatchObject({ isResourceRequest: true, ...expected });
   });
 
-  it.each([['/version'], ['/apis'], ['/apis/storage.k8s.io/v1'], ['/healthz']])('%s is a non-resource request', target => {
+  it.each([['/version'], ['/apis'], ['/apis/storage.k8s.io/v1'], ['/healthz']])('%s is a non-resource request', (target) => {
     expect(info('GET', target)).toMatchObject({ isResourceRequest: false, verb: 'get', resource: '' });
   });
 });

@@ -10,7 +10,10 @@ import type { ApiError } from '../../sandbox/kube/status.js';
 import { VersionedStore, type KubeObject } from '../../sandbox/kube/store.js';
 
 const pods = findByKind('Pod') as ResourceType;
-const pod = (name: string, labels: Record<string, string> = {}, nodeName = 'n1'): KubeObject => ({ metadata: { name, namespace: 'default', labels }, spec: { nodeName } });
+const pod = (name: string, labels: Record<string, string> = {}, nodeName = 'n1'): KubeObject => ({
+  metadata: { name, namespace: 'default', labels },
+  spec: { nodeName },
+});
 
 function storeWith(count: number): VersionedStore {
   const store = new VersionedStore();
@@ -40,7 +43,11 @@ describe('revisions', () => {
   it('serves a list at an older revision exactly, until compaction forgets it', () => {
     const store = storeWith(3);
     store.put('pods', 'default/p9', pod('p9'));
-    expect(list(store, { resourceVersion: '3', resourceVersionMatch: 'Exact' }).items.map(p => p.metadata.name)).toEqual(['p0', 'p1', 'p2']);
+    expect(list(store, { resourceVersion: '3', resourceVersionMatch: 'Exact' }).items.map((p) => p.metadata.name)).toEqual([
+      'p0',
+      'p1',
+      'p2',
+    ]);
     store.compact();
     expect(codeOf(() => list(store, { resourceVersion: '3', resourceVersionMatch: 'Exact' }))).toBe(410);
   });
@@ -73,15 +80,31 @@ describe('selectors', () => {
   const labelled = pod('x', { app: 'web', tier: 'front' });
 
   it.each([
-    ['app=web', true], ['app==web', true], ['app!=web', false], ['app=db', false], ['app', true], ['!app', false], ['!zone', true],
-    ['app in (db,web)', true], ['app notin (db,web)', false], ['zone notin (a)', true], ['app=web,tier=front', true], ['app=web,tier=back', false], ['', true],
+    ['app=web', true],
+    ['app==web', true],
+    ['app!=web', false],
+    ['app=db', false],
+    ['app', true],
+    ['!app', false],
+    ['!zone', true],
+    ['app in (db,web)', true],
+    ['app notin (db,web)', false],
+    ['zone notin (a)', true],
+    ['app=web,tier=front', true],
+    ['app=web,tier=back', false],
+    ['', true],
   ])('label selector %s → %s', (selector, expected) => {
     expect(parseLabelSelector(selector)(labelled)).toBe(expected);
   });
 
   it.each([
-    ['spec.nodeName=n1', true], ['spec.nodeName==n1', true], ['spec.nodeName!=n1', false], ['spec.nodeName=n2', false],
-    ['metadata.name=x,metadata.namespace=default', true], ['spec.hostNetwork=false', true], ['status.phase=', true],
+    ['spec.nodeName=n1', true],
+    ['spec.nodeName==n1', true],
+    ['spec.nodeName!=n1', false],
+    ['spec.nodeName=n2', false],
+    ['metadata.name=x,metadata.namespace=default', true],
+    ['spec.hostNetwork=false', true],
+    ['status.phase=', true],
   ])('field selector %s → %s', (selector, expected) => {
     expect(parseFieldSelector(selector, pods)(labelled)).toBe(expected);
   });
@@ -98,8 +121,13 @@ describe('compaction', () => {
     store.put('pods', 'default/p1', pod('p1', { v: '2' })); // 5
     store.compact(4);
     expect(codeOf(() => list(store, { resourceVersion: '3', resourceVersionMatch: 'Exact' }))).toBe(410);
-    expect(list(store, { resourceVersion: '4', resourceVersionMatch: 'Exact' }).items.map(p => [p.metadata.name, p.metadata.labels])).toEqual([['p1', {}], ['p2', {}]]);
-    expect(list(store, {}).items.map(p => p.metadata.labels)).toEqual([{ v: '2' }, {}]);
+    expect(
+      list(store, { resourceVersion: '4', resourceVersionMatch: 'Exact' }).items.map((p) => [p.metadata.name, p.metadata.labels]),
+    ).toEqual([
+      ['p1', {}],
+      ['p2', {}],
+    ]);
+    expect(list(store, {}).items.map((p) => p.metadata.labels)).toEqual([{ v: '2' }, {}]);
   });
 
   it('never moves backwards', () => {

@@ -37,23 +37,27 @@ export function raw(sandbox: KubeSandbox, method: string, path: string, options:
   const token = options.token === undefined ? sandbox.token : options.token;
   const payload = options.body === undefined ? undefined : JSON.stringify(options.body);
   return new Promise((resolve, reject) => {
-    const req = request(new URL(path, sandbox.url), {
-      method,
-      ca: options.ca ?? sandbox.caPem,
-      headers: {
-        ...(token !== null ? { authorization: `Bearer ${token}` } : {}),
-        ...(payload !== undefined ? { 'content-type': options.contentType ?? 'application/json' } : {}),
-        ...(options.accept ? { accept: options.accept } : {}),
+    const req = request(
+      new URL(path, sandbox.url),
+      {
+        method,
+        ca: options.ca ?? sandbox.caPem,
+        headers: {
+          ...(token !== null ? { authorization: `Bearer ${token}` } : {}),
+          ...(payload !== undefined ? { 'content-type': options.contentType ?? 'application/json' } : {}),
+          ...(options.accept ? { accept: options.accept } : {}),
+        },
       },
-    }, response => {
-      const chunks: Buffer[] = [];
-      response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        const isJson = (response.headers['content-type'] ?? '').startsWith('application/json');
-        resolve({ status: response.statusCode ?? 0, headers: response.headers, body: isJson ? (JSON.parse(text) as unknown) : text });
-      });
-    });
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          const isJson = (response.headers['content-type'] ?? '').startsWith('application/json');
+          resolve({ status: response.statusCode ?? 0, headers: response.headers, body: isJson ? (JSON.parse(text) as unknown) : text });
+        });
+      },
+    );
     req.on('error', reject);
     req.end(payload);
   });
@@ -70,12 +74,20 @@ export async function codeOf(call: Promise<unknown>): Promise<number> {
 }
 
 export function node(name: string, status: Record<string, unknown> = {}) {
-  return { apiVersion: 'v1', kind: 'Node', metadata: { name }, spec: {}, status: { conditions: [{ type: 'Ready', status: 'True' }], ...status } };
+  return {
+    apiVersion: 'v1',
+    kind: 'Node',
+    metadata: { name },
+    spec: {},
+    status: { conditions: [{ type: 'Ready', status: 'True' }], ...status },
+  };
 }
 
 export function pod(namespace: string, name: string, nodeName?: string) {
   return {
-    apiVersion: 'v1', kind: 'Pod', metadata: { namespace, name },
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { namespace, name },
     spec: { ...(nodeName ? { nodeName } : {}), containers: [{ name: 'app', image: 'busybox' }] },
     status: { phase: 'Running' },
   };
@@ -83,7 +95,9 @@ export function pod(namespace: string, name: string, nodeName?: string) {
 
 export function volumeAttachment(name: string, nodeName: string, finalizers: string[] = []) {
   return {
-    apiVersion: 'storage.k8s.io/v1', kind: 'VolumeAttachment', metadata: { name, finalizers },
+    apiVersion: 'storage.k8s.io/v1',
+    kind: 'VolumeAttachment',
+    metadata: { name, finalizers },
     spec: { attacher: 'ebs.csi.aws.com', nodeName, source: { persistentVolumeName: `pv-${name}` } },
   };
 }

@@ -2,7 +2,11 @@ import { createHash, createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { EKS_TOKEN_PREFIX, eksToken, eksTokenProvider, type AwsCredentials } from '../../lambda/adapters/kubernetes/eks-token.js';
 
-const credentials: AwsCredentials = { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY', sessionToken: 'tok/en+with=chars' };
+const credentials: AwsCredentials = {
+  accessKeyId: 'AKIDEXAMPLE',
+  secretAccessKey: 'wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY',
+  sessionToken: 'tok/en+with=chars',
+};
 const access = { clusterName: 'prod-cluster', region: 'eu-west-1', credentials: () => Promise.resolve(credentials) };
 const signedAt = new Date('2025-03-04T05:06:07Z');
 
@@ -28,8 +32,13 @@ function expectedSignature(url: URL, clusterName: string, secret: string): strin
   const scope = (url.searchParams.get('X-Amz-Credential') ?? '').split('/').slice(1).join('/');
   const toSign = ['AWS4-HMAC-SHA256', date, scope, createHash('sha256').update(canonical).digest('hex')].join('\n');
   const [day, region, service] = scope.split('/');
-  let key: Buffer = createHmac('sha256', `AWS4${secret}`).update(day ?? '').digest();
-  for (const part of [region, service, 'aws4_request']) key = createHmac('sha256', key).update(part ?? '').digest();
+  let key: Buffer = createHmac('sha256', `AWS4${secret}`)
+    .update(day ?? '')
+    .digest();
+  for (const part of [region, service, 'aws4_request'])
+    key = createHmac('sha256', key)
+      .update(part ?? '')
+      .digest();
   return createHmac('sha256', key).update(toSign).digest('hex');
 }
 
@@ -84,7 +93,10 @@ describe('EKS token provider (refreshed before the 15-minute validity ends)', ()
 
   it('signs again a minute before the credentials that signed the token expire', async () => {
     const clock = clockAt(signedAt.getTime());
-    const expiring = { ...access, credentials: () => Promise.resolve({ ...credentials, expiration: new Date(signedAt.getTime() + 5 * 60_000) }) };
+    const expiring = {
+      ...access,
+      credentials: () => Promise.resolve({ ...credentials, expiration: new Date(signedAt.getTime() + 5 * 60_000) }),
+    };
     const token = eksTokenProvider({ ...expiring, now: clock.now });
     const first = await token();
     clock.t += 4 * 60_000 - 1;

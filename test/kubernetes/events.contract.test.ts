@@ -50,7 +50,12 @@ describe('recordEvent', () => {
     await h.cluster.recordEvent(pod, attachFailedEvent('pvc-3', 'one'));
     await h.cluster.recordEvent(pod, attachFailedEvent('pvc-3', 'two'));
     const messages = storedList(h.sandbox, 'Event', 'shop').map((e) => e.message);
-    expect(messages).toEqual(expect.arrayContaining(['AttachVolume.Attach failed for volume "pvc-3" : one', 'AttachVolume.Attach failed for volume "pvc-3" : two']));
+    expect(messages).toEqual(
+      expect.arrayContaining([
+        'AttachVolume.Attach failed for volume "pvc-3" : one',
+        'AttachVolume.Attach failed for volume "pvc-3" : two',
+      ]),
+    );
   });
 
   it('an event for a pod whose namespace is gone is dropped, not an error', async () => {

@@ -39,13 +39,23 @@ describe('KubeConfig factory', () => {
 
   it('(b) an EKS endpoint, its CA, and a token provider asked on every request', async () => {
     const token = vi.fn(() => Promise.resolve(sandbox.token));
-    const kc = kubeConfigForEks({ clusterName: 'prod', endpoint: sandbox.url, caData: Buffer.from(sandbox.caPem).toString('base64'), token });
+    const kc = kubeConfigForEks({
+      clusterName: 'prod',
+      endpoint: sandbox.url,
+      caData: Buffer.from(sandbox.caPem).toString('base64'),
+      token,
+    });
     expect((await readWith(kc))?.metadata.name).toBe('n1');
     expect(token).toHaveBeenCalledTimes(1);
   });
 
   it('(b) a token the server rejects is a 401 error, not retried', async () => {
-    const kc = kubeConfigForEks({ clusterName: 'prod', endpoint: sandbox.url, caData: Buffer.from(sandbox.caPem).toString('base64'), token: () => Promise.resolve('k8s-aws-v1.wrong') });
+    const kc = kubeConfigForEks({
+      clusterName: 'prod',
+      endpoint: sandbox.url,
+      caData: Buffer.from(sandbox.caPem).toString('base64'),
+      token: () => Promise.resolve('k8s-aws-v1.wrong'),
+    });
     sandbox.resetRequests();
     await expect(readWith(kc)).rejects.toThrow(/401/);
     expect(sandbox.requests()).toHaveLength(1);
@@ -53,11 +63,18 @@ describe('KubeConfig factory', () => {
 
   it('(b) refuses a server its CA did not sign: TLS is verified', async () => {
     const unrelatedCa = rootCertificates[0] ?? '';
-    const kc = kubeConfigForEks({ clusterName: 'prod', endpoint: sandbox.url, caData: Buffer.from(unrelatedCa).toString('base64'), token: () => Promise.resolve(sandbox.token) });
+    const kc = kubeConfigForEks({
+      clusterName: 'prod',
+      endpoint: sandbox.url,
+      caData: Buffer.from(unrelatedCa).toString('base64'),
+      token: () => Promise.resolve(sandbox.token),
+    });
     await expect(readWith(kc)).rejects.toThrow(/certificate|self[- ]signed|verify/i);
   });
 
   it('(b) refuses a plain-http endpoint', () => {
-    expect(() => kubeConfigForEks({ clusterName: 'prod', endpoint: 'http://example.com', caData: '', token: () => Promise.resolve('') })).toThrow(/must be https/);
+    expect(() =>
+      kubeConfigForEks({ clusterName: 'prod', endpoint: 'http://example.com', caData: '', token: () => Promise.resolve('') }),
+    ).toThrow(/must be https/);
   });
 });

@@ -8,7 +8,13 @@ describe('volumesAttached change (applied to the live list on every attempt)', (
   it.each([
     ['an added entry is added to what others wrote', [], [v('vol-a')], [v('vol-b')], [v('vol-b'), v('vol-a')]],
     ['a removed entry is removed, others kept', [v('vol-a')], [], [v('vol-a'), v('vol-b')], [v('vol-b')]],
-    ['a new device path replaces the old one', [v('vol-a')], [v('vol-a', '/dev/xvdab')], [v('vol-a'), v('vol-b')], [v('vol-b'), v('vol-a', '/dev/xvdab')]],
+    [
+      'a new device path replaces the old one',
+      [v('vol-a')],
+      [v('vol-a', '/dev/xvdab')],
+      [v('vol-a'), v('vol-b')],
+      [v('vol-b'), v('vol-a', '/dev/xvdab')],
+    ],
     ['removing what someone already removed changes nothing', [v('vol-a')], [], [v('vol-b')], [v('vol-b')]],
     ['without a change the live list stays', [v('vol-a')], [v('vol-a')], [v('vol-c')], [v('vol-c')]],
   ])('%s', (_behaviour, base, wanted, live, expected) => {

@@ -45,10 +45,14 @@ describe('setVolumesAttached (nodes/status, atomic list, resourceVersion-guarded
     ]);
     expect([first, second]).toEqual(['updated', 'updated']);
     expect(attachedOn('n-race')).toEqual(expect.arrayContaining([a, b]));
-    expect(writes().map((r) => r.status).sort()).toEqual([200, 200, 409]);
+    expect(
+      writes()
+        .map((r) => r.status)
+        .sort(),
+    ).toEqual([200, 200, 409]);
   });
 
-  it('applies only the caller\'s change: removing one volume keeps what another pass added meanwhile', async () => {
+  it("applies only the caller's change: removing one volume keeps what another pass added meanwhile", async () => {
     h.sandbox.seed([node('n-unreport', { volumesAttached: [a, b] })]);
     // This pass read [a] earlier; someone added b since. Unreporting a must not drop b.
     expect(await h.cluster.setVolumesAttached('n-unreport', [], { base: [a] })).toBe('updated');

@@ -17,12 +17,19 @@ interface Rule {
   verbs: string[];
 }
 
-const manifest = parseAllDocuments(readFileSync(new URL('../../infra/k8s/rbac.yaml', import.meta.url), 'utf8')).map((d) => d.toJS() as { kind?: string });
+const manifest = parseAllDocuments(readFileSync(new URL('../../infra/k8s/rbac.yaml', import.meta.url), 'utf8')).map(
+  (d) => d.toJS() as { kind?: string },
+);
 const role = manifest.find((d) => d.kind === 'ClusterRole') as unknown as { metadata: { name: string }; rules: Rule[] };
-const binding = manifest.find((d) => d.kind === 'ClusterRoleBinding') as unknown as { roleRef: Record<string, string>; subjects: Record<string, string>[] };
+const binding = manifest.find((d) => d.kind === 'ClusterRoleBinding') as unknown as {
+  roleRef: Record<string, string>;
+  subjects: Record<string, string>[];
+};
 
 const permission = (group: string, resource: string, verb: string) => `${group || 'core'} ${resource} ${verb}`;
-const granted = new Set(role.rules.flatMap((r) => r.apiGroups.flatMap((g) => r.resources.flatMap((res) => r.verbs.map((v) => permission(g, res, v))))));
+const granted = new Set(
+  role.rules.flatMap((r) => r.apiGroups.flatMap((g) => r.resources.flatMap((res) => r.verbs.map((v) => permission(g, res, v))))),
+);
 const needed = (r: LoggedRequest) => permission(r.group, r.subresource ? `${r.resource}/${r.subresource}` : r.resource, r.verb);
 
 let h: Harness;
@@ -57,7 +64,12 @@ async function runEveryOperation(): Promise<void> {
 beforeAll(async () => {
   h = await startHarness();
   await runEveryOperation();
-  used = new Set(h.sandbox.requests().filter((r) => r.resource !== '' && !r.injected).map(needed));
+  used = new Set(
+    h.sandbox
+      .requests()
+      .filter((r) => r.resource !== '' && !r.injected)
+      .map(needed),
+  );
 });
 afterAll(() => h.stop());
 

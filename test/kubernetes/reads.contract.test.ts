@@ -42,7 +42,11 @@ describe('readAll: every page of every list, or an IncompleteReadError', () => {
   it('maps objects to the core shapes, timestamps and all', async () => {
     const snapshot = await h.cluster.readAll();
     const va = snapshot.volumeAttachments.find((v) => v.metadata.name === 'va-1');
-    expect(va?.spec).toEqual({ attacher: 'ebs.csi.aws.com', nodeName: 'node-1', source: { persistentVolumeName: 'pv-1', inlineVolumeSpec: undefined } });
+    expect(va?.spec).toEqual({
+      attacher: 'ebs.csi.aws.com',
+      nodeName: 'node-1',
+      source: { persistentVolumeName: 'pv-1', inlineVolumeSpec: undefined },
+    });
     expect(snapshot.csiNodes[0]?.spec.drivers[0]).toEqual({ name: 'ebs.csi.aws.com', nodeID: 'node-1', allocatable: { count: 25 } });
     expect(snapshot.nodes[0]?.metadata.annotations).toHaveProperty('volumes.kubernetes.io/controller-managed-attach-detach', 'true');
   });
@@ -96,7 +100,9 @@ describe('targeted reads', () => {
   it('readPod returns the pod, its claims (generic ephemeral as <pod>-<volume>) and their volumes; missing claims are left out', async () => {
     const closure = await h.cluster.readPod('team', 'db-0');
     expect(closure.pod?.metadata.name).toBe('db-0');
-    expect(closure.pod?.spec?.volumes?.find((v) => v.name === 'legacy')?.awsElasticBlockStore).toEqual({ volumeID: 'vol-0bbbbbbbbbbbbbbbb' });
+    expect(closure.pod?.spec?.volumes?.find((v) => v.name === 'legacy')?.awsElasticBlockStore).toEqual({
+      volumeID: 'vol-0bbbbbbbbbbbbbbbb',
+    });
     expect(names(closure.pvcs)).toEqual(['claim-a', 'db-0-scratch']);
     expect(names(closure.pvs)).toEqual(['pv-a', 'pv-e']);
     expect(closure.pvs.find((v) => v.metadata.name === 'pv-a')?.spec?.claimRef).toMatchObject({ namespace: 'team', name: 'claim-a' });

@@ -33,8 +33,17 @@ describe('client-side rate limit (token bucket)', () => {
 
 describe('what is retried', () => {
   it.each([
-    [429, true], [500, true], [503, true], [504, true],
-    [400, false], [401, false], [403, false], [404, false], [409, false], [410, false], [422, false],
+    [429, true],
+    [500, true],
+    [503, true],
+    [504, true],
+    [400, false],
+    [401, false],
+    [403, false],
+    [404, false],
+    [409, false],
+    [410, false],
+    [422, false],
   ])('HTTP %i → retried: %s', (status, retried) => {
     expect(isRetryableStatus(status)).toBe(retried);
   });

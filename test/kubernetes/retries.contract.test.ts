@@ -9,7 +9,13 @@ const notices: RetryNotice[] = [];
 
 let h: Harness;
 beforeAll(async () => {
-  h = await startHarness({ clients: { clock, onRetry: (n) => notices.push(n), policy: { maxRetryAfterMs: 10_000, backoffBaseMs: 100, backoffMaxMs: 1_000, maxAttempts: 4 } } });
+  h = await startHarness({
+    clients: {
+      clock,
+      onRetry: (n) => notices.push(n),
+      policy: { maxRetryAfterMs: 10_000, backoffBaseMs: 100, backoffMaxMs: 1_000, maxAttempts: 4 },
+    },
+  });
   h.sandbox.seed([node('n1')]);
 });
 afterAll(() => h.stop());
@@ -38,7 +44,7 @@ describe('retries: 429 and 5xx with backoff, honouring Retry-After; other 4xx at
     expect(slept).toEqual([100, 200]);
   });
 
-  it('a 5xx that persists fails after maxAttempts attempts with the server\'s status', async () => {
+  it("a 5xx that persists fails after maxAttempts attempts with the server's status", async () => {
     h.sandbox.faults.failNext(nodeGet, 10, 503);
     await expect(h.cluster.readNode('n1')).rejects.toThrow(/503 ServiceUnavailable/);
     expect(attempts()).toBe(4);
@@ -53,7 +59,9 @@ describe('retries: 429 and 5xx with backoff, honouring Retry-After; other 4xx at
 
   it('writes are retried too (their guards make a repeat safe)', async () => {
     h.sandbox.faults.failNext({ method: 'PATCH', path: '/api/v1/nodes/n1/status' }, 1, 500);
-    expect(await h.cluster.setVolumesAttached('n1', [{ name: 'kubernetes.io/csi/ebs.csi.aws.com^vol-1', devicePath: '/dev/xvdaa' }])).toBe('updated');
+    expect(await h.cluster.setVolumesAttached('n1', [{ name: 'kubernetes.io/csi/ebs.csi.aws.com^vol-1', devicePath: '/dev/xvdaa' }])).toBe(
+      'updated',
+    );
   });
 });
 

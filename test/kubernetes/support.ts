@@ -22,12 +22,18 @@ export interface Harness {
   stop(): Promise<void>;
 }
 
-export async function startHarness(options: { cluster?: KubernetesClusterOptions; clients?: Partial<KubeClientOptions>; clock?: Pick<Clock, 'now'> } = {}): Promise<Harness> {
+export async function startHarness(
+  options: { cluster?: KubernetesClusterOptions; clients?: Partial<KubeClientOptions>; clock?: Pick<Clock, 'now'> } = {},
+): Promise<Harness> {
   const clock = options.clock ?? systemClock;
   const sandbox = await startKubeSandbox();
   const opened: KubeClients[] = [];
   const open = () => {
-    const clients = createKubeClients(kubeConfigFromFile(sandbox.kubeconfigPath), { clock: systemClock, ...options.clients, policy: { ...FAST_POLICY, ...options.clients?.policy } });
+    const clients = createKubeClients(kubeConfigFromFile(sandbox.kubeconfigPath), {
+      clock: systemClock,
+      ...options.clients,
+      policy: { ...FAST_POLICY, ...options.clients?.policy },
+    });
     opened.push(clients);
     return clients;
   };
@@ -52,7 +58,12 @@ export function node(name: string, status: { volumesInUse?: string[]; volumesAtt
     apiVersion: 'v1',
     kind: 'Node',
     metadata: { name, annotations: { 'volumes.kubernetes.io/controller-managed-attach-detach': 'true' } },
-    spec: { providerID: `aws:///eu-west-1a/i-0${name.replace(/[^0-9a-f]/g, '').padEnd(16, '0').slice(0, 16)}` },
+    spec: {
+      providerID: `aws:///eu-west-1a/i-0${name
+        .replace(/[^0-9a-f]/g, '')
+        .padEnd(16, '0')
+        .slice(0, 16)}`,
+    },
     status: { conditions: [{ type: 'Ready', status: 'True' }], ...status },
   };
 }
@@ -79,7 +90,13 @@ export function pod(namespace: string, name: string, nodeName: string | undefine
 }
 
 export function pvc(namespace: string, name: string) {
-  return { apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { namespace, name }, spec: { accessModes: ['ReadWriteOnce'] }, status: { phase: 'Pending' } };
+  return {
+    apiVersion: 'v1',
+    kind: 'PersistentVolumeClaim',
+    metadata: { namespace, name },
+    spec: { accessModes: ['ReadWriteOnce'] },
+    status: { phase: 'Pending' },
+  };
 }
 
 export function pv(name: string, volumeId: string) {
@@ -99,7 +116,12 @@ export function seedBound(sandbox: KubeSandbox, namespace: string, claim: string
 }
 
 export function csiNode(name: string) {
-  return { apiVersion: 'storage.k8s.io/v1', kind: 'CSINode', metadata: { name }, spec: { drivers: [{ name: 'ebs.csi.aws.com', nodeID: name, allocatable: { count: 25 } }] } };
+  return {
+    apiVersion: 'storage.k8s.io/v1',
+    kind: 'CSINode',
+    metadata: { name },
+    spec: { drivers: [{ name: 'ebs.csi.aws.com', nodeID: name, allocatable: { count: 25 } }] },
+  };
 }
 
 export function volumeAttachment(name: string, nodeName: string, pvName: string, finalizers: string[] = []) {

@@ -16,7 +16,8 @@ beforeEach(() => {
 
 const ref = (volumeId: string, nodeName = 'node-1') => ({ volumeId, nodeName, pvName: `pv-${volumeId}` });
 const inlineRef = (volumeId: string, nodeName = 'node-1') => ({ volumeId, nodeName });
-const stored = (r: { volumeId: string; nodeName: string }) => storedIn(h.sandbox, 'VolumeAttachment', undefined, volumeAttachmentName(r.volumeId, r.nodeName));
+const stored = (r: { volumeId: string; nodeName: string }) =>
+  storedIn(h.sandbox, 'VolumeAttachment', undefined, volumeAttachmentName(r.volumeId, r.nodeName));
 const mustExist = (r: { volumeId: string; nodeName: string }): Stored => {
   const va = stored(r);
   if (va === undefined) throw new Error(`no VolumeAttachment for ${r.volumeId} on ${r.nodeName}`);
@@ -31,7 +32,11 @@ describe('VolumeAttachment lifecycle', () => {
     const va = mustExist(r);
     expect(va.metadata.finalizers).toEqual([ATTACHER_FINALIZER]);
     expect(ATTACHER_FINALIZER).toBe('external-attacher/ebs-csi-aws-com');
-    expect(va.spec).toEqual({ attacher: 'ebs.csi.aws.com', nodeName: 'node-1', source: { persistentVolumeName: 'pv-vol-0000000000000000a' } });
+    expect(va.spec).toEqual({
+      attacher: 'ebs.csi.aws.com',
+      nodeName: 'node-1',
+      source: { persistentVolumeName: 'pv-vol-0000000000000000a' },
+    });
     expect(va.status).toEqual({ attached: true, attachmentMetadata: { devicePath: '/dev/xvdaa' } });
     expect(calls()).toEqual(['create volumeattachments 201', 'patch volumeattachments/status 200']);
   });
@@ -54,14 +59,21 @@ describe('VolumeAttachment lifecycle', () => {
     const r = ref('vol-0000000000000000c');
     await h.cluster.upsertVolumeAttachment(r, { attached: true, devicePath: '/dev/xvdac' });
     await h.cluster.upsertVolumeAttachment(r, { attached: false, attachError: 'AttachmentLimitExceeded' });
-    expect(mustExist(r).status).toEqual({ attached: false, attachError: { time: '2025-06-01T12:00:00.000Z', message: 'AttachmentLimitExceeded' } });
+    expect(mustExist(r).status).toEqual({
+      attached: false,
+      attachError: { time: '2025-06-01T12:00:00.000Z', message: 'AttachmentLimitExceeded' },
+    });
   });
 
   it('detach failure: still attached, with detachError', async () => {
     const r = ref('vol-0000000000000000d');
     await h.cluster.upsertVolumeAttachment(r, { attached: true, devicePath: '/dev/xvdad' });
     await h.cluster.upsertVolumeAttachment(r, { attached: true, devicePath: '/dev/xvdad', detachError: 'IncorrectState' });
-    expect(mustExist(r).status).toMatchObject({ attached: true, attachmentMetadata: { devicePath: '/dev/xvdad' }, detachError: { message: 'IncorrectState' } });
+    expect(mustExist(r).status).toMatchObject({
+      attached: true,
+      attachmentMetadata: { devicePath: '/dev/xvdad' },
+      detachError: { message: 'IncorrectState' },
+    });
   });
 
   it('adopts a VolumeAttachment someone else created: adds our finalizer, keeps theirs', async () => {
@@ -77,7 +89,12 @@ describe('VolumeAttachment lifecycle', () => {
     h.sandbox.resetRequests();
     await h.cluster.deleteVolumeAttachment(r);
     expect(stored(r)).toBeUndefined();
-    expect(calls()).toEqual(['get volumeattachments 200', 'patch volumeattachments/status 200', 'patch volumeattachments 200', 'delete volumeattachments 200']);
+    expect(calls()).toEqual([
+      'get volumeattachments 200',
+      'patch volumeattachments/status 200',
+      'patch volumeattachments 200',
+      'delete volumeattachments 200',
+    ]);
   });
 
   it('detach of a VolumeAttachment with another finalizer leaves it terminating, without ours or its status', async () => {
@@ -97,7 +114,11 @@ describe('VolumeAttachment lifecycle', () => {
 
   it('re-applies the finalizer removal after a conflict', async () => {
     const r = ref('vol-0000000000000000c');
-    h.sandbox.faults.failNext({ method: 'PATCH', path: `/apis/storage.k8s.io/v1/volumeattachments/${volumeAttachmentName(r.volumeId, r.nodeName)}` }, 1, 409);
+    h.sandbox.faults.failNext(
+      { method: 'PATCH', path: `/apis/storage.k8s.io/v1/volumeattachments/${volumeAttachmentName(r.volumeId, r.nodeName)}` },
+      1,
+      409,
+    );
     await h.cluster.deleteVolumeAttachment(r);
     expect(stored(r)).toBeUndefined();
   });

@@ -17,11 +17,20 @@ interface EmfDocument {
 }
 
 export function readEmf(stdout: string): EmittedMetric[] {
-  const documents = stdout.split('\n').filter((line) => line.startsWith('{') && line.includes('"_aws"')).map((line) => JSON.parse(line) as EmfDocument);
+  const documents = stdout
+    .split('\n')
+    .filter((line) => line.startsWith('{') && line.includes('"_aws"'))
+    .map((line) => JSON.parse(line) as EmfDocument);
   return documents.flatMap((doc) =>
     doc._aws.CloudWatchMetrics.flatMap((directive) => {
       const dimensions = Object.fromEntries(directive.Dimensions.flat().map((key) => [key, doc[key]]));
-      return directive.Metrics.map((metric) => ({ namespace: directive.Namespace, name: metric.Name, unit: metric.Unit, value: doc[metric.Name], dimensions }));
+      return directive.Metrics.map((metric) => ({
+        namespace: directive.Namespace,
+        name: metric.Name,
+        unit: metric.Unit,
+        value: doc[metric.Name],
+        dimensions,
+      }));
     }),
   );
 }

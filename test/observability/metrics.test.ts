@@ -35,8 +35,15 @@ const base = { ClusterName: 'world', service: 'ebs-attach-detach' };
 const emitted = (name: string): EmittedMetric[] => readEmf(stdout).filter((m) => m.name === name);
 let events = 0;
 const envelope = (detail: object) => ({
-  version: '0', id: `event-${++events}`, 'detail-type': 'EC2 Instance State-change Notification', source: 'aws.ec2',
-  account: '123456789012', time: '2026-11-22T08:00:00Z', region: 'us-east-1', resources: [], detail,
+  version: '0',
+  id: `event-${++events}`,
+  'detail-type': 'EC2 Instance State-change Notification',
+  source: 'aws.ec2',
+  account: '123456789012',
+  time: '2026-11-22T08:00:00Z',
+  region: 'us-east-1',
+  resources: [],
+  detail,
 });
 
 describe('pass metrics in embedded metric format, as the handlers flush them', () => {
@@ -47,14 +54,22 @@ describe('pass metrics in embedded metric format, as the handlers flush them', (
     await handlers.scheduled({ pass: 'full' }, lambdaContext());
 
     expect(readEmf(stdout).every((m) => m.namespace === METRICS_NAMESPACE)).toBe(true);
-    expect(emitted(Metric.PassDuration)).toEqual([expect.objectContaining({ unit: 'Milliseconds', dimensions: { ...base, Pass: 'full' } })]);
-    expect(emitted(Metric.Actions)).toEqual([expect.objectContaining({ unit: 'Count', value: 1, dimensions: { ...base, Kind: 'attach', Outcome: 'ok' } })]);
+    expect(emitted(Metric.PassDuration)).toEqual([
+      expect.objectContaining({ unit: 'Milliseconds', dimensions: { ...base, Pass: 'full' } }),
+    ]);
+    expect(emitted(Metric.Actions)).toEqual([
+      expect.objectContaining({ unit: 'Count', value: 1, dimensions: { ...base, Kind: 'attach', Outcome: 'ok' } }),
+    ]);
     const [latency] = emitted(Metric.AttachLatency);
     expect(latency).toMatchObject({ unit: 'Milliseconds', dimensions: base });
     expect(latency?.value).toBeGreaterThan(0);
     for (const [name, value] of [
-      [Metric.DesiredAttachments, 1], [Metric.ActualAttachments, 1], [Metric.MultiAttachConflicts, 0],
-      [Metric.Ec2Throttles, 0], [Metric.ExpiredOperations, 0], [Metric.DetachesHeldBack, 0],
+      [Metric.DesiredAttachments, 1],
+      [Metric.ActualAttachments, 1],
+      [Metric.MultiAttachConflicts, 0],
+      [Metric.Ec2Throttles, 0],
+      [Metric.ExpiredOperations, 0],
+      [Metric.DetachesHeldBack, 0],
     ] as const) {
       expect(emitted(name), name).toEqual([expect.objectContaining({ unit: 'Count', value, dimensions: base })]);
     }
@@ -75,15 +90,21 @@ describe('pass metrics in embedded metric format, as the handlers flush them', (
     await handlers.ec2Event(sqsBatch([envelope({ 'instance-id': node.instanceId, state: 'stopped' })]), lambdaContext());
 
     expect(emitted(Metric.PassDuration)).toEqual([expect.objectContaining({ dimensions: { ...base, Pass: 'targeted' } })]);
-    expect(emitted(Metric.ForcedDetaches)).toEqual([expect.objectContaining({ unit: 'Count', value: 1, dimensions: { ...base, Trigger: 'instance-stopped' } })]);
-    expect(emitted(Metric.Actions)).toEqual(expect.arrayContaining([expect.objectContaining({ value: 1, dimensions: { ...base, Kind: 'detach', Outcome: 'ok' } })]));
+    expect(emitted(Metric.ForcedDetaches)).toEqual([
+      expect.objectContaining({ unit: 'Count', value: 1, dimensions: { ...base, Trigger: 'instance-stopped' } }),
+    ]);
+    expect(emitted(Metric.Actions)).toEqual(
+      expect.arrayContaining([expect.objectContaining({ value: 1, dimensions: { ...base, Kind: 'detach', Outcome: 'ok' } })]),
+    );
     expect(emitted(Metric.DetachLatency)).toEqual([expect.objectContaining({ unit: 'Milliseconds', dimensions: base })]);
   });
 
   it('a malformed event: Rejected with Source=event, and no pass', async () => {
     await handlers.ec2Event(sqsBatch([envelope({ 'instance-id': 'not-an-instance', state: 'stopped' })]), lambdaContext());
 
-    expect(emitted(Metric.Rejected)).toEqual([expect.objectContaining({ unit: 'Count', value: 1, dimensions: { ...base, Source: 'event' } })]);
+    expect(emitted(Metric.Rejected)).toEqual([
+      expect.objectContaining({ unit: 'Count', value: 1, dimensions: { ...base, Source: 'event' } }),
+    ]);
     expect(emitted(Metric.PassDuration)).toEqual([]);
   });
 });

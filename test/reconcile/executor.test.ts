@@ -19,14 +19,36 @@ function harness(cluster: ClusterSnapshot, records: VolumeRecord[] = []) {
   const ec2 = new FakeBlockStorage();
   let ids = 0;
   const deps: ReconcileDeps = {
-    cluster: kube, store, blockStorage: ec2, clock: () => T0, newId: () => `id-${++ids}`, log: quiet,
-    settings: { plan: config(), syncPeriodMs: 60_000, maxConcurrentOperations: 4, maxAttachWaitMs: 5_000, maxDetachWaitMs: 5_000, reserveMs: 1_000 },
+    cluster: kube,
+    store,
+    blockStorage: ec2,
+    clock: () => T0,
+    newId: () => `id-${++ids}`,
+    log: quiet,
+    settings: {
+      plan: config(),
+      syncPeriodMs: 60_000,
+      maxConcurrentOperations: 4,
+      maxAttachWaitMs: 5_000,
+      maxDetachWaitMs: 5_000,
+      reserveMs: 1_000,
+    },
   };
   return { deps, store, kube, ec2, pass: (deadline = T0 + 60_000) => runFullPass(deps, { deadline }) };
 }
 
-const podOnA = () => snapshot({ nodes: [node('node-a'), node('node-b')], pods: [pod('db-0', { node: 'node-a', claims: ['data'] })], pvcs: [pvc('data')], pvs: [pv('pv-data', { volumeId: V })] });
-const noPods = (inUse: string[] = []) => snapshot({ nodes: [node('node-a', { inUse, attached: [{ name: uname(V), devicePath: '/dev/xvdaa' }] })], pvs: [pv('pv-data', { volumeId: V })] });
+const podOnA = () =>
+  snapshot({
+    nodes: [node('node-a'), node('node-b')],
+    pods: [pod('db-0', { node: 'node-a', claims: ['data'] })],
+    pvcs: [pvc('data')],
+    pvs: [pv('pv-data', { volumeId: V })],
+  });
+const noPods = (inUse: string[] = []) =>
+  snapshot({
+    nodes: [node('node-a', { inUse, attached: [{ name: uname(V), devicePath: '/dev/xvdaa' }] })],
+    pvs: [pv('pv-data', { volumeId: V })],
+  });
 
 describe('executing a plan', () => {
   it('attaches, records the device, reports the node and the VolumeAttachment, and tells the pod', async () => {
@@ -39,7 +61,9 @@ describe('executing a plan', () => {
     expect(store.items.get(V)?.attachments['node-a']).toMatchObject({ state: 'attached', device: '/dev/xvdaa', reported: true });
     expect(kube.statusWrites).toEqual([{ node: 'node-a', volumes: [{ name: uname(V), devicePath: '/dev/xvdaa' }] }]);
     expect(kube.volumeAttachments.get(`${V}|node-a`)).toEqual({ attached: true, devicePath: '/dev/xvdaa' });
-    expect(kube.events.map((e) => e.event)).toEqual([{ type: 'Normal', reason: 'SuccessfulAttachVolume', message: 'AttachVolume.Attach succeeded for volume "pv-data" ' }]);
+    expect(kube.events.map((e) => e.event)).toEqual([
+      { type: 'Normal', reason: 'SuccessfulAttachVolume', message: 'AttachVolume.Attach succeeded for volume "pv-data" ' },
+    ]);
   });
 
   it('leaves an attach still attaching at the wait deadline recorded, its lease ended for the next pass to resolve', async () => {
@@ -54,13 +78,18 @@ describe('executing a plan', () => {
     expect(report.converged).toBe(false);
   });
 
-  it('waits for an attach only until the core judges it stuck (stuckAttachMs after EC2\'s AttachTime, else after the intent)', async () => {
+  it("waits for an attach only until the core judges it stuck (stuckAttachMs after EC2's AttachTime, else after the intent)", async () => {
     const { pass, ec2 } = harness(podOnA());
 
     await pass();
 
     const giveUp = ec2.lastWait?.giveUp;
-    const seen = (state: 'attaching' | 'attached', attachTime?: number) => ({ instanceId: instanceOf('node-a'), state, device: '/dev/xvdaa', ...(attachTime === undefined ? {} : { attachTime }) });
+    const seen = (state: 'attaching' | 'attached', attachTime?: number) => ({
+      instanceId: instanceOf('node-a'),
+      state,
+      device: '/dev/xvdaa',
+      ...(attachTime === undefined ? {} : { attachTime }),
+    });
     expect([
       giveUp?.(seen('attaching', T0), T0 + 90_000),
       giveUp?.(seen('attaching', T0), T0 + 90_001),
@@ -69,7 +98,7 @@ describe('executing a plan', () => {
     ]).toEqual([false, true, true, false]);
   });
 
-  it('records a failed attach with backoff and tells the pod in upstream\'s words', async () => {
+  it("records a failed attach with backoff and tells the pod in upstream's words", async () => {
     const { pass, store, ec2, kube } = harness(podOnA());
     ec2.attachOutcome = { kind: 'failed', code: 'UnauthorizedOperation', message: 'not allowed' };
 
@@ -85,7 +114,11 @@ describe('executing a plan', () => {
   it('writes down where EC2 says the volume is when it answers attached-elsewhere', async () => {
     const { pass, store, ec2 } = harness(podOnA());
     ec2.attachOutcome = { kind: 'attached-elsewhere', instanceIds: [instanceOf('node-b')], message: 'vol in use' };
-    ec2.volumes.set(V, { volumeId: V, exists: true, attachments: [{ instanceId: instanceOf('node-b'), state: 'attached', device: '/dev/xvdab' }] });
+    ec2.volumes.set(V, {
+      volumeId: V,
+      exists: true,
+      attachments: [{ instanceId: instanceOf('node-b'), state: 'attached', device: '/dev/xvdab' }],
+    });
 
     await pass();
 
@@ -99,7 +132,9 @@ describe('executing a plan', () => {
     const report = await pass();
 
     expect(ec2.calls).toEqual([]);
-    expect(report.results).toContainEqual(expect.objectContaining({ kind: 'detach', outcome: 'deferred', detail: 'mounted again since the pass read the node' }));
+    expect(report.results).toContainEqual(
+      expect.objectContaining({ kind: 'detach', outcome: 'deferred', detail: 'mounted again since the pass read the node' }),
+    );
   });
 
   it('never detaches a volume whose removal from the node status failed', async () => {
@@ -109,7 +144,10 @@ describe('executing a plan', () => {
     const report = await pass();
 
     expect(ec2.calls).toEqual([]);
-    expect(report.results.map((r) => [r.kind, r.outcome])).toEqual([['unreport', 'failed'], ['detach', 'deferred']]);
+    expect(report.results.map((r) => [r.kind, r.outcome])).toEqual([
+      ['unreport', 'failed'],
+      ['detach', 'deferred'],
+    ]);
   });
 
   it('starts nothing once the pass is past its deadline', async () => {

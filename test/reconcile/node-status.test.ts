@@ -21,10 +21,28 @@ function pass(records: VolumeRecord[]) {
   const store = new FakeStore();
   for (const r of records) store.items.set(r.volumeId, structuredClone(r));
   const deps: ReconcileDeps = {
-    cluster: kube, store, blockStorage: new FakeBlockStorage(), clock: () => T0, newId: () => 'id-1', log: quiet,
-    settings: { plan: config(), syncPeriodMs: 60_000, maxConcurrentOperations: 4, maxAttachWaitMs: 5_000, maxDetachWaitMs: 5_000, reserveMs: 1_000 },
+    cluster: kube,
+    store,
+    blockStorage: new FakeBlockStorage(),
+    clock: () => T0,
+    newId: () => 'id-1',
+    log: quiet,
+    settings: {
+      plan: config(),
+      syncPeriodMs: 60_000,
+      maxConcurrentOperations: 4,
+      maxAttachWaitMs: 5_000,
+      maxDetachWaitMs: 5_000,
+      reserveMs: 1_000,
+    },
   };
-  const ctx = createPassContext(deps, { deadline: T0 + 60_000 }, buildDesiredState(kube.snapshot), new Map(records.map((r) => [r.volumeId, structuredClone(r)])), new Map());
+  const ctx = createPassContext(
+    deps,
+    { deadline: T0 + 60_000 },
+    buildDesiredState(kube.snapshot),
+    new Map(records.map((r) => [r.volumeId, structuredClone(r)])),
+    new Map(),
+  );
   return { ctx, kube, store };
 }
 

@@ -17,23 +17,42 @@ const V = vol(3);
 const quiet = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
 
 function volumeAttachment(nodeName: string, status: KubeVolumeAttachment['status']): KubeVolumeAttachment {
-  return { metadata: { name: `csi-${nodeName}` }, spec: { attacher: EBS_CSI_DRIVER, nodeName, source: { persistentVolumeName: 'pv-data' } }, status };
+  return {
+    metadata: { name: `csi-${nodeName}` },
+    spec: { attacher: EBS_CSI_DRIVER, nodeName, source: { persistentVolumeName: 'pv-data' } },
+    status,
+  };
 }
 
 /** The RWO volume is attached to node-b (its pod runs there); a second pod wants it on node-a. */
 async function passWith(onNodeA: KubeVolumeAttachment['status']): Promise<FakeCluster> {
-  const kube = new FakeCluster(snapshot({
-    nodes: [node('node-a'), node('node-b', { attached: [] })],
-    pods: [pod('db-0', { node: 'node-b', claims: ['data'] }), pod('db-1', { node: 'node-a', claims: ['data'] })],
-    pvcs: [pvc('data')], pvs: [pv('pv-data', { volumeId: V })],
-    volumeAttachments: [volumeAttachment('node-a', onNodeA)],
-  }));
+  const kube = new FakeCluster(
+    snapshot({
+      nodes: [node('node-a'), node('node-b', { attached: [] })],
+      pods: [pod('db-0', { node: 'node-b', claims: ['data'] }), pod('db-1', { node: 'node-a', claims: ['data'] })],
+      pvcs: [pvc('data')],
+      pvs: [pv('pv-data', { volumeId: V })],
+      volumeAttachments: [volumeAttachment('node-a', onNodeA)],
+    }),
+  );
   const store = new FakeStore();
   store.items.set(V, record(V, [attachment('node-b', { reported: false })]));
   store.state = { version: 1, lastVerifiedAt: T0, seededAt: T0 };
   const deps: ReconcileDeps = {
-    cluster: kube, store, blockStorage: new FakeBlockStorage(), clock: () => T0, newId: () => 'id-1', log: quiet,
-    settings: { plan: config(), syncPeriodMs: 60_000, maxConcurrentOperations: 4, maxAttachWaitMs: 5_000, maxDetachWaitMs: 5_000, reserveMs: 1_000 },
+    cluster: kube,
+    store,
+    blockStorage: new FakeBlockStorage(),
+    clock: () => T0,
+    newId: () => 'id-1',
+    log: quiet,
+    settings: {
+      plan: config(),
+      syncPeriodMs: 60_000,
+      maxConcurrentOperations: 4,
+      maxAttachWaitMs: 5_000,
+      maxDetachWaitMs: 5_000,
+      reserveMs: 1_000,
+    },
   };
   await runFullPass(deps, { deadline: T0 + 60_000 });
   return kube;
@@ -41,8 +60,16 @@ async function passWith(onNodeA: KubeVolumeAttachment['status']): Promise<FakeCl
 
 describe('VolumeAttachments of a node the volume left while a pod still wants it there', () => {
   it.each<[string, KubeVolumeAttachment['status'], VolumeAttachmentStatus | undefined]>([
-    ['one still saying attached is set to not attached', { attached: true, attachmentMetadata: { devicePath: '/dev/xvdaa' } }, { attached: false }],
-    ['one already saying not attached (with its attachError) is left for the user to read', { attached: false, attachError: { message: 'Multi-Attach error' } }, undefined],
+    [
+      'one still saying attached is set to not attached',
+      { attached: true, attachmentMetadata: { devicePath: '/dev/xvdaa' } },
+      { attached: false },
+    ],
+    [
+      'one already saying not attached (with its attachError) is left for the user to read',
+      { attached: false, attachError: { message: 'Multi-Attach error' } },
+      undefined,
+    ],
   ])('%s', async (_name, status, written) => {
     const kube = await passWith(status);
     expect(kube.volumeAttachments.get(`${V}|node-a`)).toEqual(written);
@@ -63,21 +90,47 @@ describe('VolumeAttachments of an inline volume are matched by the EBS id their 
   });
 
   it.each<[string, { driver: string; volumeHandle: string }, string[]]>([
-    ['an aws://<zone>/vol-… handle is the attached volume: already up to date, nothing written', { driver: EBS_CSI_DRIVER, volumeHandle: `aws://us-east-1a/${V}` }, []],
-    ['an invalid handle names no volume: left alone, the volume gets its own object', { driver: EBS_CSI_DRIVER, volumeHandle: 'vol-bogus' }, [`upsert ${V}|node-a`]],
-    ['another driver\'s inline spec is not ours: left alone', { driver: 'efs.csi.aws.com', volumeHandle: 'fs-1234' }, [`upsert ${V}|node-a`]],
+    [
+      'an aws://<zone>/vol-… handle is the attached volume: already up to date, nothing written',
+      { driver: EBS_CSI_DRIVER, volumeHandle: `aws://us-east-1a/${V}` },
+      [],
+    ],
+    [
+      'an invalid handle names no volume: left alone, the volume gets its own object',
+      { driver: EBS_CSI_DRIVER, volumeHandle: 'vol-bogus' },
+      [`upsert ${V}|node-a`],
+    ],
+    [
+      "another driver's inline spec is not ours: left alone",
+      { driver: 'efs.csi.aws.com', volumeHandle: 'fs-1234' },
+      [`upsert ${V}|node-a`],
+    ],
   ])('%s', async (_name, csi, writes) => {
-    const kube = new FakeCluster(snapshot({
-      nodes: [node('node-a', { attached: [{ name: uname(V), devicePath: '/dev/xvdaa' }] })],
-      pods: [pod('scratch-0', { node: 'node-a', inline: [{ name: 'scratch', volumeID: `aws://us-east-1a/${V}` }] })],
-      volumeAttachments: [inlineVa(csi)],
-    }));
+    const kube = new FakeCluster(
+      snapshot({
+        nodes: [node('node-a', { attached: [{ name: uname(V), devicePath: '/dev/xvdaa' }] })],
+        pods: [pod('scratch-0', { node: 'node-a', inline: [{ name: 'scratch', volumeID: `aws://us-east-1a/${V}` }] })],
+        volumeAttachments: [inlineVa(csi)],
+      }),
+    );
     const store = new FakeStore();
     store.items.set(V, record(V, [attachment('node-a')]));
     store.state = { version: 1, lastVerifiedAt: T0, seededAt: T0 };
     const deps: ReconcileDeps = {
-      cluster: kube, store, blockStorage: new FakeBlockStorage(), clock: () => T0, newId: () => 'id-1', log: quiet,
-      settings: { plan: config(), syncPeriodMs: 60_000, maxConcurrentOperations: 4, maxAttachWaitMs: 5_000, maxDetachWaitMs: 5_000, reserveMs: 1_000 },
+      cluster: kube,
+      store,
+      blockStorage: new FakeBlockStorage(),
+      clock: () => T0,
+      newId: () => 'id-1',
+      log: quiet,
+      settings: {
+        plan: config(),
+        syncPeriodMs: 60_000,
+        maxConcurrentOperations: 4,
+        maxAttachWaitMs: 5_000,
+        maxDetachWaitMs: 5_000,
+        reserveMs: 1_000,
+      },
     };
 
     await runFullPass(deps, { deadline: T0 + 60_000 });

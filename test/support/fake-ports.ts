@@ -5,7 +5,13 @@
 import type { AttachedVolume, ClusterSnapshot } from '../../lambda/core/kube.js';
 import type { InstanceId, InstanceState, VolumeId, VolumeObservation, VolumeRecord } from '../../lambda/core/types.js';
 import type { AttachOutcome, BlockStorage, DetachOutcome, WaitRequest, WaitResult } from '../../lambda/ports/block-storage.js';
-import type { Cluster, ClusterEvent, SetVolumesAttachedOptions, VolumeAttachmentRef, VolumeAttachmentStatus } from '../../lambda/ports/cluster.js';
+import type {
+  Cluster,
+  ClusterEvent,
+  SetVolumesAttachedOptions,
+  VolumeAttachmentRef,
+  VolumeAttachmentStatus,
+} from '../../lambda/ports/cluster.js';
 import type { ControllerState, VolumeStore, WriteResult } from '../../lambda/ports/volume-store.js';
 import type { PodRef } from '../../lambda/core/types.js';
 
@@ -35,7 +41,8 @@ export class FakeStore implements VolumeStore {
     return Promise.resolve({ ok: true, record: structuredClone(record) });
   }
   remove(record: VolumeRecord) {
-    if (this.items.get(record.volumeId)?.version !== record.version) return Promise.resolve({ ok: false as const, reason: 'conflict' as const });
+    if (this.items.get(record.volumeId)?.version !== record.version)
+      return Promise.resolve({ ok: false as const, reason: 'conflict' as const });
     this.items.delete(record.volumeId);
     return Promise.resolve({ ok: true as const });
   }
@@ -71,7 +78,11 @@ export class FakeCluster implements Cluster {
     return Promise.resolve({ ...(pod ? { pod } : {}), pvcs: this.snapshot.pvcs, pvs: this.snapshot.pvs });
   }
   readPodsOnNode(nodeName: string) {
-    return Promise.resolve({ pods: this.snapshot.pods.filter((p) => p.spec?.nodeName === nodeName), pvcs: this.snapshot.pvcs, pvs: this.snapshot.pvs });
+    return Promise.resolve({
+      pods: this.snapshot.pods.filter((p) => p.spec?.nodeName === nodeName),
+      pvcs: this.snapshot.pvcs,
+      pvs: this.snapshot.pvs,
+    });
   }
   listNodes() {
     return Promise.resolve(structuredClone(this.snapshot.nodes));

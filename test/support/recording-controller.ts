@@ -13,12 +13,30 @@ export interface RecordingController extends PassRunner {
 
 export function recordingController(options: { failTargets?: string[] } = {}): RecordingController {
   const report = (kind: PassReport['kind'], target?: Target): PassReport => ({
-    passId: `pass-${kind}`, kind, ...(target ? { target } : {}), startedAt: 0, durationMs: 1, dryRun: false, clusterComplete: true,
-    verified: false, seeded: false, desiredAttachments: 0, actualAttachments: 0, actions: [], heldBack: [], deferred: [], results: [],
-    expiredOperations: 0, problems: [], reportErrors: [], converged: true,
+    passId: `pass-${kind}`,
+    kind,
+    ...(target ? { target } : {}),
+    startedAt: 0,
+    durationMs: 1,
+    dryRun: false,
+    clusterComplete: true,
+    verified: false,
+    seeded: false,
+    desiredAttachments: 0,
+    actualAttachments: 0,
+    actions: [],
+    heldBack: [],
+    deferred: [],
+    results: [],
+    expiredOperations: 0,
+    problems: [],
+    reportErrors: [],
+    converged: true,
   });
   const controller: RecordingController = {
-    ...createTelemetry(loadConfig({ TABLE_NAME: 'volumes', AWS_REGION: 'us-east-1', CLUSTER_NAME: 'test', POWERTOOLS_LOG_LEVEL: 'SILENT' }, 'local')),
+    ...createTelemetry(
+      loadConfig({ TABLE_NAME: 'volumes', AWS_REGION: 'us-east-1', CLUSTER_NAME: 'test', POWERTOOLS_LOG_LEVEL: 'SILENT' }, 'local'),
+    ),
     clock: systemClock,
     targets: [],
     fullPasses: 0,

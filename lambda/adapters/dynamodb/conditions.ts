@@ -19,16 +19,22 @@ export interface Condition {
 }
 
 export const itemDoesNotExist = (): Condition => ({
-  expression: 'attribute_not_exists(#pk)', names: { '#pk': 'pk' }, values: {},
+  expression: 'attribute_not_exists(#pk)',
+  names: { '#pk': 'pk' },
+  values: {},
 });
 
 /** `remove` leaves a tombstone; creating over it continues its version. */
 export const isTombstone = (): Condition => ({
-  expression: 'attribute_exists(#removedAt)', names: { '#removedAt': 'removedAt' }, values: {},
+  expression: 'attribute_exists(#removedAt)',
+  names: { '#removedAt': 'removedAt' },
+  values: {},
 });
 
 export const versionIs = (version: number): Condition => ({
-  expression: '#version = :expectedVersion', names: { '#version': 'version' }, values: { ':expectedVersion': { N: String(version) } },
+  expression: '#version = :expectedVersion',
+  names: { '#version': 'version' },
+  values: { ':expectedVersion': { N: String(version) } },
 });
 
 /** The operation under `lockKey` still has id `operationId`: the writer has not been taken over. */
@@ -60,9 +66,8 @@ function combine(operator: 'AND' | 'OR', conditions: Condition[]): Condition {
       values[placeholder] = value;
     }
   }
-  const expression = conditions.length === 1
-    ? conditions[0]?.expression ?? ''
-    : conditions.map((c) => `(${c.expression})`).join(` ${operator} `);
+  const expression =
+    conditions.length === 1 ? (conditions[0]?.expression ?? '') : conditions.map((c) => `(${c.expression})`).join(` ${operator} `);
   return { expression, names, values };
 }
 
@@ -70,7 +75,11 @@ export const allOf = (...conditions: Condition[]): Condition => combine('AND', c
 export const anyOf = (...conditions: Condition[]): Condition => combine('OR', conditions);
 
 /** The fields of a DynamoDB command that carry the condition; empty maps are omitted (DynamoDB rejects them). */
-export function conditionFields(condition: Condition, extraNames: Record<string, string> = {}, extraValues: Record<string, AttributeValue> = {}) {
+export function conditionFields(
+  condition: Condition,
+  extraNames: Record<string, string> = {},
+  extraValues: Record<string, AttributeValue> = {},
+) {
   const names = { ...condition.names, ...extraNames };
   const values = { ...condition.values, ...extraValues };
   return {

@@ -8,9 +8,13 @@ import { CONTROLLER_STATE_KEY, controllerStateItem, parseControllerState } from 
 
 /** `{ version: 0 }` until first written. */
 export async function getControllerState(ctx: StoreContext): Promise<ControllerState> {
-  const { Item: item } = await ctx.client.send(new GetItemCommand({
-    TableName: ctx.tableName, Key: { pk: { S: CONTROLLER_STATE_KEY } }, ConsistentRead: ctx.consistentRead,
-  }));
+  const { Item: item } = await ctx.client.send(
+    new GetItemCommand({
+      TableName: ctx.tableName,
+      Key: { pk: { S: CONTROLLER_STATE_KEY } },
+      ConsistentRead: ctx.consistentRead,
+    }),
+  );
   if (!item) return { version: 0 };
   const state = parseControllerState(item);
   if ('problem' in state) throw new CorruptItemError(CONTROLLER_STATE_KEY, state.problem);
@@ -20,9 +24,13 @@ export async function getControllerState(ctx: StoreContext): Promise<ControllerS
 export async function putControllerState(ctx: StoreContext, next: ControllerState): Promise<{ ok: boolean }> {
   const condition = next.version === 0 ? itemDoesNotExist() : versionIs(next.version);
   try {
-    await ctx.client.send(new PutItemCommand({
-      TableName: ctx.tableName, Item: controllerStateItem(next, next.version + 1), ...conditionFields(condition),
-    }));
+    await ctx.client.send(
+      new PutItemCommand({
+        TableName: ctx.tableName,
+        Item: controllerStateItem(next, next.version + 1),
+        ...conditionFields(condition),
+      }),
+    );
     return { ok: true };
   } catch (error) {
     if (error instanceof ConditionalCheckFailedException) return { ok: false };

@@ -10,7 +10,10 @@ export class VolumeStoreError extends Error {
 /** An item exists under a volume's key but is not a valid volume record. */
 export class CorruptItemError extends VolumeStoreError {
   override name = 'CorruptItemError';
-  constructor(readonly key: string, readonly problem: string) {
+  constructor(
+    readonly key: string,
+    readonly problem: string,
+  ) {
     super(`corrupt item ${key}: ${problem}`);
   }
 }
@@ -18,8 +21,13 @@ export class CorruptItemError extends VolumeStoreError {
 /** BatchGetItem kept returning these keys unprocessed after every retry. */
 export class UnprocessedKeysError extends VolumeStoreError {
   override name = 'UnprocessedKeysError';
-  constructor(readonly keys: string[], attempts: number) {
-    super(`${keys.length} keys still unprocessed after ${attempts} BatchGetItem attempts: ${keys.slice(0, 5).join(', ')}${keys.length > 5 ? ', …' : ''}`);
+  constructor(
+    readonly keys: string[],
+    attempts: number,
+  ) {
+    super(
+      `${keys.length} keys still unprocessed after ${attempts} BatchGetItem attempts: ${keys.slice(0, 5).join(', ')}${keys.length > 5 ? ', …' : ''}`,
+    );
   }
 }
 

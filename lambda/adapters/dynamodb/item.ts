@@ -37,42 +37,60 @@ const time = z.number().int().nonnegative();
 const attachmentState = z.enum(['attaching', 'attached', 'detaching', 'uncertain']);
 
 const attachmentSchema = z.object({
-  nodeName: z.string().min(1), instanceId: z.string().min(1), state: attachmentState, device: z.string().optional(),
-  mounted: z.boolean(), reported: z.boolean(), detachRequestedAt: time.optional(), since: time,
+  nodeName: z.string().min(1),
+  instanceId: z.string().min(1),
+  state: attachmentState,
+  device: z.string().optional(),
+  mounted: z.boolean(),
+  reported: z.boolean(),
+  detachRequestedAt: time.optional(),
+  since: time,
 });
 
 const operationSchema = z.object({
-  id: z.string().min(1), kind: z.enum(['attach', 'detach']), nodeName: z.string().min(1), instanceId: z.string().min(1),
-  device: z.string().optional(), ec2Force: z.boolean().optional(), startedAt: time, leaseExpiresAt: time,
+  id: z.string().min(1),
+  kind: z.enum(['attach', 'detach']),
+  nodeName: z.string().min(1),
+  instanceId: z.string().min(1),
+  device: z.string().optional(),
+  ec2Force: z.boolean().optional(),
+  startedAt: time,
+  leaseExpiresAt: time,
   prior: z.object({ state: attachmentState, device: z.string().optional() }).optional(),
 });
 
 const backoffSchema = z.object({ failures: z.number().int().positive(), notBefore: time, lastError: z.string() });
 
 /** A volume record, with the keys of its maps checked against their contents. */
-export const volumeRecordSchema = z.object({
-  volumeId: z.string().min(1),
-  uniqueName: z.string().min(1),
-  accessModes: z.array(z.enum(['ReadWriteOnce', 'ReadOnlyMany', 'ReadWriteMany', 'ReadWriteOncePod'])),
-  multiAttach: z.boolean(),
-  attachments: z.record(z.string(), attachmentSchema),
-  operations: z.record(z.string(), operationSchema),
-  backoff: z.record(z.string(), backoffSchema),
-  version: z.number().int().nonnegative(),
-}).superRefine((record, ctx) => {
-  for (const [node, attachment] of Object.entries(record.attachments)) {
-    if (attachment.nodeName !== node) ctx.addIssue({ code: 'custom', path: ['attachments', node], message: `holds node ${attachment.nodeName}` });
-  }
-  for (const [key, op] of Object.entries(record.operations)) {
-    const expected = lockKey(record, op.nodeName);
-    if (key !== expected) ctx.addIssue({ code: 'custom', path: ['operations', key], message: `should be keyed ${expected}` });
-  }
-});
+export const volumeRecordSchema = z
+  .object({
+    volumeId: z.string().min(1),
+    uniqueName: z.string().min(1),
+    accessModes: z.array(z.enum(['ReadWriteOnce', 'ReadOnlyMany', 'ReadWriteMany', 'ReadWriteOncePod'])),
+    multiAttach: z.boolean(),
+    attachments: z.record(z.string(), attachmentSchema),
+    operations: z.record(z.string(), operationSchema),
+    backoff: z.record(z.string(), backoffSchema),
+    version: z.number().int().nonnegative(),
+  })
+  .superRefine((record, ctx) => {
+    for (const [node, attachment] of Object.entries(record.attachments)) {
+      if (attachment.nodeName !== node)
+        ctx.addIssue({ code: 'custom', path: ['attachments', node], message: `holds node ${attachment.nodeName}` });
+    }
+    for (const [key, op] of Object.entries(record.operations)) {
+      const expected = lockKey(record, op.nodeName);
+      if (key !== expected) ctx.addIssue({ code: 'custom', path: ['operations', key], message: `should be keyed ${expected}` });
+    }
+  });
 
 const tombstoneSchema = z.object({ pk: z.string(), version: z.number().int().positive(), removedAt: time });
 
 const controllerStateSchema = z.object({
-  pk: z.literal(CONTROLLER_STATE_KEY), lastVerifiedAt: time.optional(), seededAt: time.optional(), version: z.number().int().positive(),
+  pk: z.literal(CONTROLLER_STATE_KEY),
+  lastVerifiedAt: time.optional(),
+  seededAt: time.optional(),
+  version: z.number().int().positive(),
 });
 
 export type ParsedItem =
@@ -112,7 +130,8 @@ export function parseItem(item: Item): ParsedItem {
   if (!parsed.success) return { kind: 'corrupt', key, problem: describeIssues(parsed.error) };
   if (!('volumeId' in parsed.data)) return { kind: 'tombstone' };
   const record = parsed.data;
-  if (key !== `${VOLUME_PREFIX}${record.volumeId}`) return { kind: 'corrupt', key, problem: `volumeId ${record.volumeId} does not match the key` };
+  if (key !== `${VOLUME_PREFIX}${record.volumeId}`)
+    return { kind: 'corrupt', key, problem: `volumeId ${record.volumeId} does not match the key` };
   if (record.version < 1) return { kind: 'corrupt', key, problem: `version: a stored version is at least 1, got ${record.version}` };
   return { kind: 'volume', record };
 }
@@ -140,5 +159,8 @@ export function parseControllerState(item: Item): ControllerState | { problem: s
 }
 
 export function controllerStateItem(state: ControllerState, version: number): Item {
-  return marshall({ pk: CONTROLLER_STATE_KEY, lastVerifiedAt: state.lastVerifiedAt, seededAt: state.seededAt, version }, { removeUndefinedValues: true });
+  return marshall(
+    { pk: CONTROLLER_STATE_KEY, lastVerifiedAt: state.lastVerifiedAt, seededAt: state.seededAt, version },
+    { removeUndefinedValues: true },
+  );
 }

@@ -25,9 +25,13 @@ function collect(items: Item[], into: ReadResult = { records: new Map(), corrupt
 }
 
 export async function getVolume(ctx: StoreContext, volumeId: VolumeId): Promise<VolumeRecord | undefined> {
-  const { Item: item } = await ctx.client.send(new GetItemCommand({
-    TableName: ctx.tableName, Key: volumeKey(volumeId), ConsistentRead: ctx.consistentRead,
-  }));
+  const { Item: item } = await ctx.client.send(
+    new GetItemCommand({
+      TableName: ctx.tableName,
+      Key: volumeKey(volumeId),
+      ConsistentRead: ctx.consistentRead,
+    }),
+  );
   if (!item) return undefined;
   const parsed = parseItem(item);
   if (parsed.kind === 'corrupt') throw new CorruptItemError(parsed.key, parsed.problem);
@@ -49,9 +53,11 @@ async function batchGet(ctx: StoreContext, keys: Item[]): Promise<Item[]> {
   const items: Item[] = [];
   let pending = keys;
   for (let attempt = 1; ; attempt++) {
-    const output = await ctx.client.send(new BatchGetItemCommand({
-      RequestItems: { [ctx.tableName]: { Keys: pending, ConsistentRead: ctx.consistentRead } },
-    }));
+    const output = await ctx.client.send(
+      new BatchGetItemCommand({
+        RequestItems: { [ctx.tableName]: { Keys: pending, ConsistentRead: ctx.consistentRead } },
+      }),
+    );
     items.push(...(output.Responses?.[ctx.tableName] ?? []));
     pending = output.UnprocessedKeys?.[ctx.tableName]?.Keys ?? [];
     if (pending.length === 0) return items;

@@ -6,7 +6,15 @@ import { ConditionalCheckFailedException, PutItemCommand, UpdateItemCommand } fr
 import type { VolumeRecord } from '../../core/types.js';
 import type { WriteResult } from '../../ports/volume-store.js';
 import {
-  allOf, anyOf, conditionFields, holdsNothing, isTombstone, itemDoesNotExist, operationIsHeldBy, versionIs, type Condition,
+  allOf,
+  anyOf,
+  conditionFields,
+  holdsNothing,
+  isTombstone,
+  itemDoesNotExist,
+  operationIsHeldBy,
+  versionIs,
+  type Condition,
 } from './conditions.js';
 import type { StoreContext } from './context.js';
 import { InvalidWriteError, VolumeStoreError } from './errors.js';
@@ -31,14 +39,16 @@ async function conditionally<T>(write: () => Promise<T>): Promise<T | typeof CON
 
 function validated(next: VolumeRecord): VolumeRecord {
   const parsed = volumeRecordSchema.safeParse(next);
-  if (!parsed.success) throw new InvalidWriteError(`refusing to store an invalid record for ${next.volumeId}: ${describeIssues(parsed.error)}`);
+  if (!parsed.success)
+    throw new InvalidWriteError(`refusing to store an invalid record for ${next.volumeId}: ${describeIssues(parsed.error)}`);
   return parsed.data;
 }
 
 export async function putVolume(ctx: StoreContext, next: VolumeRecord, fence?: Fence): Promise<WriteResult> {
   const record = validated(next);
   const fenced = (condition: Condition) => (fence ? allOf(condition, operationIsHeldBy(fence.lockKey, fence.operationId)) : condition);
-  return record.version === 0 ? createVolume(ctx, record, fenced(anyOf(itemDoesNotExist(), isTombstone())))
+  return record.version === 0
+    ? createVolume(ctx, record, fenced(anyOf(itemDoesNotExist(), isTombstone())))
     : replaceVolume(ctx, record, fenced(versionIs(record.version)));
 }
 
@@ -64,12 +74,15 @@ async function createVolume(ctx: StoreContext, record: VolumeRecord, condition: 
     return `#${name} = :${name}`;
   });
   return conditionally(async () => {
-    const output = await ctx.client.send(new UpdateItemCommand({
-      TableName: ctx.tableName, Key: volumeKey(record.volumeId),
-      UpdateExpression: `SET ${assignments.join(', ')}, #version = if_not_exists(#version, :zero) + :one REMOVE #removedAt, #ttl`,
-      ...conditionFields(condition, names, values),
-      ReturnValues: 'UPDATED_NEW',
-    }));
+    const output = await ctx.client.send(
+      new UpdateItemCommand({
+        TableName: ctx.tableName,
+        Key: volumeKey(record.volumeId),
+        UpdateExpression: `SET ${assignments.join(', ')}, #version = if_not_exists(#version, :zero) + :one REMOVE #removedAt, #ttl`,
+        ...conditionFields(condition, names, values),
+        ReturnValues: 'UPDATED_NEW',
+      }),
+    );
     const version = Number(output.Attributes?.version?.N);
     if (!Number.isInteger(version)) throw new VolumeStoreError(`UpdateItem of ${record.volumeId} returned no version`);
     return { ok: true, record: { ...record, version } };

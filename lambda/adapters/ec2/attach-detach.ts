@@ -32,7 +32,11 @@ export async function attachVolume(deps: AttachDetachDeps, request: AttachReques
   // Already in the instance's mappings: attached or attaching here, so nothing to call (idempotent).
   const existing = instance.mappings.find((mapping) => mapping.volumeId === volumeId);
   if (existing) return { kind: 'already-attached', device: existing.device };
-  const device = deps.devices.pick(instanceId, instance.mappings.map((mapping) => mapping.device), request.reservedDevices);
+  const device = deps.devices.pick(
+    instanceId,
+    instance.mappings.map((mapping) => mapping.device),
+    request.reservedDevices,
+  );
   if (device === undefined) return { kind: 'limit-reached', message: `no free device name on instance ${instanceId}` };
   return sendAttach(deps, request, device);
 }
@@ -62,12 +66,16 @@ async function resolveInUse(deps: AttachDetachDeps, volumeId: string, instanceId
     observation = (await deps.reader.describeVolumes([volumeId])).get(volumeId);
   } catch (error) {
     const classified = classifyEc2Error(error);
-    return classified.reason === 'throttled' ? { kind: 'throttled', message: classified.message } : { kind: 'transient', message: `${inUse.message}; then ${classified.message}` };
+    return classified.reason === 'throttled'
+      ? { kind: 'throttled', message: classified.message }
+      : { kind: 'transient', message: `${inUse.message}; then ${classified.message}` };
   }
   if (!observation?.exists) return { kind: 'volume-gone', message: inUse.message };
   const here = observation.attachments.find((attachment) => attachment.instanceId === instanceId && attachment.state !== 'detached');
   if (here) return { kind: 'already-attached', device: here.device };
-  const elsewhere = observation.attachments.filter((attachment) => attachment.state !== 'detached').map((attachment) => attachment.instanceId);
+  const elsewhere = observation.attachments
+    .filter((attachment) => attachment.state !== 'detached')
+    .map((attachment) => attachment.instanceId);
   // Detached between the two calls: nothing holds it now, so a retry may succeed.
   if (elsewhere.length === 0) return { kind: 'transient', message: `${inUse.message} (no attachment seen afterwards)` };
   return { kind: 'attached-elsewhere', instanceIds: elsewhere, message: inUse.message };

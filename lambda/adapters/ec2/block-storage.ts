@@ -6,7 +6,13 @@ import type { EC2Client } from '@aws-sdk/client-ec2';
 import type { Clock } from '../../clock.js';
 import type { InstanceId, InstanceState, VolumeId, VolumeObservation } from '../../core/types.js';
 import type {
-  AttachOutcome, AttachRequest, BlockStorage, DetachOutcome, DetachRequest, WaitRequest, WaitResult,
+  AttachOutcome,
+  AttachRequest,
+  BlockStorage,
+  DetachOutcome,
+  DetachRequest,
+  WaitRequest,
+  WaitResult,
 } from '../../ports/block-storage.js';
 import { attachVolume, detachVolume, type AttachDetachDeps } from './attach-detach.js';
 import { Ec2Reader } from './describe.js';
@@ -58,6 +64,10 @@ export class Ec2BlockStorage implements BlockStorage {
 
   waitFor(request: WaitRequest): Promise<WaitResult> {
     const observe = async (volumeId: VolumeId) => (await this.reader.describeVolumes([volumeId])).get(volumeId);
-    return waitForAttachment(observe, request, { now: () => this.options.clock.now(), sleep: (ms) => this.options.clock.sleep(ms), ...this.options.wait });
+    return waitForAttachment(observe, request, {
+      now: () => this.options.clock.now(),
+      sleep: (ms) => this.options.clock.sleep(ms),
+      ...this.options.wait,
+    });
   }
 }

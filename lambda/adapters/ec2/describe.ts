@@ -6,8 +6,14 @@
  * DescribeInstances is handled the same way with InvalidInstanceID.NotFound and `instance-id`.
  */
 import {
-  DescribeInstancesCommand, DescribeVolumesCommand, paginateDescribeInstances, paginateDescribeVolumes,
-  type EC2Client, type Filter, type Instance, type Volume,
+  DescribeInstancesCommand,
+  DescribeVolumesCommand,
+  paginateDescribeInstances,
+  paginateDescribeVolumes,
+  type EC2Client,
+  type Filter,
+  type Instance,
+  type Volume,
 } from '@aws-sdk/client-ec2';
 import type { InstanceId, InstanceState, VolumeId, VolumeObservation } from '../../core/types.js';
 import { classifyEc2Error, idsInMessage } from './errors.js';
@@ -32,8 +38,11 @@ interface Found<T> {
 
 /** Calls `byIds`; on a NotFound naming some of `ids`, drops them and repeats; else uses `byFilter`. */
 async function withoutMissing<T>(
-  ids: string[], notFoundReason: 'volume-not-found' | 'instance-not-found', prefix: 'vol-' | 'i-',
-  byIds: (ids: string[]) => Promise<T[]>, byFilter: (ids: string[]) => Promise<T[]>,
+  ids: string[],
+  notFoundReason: 'volume-not-found' | 'instance-not-found',
+  prefix: 'vol-' | 'i-',
+  byIds: (ids: string[]) => Promise<T[]>,
+  byFilter: (ids: string[]) => Promise<T[]>,
 ): Promise<Found<T>> {
   const missing: string[] = [];
   let remaining = ids;
@@ -59,7 +68,13 @@ export class Ec2Reader {
     const unique = [...new Set(volumeIds)];
     const result = new Map<VolumeId, VolumeObservation>();
     for (const batch of chunk(unique, ID_BATCH)) {
-      const found = await withoutMissing(batch, 'volume-not-found', 'vol-', (ids) => this.volumesByIds(ids), (ids) => this.volumesByFilter('volume-id', ids));
+      const found = await withoutMissing(
+        batch,
+        'volume-not-found',
+        'vol-',
+        (ids) => this.volumesByIds(ids),
+        (ids) => this.volumesByFilter('volume-id', ids),
+      );
       for (const volume of found.items) {
         const observation = toObservation(volume);
         if (observation) result.set(observation.volumeId, observation);
@@ -95,7 +110,13 @@ export class Ec2Reader {
   private async instances(instanceIds: InstanceId[]): Promise<Instance[]> {
     const instances: Instance[] = [];
     for (const batch of chunk([...new Set(instanceIds)], ID_BATCH)) {
-      const found = await withoutMissing(batch, 'instance-not-found', 'i-', (ids) => this.instancesByIds(ids), (ids) => this.instancesByFilter(ids));
+      const found = await withoutMissing(
+        batch,
+        'instance-not-found',
+        'i-',
+        (ids) => this.instancesByIds(ids),
+        (ids) => this.instancesByFilter(ids),
+      );
       instances.push(...found.items);
     }
     return instances;
@@ -108,7 +129,8 @@ export class Ec2Reader {
 
   private async volumesByFilter(name: string, values: string[]): Promise<Volume[]> {
     const volumes: Volume[] = [];
-    for (const part of chunk(values, FILTER_VALUES_PER_CALL)) volumes.push(...(await this.volumesByFilters([{ Name: name, Values: part }])));
+    for (const part of chunk(values, FILTER_VALUES_PER_CALL))
+      volumes.push(...(await this.volumesByFilters([{ Name: name, Values: part }])));
     return volumes;
   }
 

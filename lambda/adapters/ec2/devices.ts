@@ -81,7 +81,13 @@ export class DeviceAllocator {
   }
 
   /** The entries of one instance still in force; holds EC2 now shows are dropped (EC2 reports them). */
-  private prune(table: Map<string, Map<string, number>>, instanceId: string, now: number, ttl: number, seen: Set<string>): Map<string, number> {
+  private prune(
+    table: Map<string, Map<string, number>>,
+    instanceId: string,
+    now: number,
+    ttl: number,
+    seen: Set<string>,
+  ): Map<string, number> {
     const entries = table.get(instanceId) ?? new Map<string, number>();
     for (const [name, since] of entries) {
       if (now - since >= ttl || seen.has(name)) entries.delete(name);

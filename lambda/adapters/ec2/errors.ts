@@ -87,12 +87,18 @@ export function attachOutcomeOf(error: ClassifiedError, device: string): AttachO
   const shared = common(error);
   if (shared) return shared;
   switch (error.reason) {
-    case 'volume-not-found': return { kind: 'volume-gone', message: error.message };
-    case 'instance-not-found': return { kind: 'instance-gone', message: error.message };
-    case 'attachment-limit': return { kind: 'limit-reached', message: error.message };
-    case 'device-in-use': return { kind: 'device-in-use', device, message: error.message };
-    case 'volume-in-use': return { kind: 'attached-elsewhere', instanceIds: [], message: error.message };
-    default: return { kind: 'failed', code: error.code, message: error.message };
+    case 'volume-not-found':
+      return { kind: 'volume-gone', message: error.message };
+    case 'instance-not-found':
+      return { kind: 'instance-gone', message: error.message };
+    case 'attachment-limit':
+      return { kind: 'limit-reached', message: error.message };
+    case 'device-in-use':
+      return { kind: 'device-in-use', device, message: error.message };
+    case 'volume-in-use':
+      return { kind: 'attached-elsewhere', instanceIds: [], message: error.message };
+    default:
+      return { kind: 'failed', code: error.code, message: error.message };
   }
 }
 

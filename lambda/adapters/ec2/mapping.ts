@@ -28,7 +28,7 @@ export function missingVolume(volumeId: VolumeId): VolumeObservation {
 
 export function instanceState(instance: Instance): InstanceState | undefined {
   const name = instance.State?.Name;
-  return name !== undefined && INSTANCE_STATES.has(name) ? (name) : undefined;
+  return name !== undefined && INSTANCE_STATES.has(name) ? name : undefined;
 }
 
 /** What attach needs from DescribeInstances: the state and the device → volume mappings. */

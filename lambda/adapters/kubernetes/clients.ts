@@ -74,7 +74,12 @@ export function createKubeClients(kc: KubeConfig, options: KubeClientOptions): K
   const configuration = createConfiguration({
     baseServer: new ServerConfiguration(cluster.server.replace(/\/+$/, ''), {}),
     authMethods: { default: auth },
-    httpApi: new PolicyHttpLibrary({ ...DEFAULT_REQUEST_POLICY, ...options.policy }, { now: () => options.clock.now(), sleep: (ms) => options.clock.sleep(ms), random: () => options.clock.random?.() ?? Math.random() }, undefined, options.onRetry),
+    httpApi: new PolicyHttpLibrary(
+      { ...DEFAULT_REQUEST_POLICY, ...options.policy },
+      { now: () => options.clock.now(), sleep: (ms) => options.clock.sleep(ms), random: () => options.clock.random?.() ?? Math.random() },
+      undefined,
+      options.onRetry,
+    ),
     middleware: [setHeaderMiddleware('User-Agent', USER_AGENT)],
   });
   return { core: new CoreV1Api(configuration), storage: new StorageV1Api(configuration), close: () => auth.close() };

@@ -61,7 +61,10 @@ async function presignGetCallerIdentity(
   return url;
 }
 
-export async function eksToken(options: Pick<EksTokenOptions, 'clusterName' | 'region' | 'credentials'>, signingDate: Date): Promise<string> {
+export async function eksToken(
+  options: Pick<EksTokenOptions, 'clusterName' | 'region' | 'credentials'>,
+  signingDate: Date,
+): Promise<string> {
   const url = await presignGetCallerIdentity(options, signingDate);
   return EKS_TOKEN_PREFIX + Buffer.from(url.toString(), 'utf8').toString('base64url');
 }

@@ -34,7 +34,10 @@ function eventKey(component: string, pod: PodRef, event: ClusterEvent): string {
 
 /** `<pod>.<16 hex of sha256(key)>`: a DNS subdomain, the same for every repeat of the key. */
 export function eventName(component: string, pod: PodRef, event: ClusterEvent): string {
-  const hash = createHash('sha256').update(eventKey(component, pod, event), 'utf8').digest('hex').slice(0, HASH_CHARS);
+  const hash = createHash('sha256')
+    .update(eventKey(component, pod, event), 'utf8')
+    .digest('hex')
+    .slice(0, HASH_CHARS);
   const prefix = pod.name.slice(0, MAX_NAME - HASH_CHARS - 1).replace(/[.-]+$/, '');
   return `${prefix}.${hash}`;
 }

@@ -73,7 +73,10 @@ export function toKubeVolumeAttachment(va: V1VolumeAttachment): KubeVolumeAttach
     spec: {
       attacher,
       nodeName,
-      source: { persistentVolumeName: source.persistentVolumeName, inlineVolumeSpec: source.inlineVolumeSpec && { csi: source.inlineVolumeSpec.csi } },
+      source: {
+        persistentVolumeName: source.persistentVolumeName,
+        inlineVolumeSpec: source.inlineVolumeSpec && { csi: source.inlineVolumeSpec.csi },
+      },
     },
     status: va.status && { ...va.status },
   };

@@ -67,7 +67,9 @@ export async function setVolumesAttached(
     const node = await getOrUndefined(`node ${nodeName}`, () => core.readNode({ name: nodeName }));
     if (node === undefined) return 'node-gone';
     // What the node holds is not ours to reject: on a repeated name the last entry counts.
-    const live = [...new Map((node.status?.volumesAttached ?? []).map((v) => [v.name, { name: v.name, devicePath: v.devicePath }])).values()];
+    const live = [
+      ...new Map((node.status?.volumesAttached ?? []).map((v) => [v.name, { name: v.name, devicePath: v.devicePath }])).values(),
+    ];
     change ??= changeFrom(live, wanted);
     const next = applyChange(live, change);
     if (sameVolumes(live, next)) return 'unchanged';

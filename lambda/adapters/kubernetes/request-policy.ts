@@ -59,7 +59,11 @@ export class TokenBucket {
   private tokens: number;
   private updatedAt: number;
 
-  constructor(private readonly qps: number, private readonly burst: number, private readonly clock: PolicyClock) {
+  constructor(
+    private readonly qps: number,
+    private readonly burst: number,
+    private readonly clock: PolicyClock,
+  ) {
     if (!(qps > 0) || !(burst >= 1)) throw new Error(`rate limit needs qps > 0 and burst >= 1, got ${qps}/${burst}`);
     this.tokens = burst;
     this.updatedAt = clock.now();

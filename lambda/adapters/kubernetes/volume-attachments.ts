@@ -33,7 +33,12 @@ function volumeAttachmentSource(ref: VolumeAttachmentRef): V1VolumeAttachment['s
 function statusPatch(status: VolumeAttachmentStatus, now: Date): Record<string, unknown> {
   const error = (message: string | undefined) => (message === undefined ? null : { time: now.toISOString(), message });
   if (status.attached) {
-    return { attached: true, attachmentMetadata: { [DEVICE_PATH_KEY]: status.devicePath }, attachError: null, detachError: error(status.detachError) };
+    return {
+      attached: true,
+      attachmentMetadata: { [DEVICE_PATH_KEY]: status.devicePath },
+      attachError: null,
+      detachError: error(status.detachError),
+    };
   }
   return { attached: false, attachmentMetadata: null, attachError: error(status.attachError), detachError: error(status.detachError) };
 }
@@ -57,7 +62,11 @@ function statusMatches(current: V1VolumeAttachment['status'], status: VolumeAtta
   );
 }
 
-export async function upsertVolumeAttachment(w: VolumeAttachmentWriter, ref: VolumeAttachmentRef, status: VolumeAttachmentStatus): Promise<void> {
+export async function upsertVolumeAttachment(
+  w: VolumeAttachmentWriter,
+  ref: VolumeAttachmentRef,
+  status: VolumeAttachmentStatus,
+): Promise<void> {
   const name = volumeAttachmentName(ref.volumeId, ref.nodeName);
   const va = await ensureVolumeAttachment(w, name, ref);
   if (statusMatches(va.status, status)) return;
@@ -81,7 +90,8 @@ async function ensureVolumeAttachment(w: VolumeAttachmentWriter, name: string, r
         },
       });
     } catch (error) {
-      if (!isAlreadyExists(error)) throw new Error(`creating volumeattachment ${name} failed: ${describeApiError(error)}`, { cause: error });
+      if (!isAlreadyExists(error))
+        throw new Error(`creating volumeattachment ${name} failed: ${describeApiError(error)}`, { cause: error });
     }
     const existing = await getOrUndefined(`volumeattachment ${name}`, () => w.storage.readVolumeAttachment({ name }));
     if (existing === undefined) continue; // deleted since our create: create again
@@ -94,7 +104,11 @@ async function ensureVolumeAttachment(w: VolumeAttachmentWriter, name: string, r
 }
 
 /** Finalizers are a plain list in a merge patch: send the whole list, guarded by resourceVersion. Undefined on conflict or when gone. */
-async function patchFinalizers(w: VolumeAttachmentWriter, va: V1VolumeAttachment, finalizers: string[]): Promise<V1VolumeAttachment | undefined> {
+async function patchFinalizers(
+  w: VolumeAttachmentWriter,
+  va: V1VolumeAttachment,
+  finalizers: string[],
+): Promise<V1VolumeAttachment | undefined> {
   const name = va.metadata?.name ?? '';
   const body = { metadata: { resourceVersion: va.metadata?.resourceVersion, finalizers } };
   try {
@@ -115,7 +129,11 @@ export async function deleteVolumeAttachment(w: VolumeAttachmentWriter, ref: Vol
     if (va === undefined) return;
     const finalizers = va.metadata?.finalizers ?? [];
     if (finalizers.includes(ATTACHER_FINALIZER)) {
-      const patched = await patchFinalizers(w, va, finalizers.filter((f) => f !== ATTACHER_FINALIZER));
+      const patched = await patchFinalizers(
+        w,
+        va,
+        finalizers.filter((f) => f !== ATTACHER_FINALIZER),
+      );
       if (patched === undefined) continue; // changed or gone: look again
       va = patched;
     }

@@ -89,7 +89,10 @@ function detachVolume({ params, world, now }: ActionContext) {
   const force = optionalBool(params, 'Force') ?? false;
   const instance = world.instances.get(attachment.instanceId);
   if (instance && instance.state === 'running' && attachment.device === instance.rootDeviceName) {
-    throw new Ec2Error('OperationNotPermitted', `The root volume ${volume.volumeId} cannot be detached from running instance ${instance.instanceId}.`);
+    throw new Ec2Error(
+      'OperationNotPermitted',
+      `The root volume ${volume.volumeId} cannot be detached from running instance ${instance.instanceId}.`,
+    );
   }
   if (attachment.phase === 'detach') {
     // A repeated request leaves a detach in progress alone; Force frees one stuck `busy`.

@@ -20,18 +20,41 @@ function launchOne(world: World, params: Params, reservationId: string, now: num
   const instanceId = newId('i');
   const rootVolumeId = newId('vol');
   world.volumes.set(rootVolumeId, {
-    volumeId: rootVolumeId, zone, size: 8, volumeType: 'gp3', encrypted: false, multiAttachEnabled: false, createTime: now,
+    volumeId: rootVolumeId,
+    zone,
+    size: 8,
+    volumeType: 'gp3',
+    encrypted: false,
+    multiAttachEnabled: false,
+    createTime: now,
     tags: new Map(tagSpecifications(params, 'volume').map((tag) => [tag.key, tag.value])),
-    attachments: new Map([[instanceId, {
-      volumeId: rootVolumeId, instanceId, device: ROOT_DEVICE, attachTime: now, deleteOnTermination: true,
-      phase: 'attach' as const, since: now - world.config.delays.attachMs, stuck: false,
-    }]]),
+    attachments: new Map([
+      [
+        instanceId,
+        {
+          volumeId: rootVolumeId,
+          instanceId,
+          device: ROOT_DEVICE,
+          attachTime: now,
+          deleteOnTermination: true,
+          phase: 'attach' as const,
+          since: now - world.config.delays.attachMs,
+          stuck: false,
+        },
+      ],
+    ]),
   });
   return {
-    instanceId, reservationId, zone, rootVolumeId,
+    instanceId,
+    reservationId,
+    zone,
+    rootVolumeId,
     imageId: required(params, 'ImageId'),
     instanceType: optional(params, 'InstanceType') ?? 'm5.large',
-    state: 'pending', since: now, launchTime: now, rootDeviceName: ROOT_DEVICE,
+    state: 'pending',
+    since: now,
+    launchTime: now,
+    rootDeviceName: ROOT_DEVICE,
     networkInterfaces: world.config.networkInterfacesPerInstance,
     tags: new Map(tagSpecifications(params, 'instance').map((tag) => [tag.key, tag.value])),
   };
@@ -48,8 +71,15 @@ function runInstances({ params, world, now }: ActionContext) {
     ? previous.flatMap((id) => world.instances.get(id) ?? [])
     : Array.from({ length: maxCount }, () => launchOne(world, params, reservationId, now));
   for (const instance of instances) world.instances.set(instance.instanceId, instance);
-  if (token !== undefined) world.clientTokens.set(token, instances.map((instance) => instance.instanceId));
-  return { ...reservationFields(world, instances[0]?.reservationId ?? reservationId), instancesSet: itemSet(instances.map((i) => instanceItem(world, i, now))) };
+  if (token !== undefined)
+    world.clientTokens.set(
+      token,
+      instances.map((instance) => instance.instanceId),
+    );
+  return {
+    ...reservationFields(world, instances[0]?.reservationId ?? reservationId),
+    instancesSet: itemSet(instances.map((i) => instanceItem(world, i, now))),
+  };
 }
 
 function reservationFields(world: World, reservationId: string): XmlObject {
@@ -86,19 +116,33 @@ function instanceItem(world: World, instance: SandboxInstance, now: number): Xml
   };
 }
 
-const INSTANCE_FILTERS = ['instance-id', 'instance-state-name', 'availability-zone', 'instance-type', 'block-device-mapping.volume-id', 'block-device-mapping.device-name'] as const;
+const INSTANCE_FILTERS = [
+  'instance-id',
+  'instance-state-name',
+  'availability-zone',
+  'instance-type',
+  'block-device-mapping.volume-id',
+  'block-device-mapping.device-name',
+] as const;
 
 function instanceField(world: World) {
   return (instance: SandboxInstance, name: string): string[] => {
     const attachments = attachmentsOf(world, instance.instanceId);
     switch (name) {
-      case 'instance-id': return [instance.instanceId];
-      case 'instance-state-name': return [instance.state];
-      case 'availability-zone': return [instance.zone];
-      case 'instance-type': return [instance.instanceType];
-      case 'block-device-mapping.volume-id': return attachments.map((a) => a.volumeId);
-      case 'block-device-mapping.device-name': return attachments.map((a) => a.device);
-      default: return tagField(instance.tags, name);
+      case 'instance-id':
+        return [instance.instanceId];
+      case 'instance-state-name':
+        return [instance.state];
+      case 'availability-zone':
+        return [instance.zone];
+      case 'instance-type':
+        return [instance.instanceType];
+      case 'block-device-mapping.volume-id':
+        return attachments.map((a) => a.volumeId);
+      case 'block-device-mapping.device-name':
+        return attachments.map((a) => a.device);
+      default:
+        return tagField(instance.tags, name);
     }
   };
 }
@@ -127,8 +171,12 @@ type Transition = Partial<Record<InstanceStateName, InstanceStateName>>;
 const STOP: Transition = { pending: 'stopping', running: 'stopping', stopping: 'stopping', stopped: 'stopped' };
 const START: Transition = { stopped: 'pending', pending: 'pending', running: 'running' };
 const TERMINATE: Transition = {
-  pending: 'shutting-down', running: 'shutting-down', stopping: 'shutting-down', stopped: 'shutting-down',
-  'shutting-down': 'shutting-down', terminated: 'terminated',
+  pending: 'shutting-down',
+  running: 'shutting-down',
+  stopping: 'shutting-down',
+  stopped: 'shutting-down',
+  'shutting-down': 'shutting-down',
+  terminated: 'terminated',
 };
 
 function changeStates(transition: Transition) {

@@ -8,7 +8,10 @@ const MAX_FILTER_VALUES = 200;
 /** Filter values may use `*` (any run) and `?` (one character), as EC2 allows. */
 function globMatcher(pattern: string): (value: string) => boolean {
   if (!/[*?]/.test(pattern)) return (value) => value === pattern;
-  const source = pattern.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.');
+  const source = pattern
+    .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+    .replace(/\*/g, '.*')
+    .replace(/\?/g, '.');
   const regex = new RegExp(`^${source}$`);
   return (value) => regex.test(value);
 }
@@ -45,11 +48,18 @@ export interface Page<T> {
 }
 
 /** An opaque token carrying the offset of the next item. */
-export function paginate<T>(items: T[], maxResults: number | undefined, nextToken: string | undefined, limits: { min: number; max: number }): Page<T> {
+export function paginate<T>(
+  items: T[],
+  maxResults: number | undefined,
+  nextToken: string | undefined,
+  limits: { min: number; max: number },
+): Page<T> {
   if (maxResults === undefined && nextToken === undefined) return { items };
   const size = maxResults ?? limits.max;
   if (size < limits.min || size > limits.max) {
-    throw ec2Errors.invalidParameter(`Value (${size}) for parameter maxResults is invalid. Expecting a value between ${limits.min} and ${limits.max}.`);
+    throw ec2Errors.invalidParameter(
+      `Value (${size}) for parameter maxResults is invalid. Expecting a value between ${limits.min} and ${limits.max}.`,
+    );
   }
   const start = nextToken === undefined ? 0 : decodeToken(nextToken, items.length);
   const end = start + size;
@@ -63,7 +73,8 @@ function encodeToken(offset: number): string {
 function decodeToken(token: string, length: number): number {
   try {
     const parsed = JSON.parse(Buffer.from(token, 'base64url').toString('utf8')) as { offset?: unknown };
-    if (typeof parsed.offset === 'number' && Number.isInteger(parsed.offset) && parsed.offset >= 0 && parsed.offset <= length) return parsed.offset;
+    if (typeof parsed.offset === 'number' && Number.isInteger(parsed.offset) && parsed.offset >= 0 && parsed.offset <= length)
+      return parsed.offset;
   } catch {
     // fall through: any malformed token is refused the same way
   }

@@ -75,17 +75,28 @@ function volumeField(world: World, now: number) {
   return (volume: SandboxVolume, name: string): string[] => {
     const attachments = [...volume.attachments.values()];
     switch (name) {
-      case 'attachment.instance-id': return attachments.map((a) => a.instanceId);
-      case 'attachment.status': return attachments.map((a) => attachmentState(a, now, world.config.delays));
-      case 'attachment.device': return attachments.map((a) => a.device);
-      case 'attachment.delete-on-termination': return attachments.map((a) => String(a.deleteOnTermination));
-      case 'volume-id': return [volume.volumeId];
-      case 'status': return [volumeStatus(volume)];
-      case 'availability-zone': return [volume.zone];
-      case 'volume-type': return [volume.volumeType];
-      case 'multi-attach-enabled': return [String(volume.multiAttachEnabled)];
-      case 'size': return [String(volume.size)];
-      default: return tagField(volume.tags, name);
+      case 'attachment.instance-id':
+        return attachments.map((a) => a.instanceId);
+      case 'attachment.status':
+        return attachments.map((a) => attachmentState(a, now, world.config.delays));
+      case 'attachment.device':
+        return attachments.map((a) => a.device);
+      case 'attachment.delete-on-termination':
+        return attachments.map((a) => String(a.deleteOnTermination));
+      case 'volume-id':
+        return [volume.volumeId];
+      case 'status':
+        return [volumeStatus(volume)];
+      case 'availability-zone':
+        return [volume.zone];
+      case 'volume-type':
+        return [volume.volumeType];
+      case 'multi-attach-enabled':
+        return [String(volume.multiAttachEnabled)];
+      case 'size':
+        return [String(volume.size)];
+      default:
+        return tagField(volume.tags, name);
     }
   };
 }

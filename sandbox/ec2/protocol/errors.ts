@@ -33,10 +33,7 @@ export const ec2Errors = {
   volumeAttached: (volumeId: string, instanceId: string) =>
     new Ec2Error('VolumeInUse', `Volume ${volumeId} is currently attached to ${instanceId}`),
   zoneMismatch: (volumeId: string, instanceId: string) =>
-    new Ec2Error(
-      'InvalidVolume.ZoneMismatch',
-      `The volume '${volumeId}' is not in the same availability zone as instance '${instanceId}'`,
-    ),
+    new Ec2Error('InvalidVolume.ZoneMismatch', `The volume '${volumeId}' is not in the same availability zone as instance '${instanceId}'`),
   deviceInUse: (device: string) =>
     new Ec2Error('InvalidParameterValue', `Invalid value '${device}' for unixDevice. Attachment point ${device} is already in use`),
   badDevice: (device: string) =>

@@ -34,7 +34,8 @@ export function optionalInt(params: Params, name: string): number | undefined {
 export function optionalBool(params: Params, name: string): boolean | undefined {
   const value = params.get(name);
   if (value === undefined) return undefined;
-  if (value !== 'true' && value !== 'false') throw ec2Errors.invalidParameter(`Value (${value}) for parameter ${name} is invalid. Expected a boolean.`);
+  if (value !== 'true' && value !== 'false')
+    throw ec2Errors.invalidParameter(`Value (${value}) for parameter ${name} is invalid. Expected a boolean.`);
   return value === 'true';
 }
 
