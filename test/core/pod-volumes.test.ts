@@ -10,6 +10,7 @@ describe('claimNamesOf', () => {
     ['a claim used twice is named once', pod('web', { claims: ['data', 'data'] }), ['data']],
     ['inline and other volumes name no claim', pod('web', { inline: [{ name: 'scratch', volumeID: vol(1) }], other: [{ name: 'tmp', emptyDir: {} }] }), []],
     ['a pod without volumes names none', { metadata: { name: 'bare' } }, []],
+    ['a nameless pod\'s ephemeral claim has an empty pod part', { metadata: {}, spec: { volumes: [{ name: 'cache', ephemeral: {} }] } }, ['-cache']],
   ])('%s', (_name, input, expected) => {
     expect(claimNamesOf(input)).toEqual(expected);
   });
@@ -30,6 +31,7 @@ describe('volumesOfPod: every EBS volume a pod names', () => {
     ['an unbound or missing claim names nothing', pod('web', { claims: ['loose', 'missing'] }), []],
     ['an ephemeral claim the pod does not own names nothing', pod('taken', { ephemeral: ['cache'] }), []],
     ['an invalid inline id names nothing', pod('web', { inline: [{ name: 's', volumeID: 'disk-1' }] }), []],
+    ['a pod without a spec names nothing', { metadata: { name: 'web', namespace: 'default' } }, []],
     ['a pod without a namespace names nothing', { metadata: { name: 'web' }, spec: { volumes: [{ name: 'v', persistentVolumeClaim: { claimName: 'data' } }] } }, []],
   ])('%s', (_name, input, expected) => {
     expect(volumesOfPod(input, lookup)).toEqual(expected);

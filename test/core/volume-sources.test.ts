@@ -51,6 +51,7 @@ describe('volumeOfVolumeAttachment', () => {
     ['both a PV and an inline spec', va('n', { pv: 'pv-a', inline: { volumeHandle: V } }), /both a PV and an inline volume spec/],
     ['neither a PV nor an inline spec', va('n'), /neither a PV nor an inline volume spec/],
     ['a PV that was not found', va('n', { pv: 'pv-gone' }), /names PV pv-gone, which was not found/],
+    ['a nameless object naming neither', { ...va('n'), metadata: {} }, /^VolumeAttachment {2}names neither/],
   ])('%s is invalid', (_name, input, error) => {
     expect(volumeOfVolumeAttachment(input, pvs)).toEqual({ kind: 'invalid', error: expect.stringMatching(error) as string });
   });
@@ -74,5 +75,6 @@ describe('pvNamesByVolume', () => {
     const nameless: KubePv = { ...pv('x', { volumeId: vol(4) }), metadata: {} };
     const names = pvNamesByVolume([pv('pv-a', { volumeId: V }), pv('pv-b', { source: 'in-tree', volumeId: vol(2) }), pv('pv-nfs', { source: 'nfs' }), pv('pv-bad', { volumeId: 'vol-bad' }), nameless]);
     expect(names).toEqual(new Map([[V, 'pv-a'], [vol(2), 'pv-b']]));
+    expect(pvLookup([nameless])('')).toBe(nameless);
   });
 });
