@@ -14,6 +14,11 @@ describe('claimNamesOf', () => {
       [],
     ],
     ['a pod without volumes names none', { metadata: { name: 'bare' } }, []],
+    [
+      "a nameless pod's ephemeral claim has an empty pod part",
+      { metadata: {}, spec: { volumes: [{ name: 'cache', ephemeral: {} }] } },
+      ['-cache'],
+    ],
   ])('%s', (_name, input, expected) => {
     expect(claimNamesOf(input)).toEqual(expected);
   });
@@ -43,6 +48,7 @@ describe('volumesOfPod: every EBS volume a pod names', () => {
     ['an unbound or missing claim names nothing', pod('web', { claims: ['loose', 'missing'] }), []],
     ['an ephemeral claim the pod does not own names nothing', pod('taken', { ephemeral: ['cache'] }), []],
     ['an invalid inline id names nothing', pod('web', { inline: [{ name: 's', volumeID: 'disk-1' }] }), []],
+    ['a pod without a spec names nothing', { metadata: { name: 'web', namespace: 'default' } }, []],
     [
       'a pod without a namespace names nothing',
       { metadata: { name: 'web' }, spec: { volumes: [{ name: 'v', persistentVolumeClaim: { claimName: 'data' } }] } },

@@ -78,6 +78,7 @@ describe('volumeOfVolumeAttachment', () => {
     ['both a PV and an inline spec', va('n', { pv: 'pv-a', inline: { volumeHandle: V } }), /both a PV and an inline volume spec/],
     ['neither a PV nor an inline spec', va('n'), /neither a PV nor an inline volume spec/],
     ['a PV that was not found', va('n', { pv: 'pv-gone' }), /names PV pv-gone, which was not found/],
+    ['a nameless object naming neither', { ...va('n'), metadata: {} }, /^VolumeAttachment {2}names neither/],
   ])('%s is invalid', (_name, input, error) => {
     expect(volumeOfVolumeAttachment(input, pvs)).toEqual({ kind: 'invalid', error: expect.stringMatching(error) as string });
   });
@@ -112,5 +113,6 @@ describe('pvNamesByVolume', () => {
         [vol(2), 'pv-b'],
       ]),
     );
+    expect(pvLookup([nameless])('')).toBe(nameless);
   });
 });
