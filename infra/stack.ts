@@ -48,7 +48,7 @@ export class AttachDetachStack extends Stack {
       description,
       role: this.role,
       reservedConcurrency: settings.reservedConcurrency,
-      environment: controllerEnvironment(settings, state.table.tableName, size.timeout),
+      environment: controllerEnvironment(settings, state.table.tableName),
       ...size,
     });
     const scheduledDlq = secureQueue(this, 'ScheduledPassDeadLetterQueue', { retentionPeriod: Duration.days(14) });
@@ -113,12 +113,11 @@ export class AttachDetachStack extends Stack {
  * The environment every handler validates at cold start (lambda/config.ts): what identifies the
  * cluster, and the settings whose values differ from the handlers' own defaults.
  */
-function controllerEnvironment(settings: StackSettings, tableName: string, timeout: Duration): Record<string, string> {
+function controllerEnvironment(settings: StackSettings, tableName: string): Record<string, string> {
+  // Leases need no setting here: each ends at its own invocation's end (the function timeout) plus a margin.
   const tunables: Partial<Record<keyof typeof SETTING_DEFAULTS, string>> = {
     SYNC_PERIOD_SECONDS: String(settings.syncPeriodSeconds),
     MAX_WAIT_FOR_UNMOUNT_SECONDS: String(settings.maxWaitForUnmountSeconds),
-    // A lease outlives its holder's deadline: only a dead holder's lease expires.
-    LEASE_SECONDS: String(3 * timeout.toSeconds()),
   };
   const differing = Object.entries(tunables).filter(([key, value]) => SETTING_DEFAULTS[key as keyof typeof SETTING_DEFAULTS] !== value);
   return {

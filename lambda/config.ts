@@ -44,7 +44,7 @@ export class ConfigError extends Error {
 export const SETTING_DEFAULTS = {
   SYNC_PERIOD_SECONDS: '60',
   MAX_WAIT_FOR_UNMOUNT_SECONDS: '360',
-  LEASE_SECONDS: String(DEFAULT_PLAN_CONFIG.leaseMs / 1000),
+  LEASE_MARGIN_SECONDS: String(DEFAULT_PLAN_CONFIG.leaseMarginMs / 1000),
   MAX_CONCURRENT_OPERATIONS: '10',
   EC2_MUTATING_CALLS_PER_SECOND: '4',
   MASS_DETACH_MAX_FRACTION: '0.5',
@@ -75,7 +75,7 @@ const EnvSchema = z.object({
   MAX_WAIT_FOR_UNMOUNT_SECONDS: z
     .union([z.literal('disabled'), positiveInt(SETTING_DEFAULTS.MAX_WAIT_FOR_UNMOUNT_SECONDS)])
     .default(Number(SETTING_DEFAULTS.MAX_WAIT_FOR_UNMOUNT_SECONDS)),
-  LEASE_SECONDS: positiveInt(SETTING_DEFAULTS.LEASE_SECONDS),
+  LEASE_MARGIN_SECONDS: positiveInt(SETTING_DEFAULTS.LEASE_MARGIN_SECONDS),
   MAX_CONCURRENT_OPERATIONS: positiveInt(SETTING_DEFAULTS.MAX_CONCURRENT_OPERATIONS),
   EC2_MUTATING_CALLS_PER_SECOND: positiveInt(SETTING_DEFAULTS.EC2_MUTATING_CALLS_PER_SECOND),
   MASS_DETACH_MAX_FRACTION: z
@@ -133,7 +133,7 @@ function toConfig(env: Env, runtime: Runtime): Config {
     plan: {
       ...DEFAULT_PLAN_CONFIG,
       maxWaitForUnmountMs: env.MAX_WAIT_FOR_UNMOUNT_SECONDS === 'disabled' ? null : env.MAX_WAIT_FOR_UNMOUNT_SECONDS * 1000,
-      leaseMs: env.LEASE_SECONDS * 1000,
+      leaseMarginMs: env.LEASE_MARGIN_SECONDS * 1000,
       massDetachGuard:
         env.MASS_DETACH_MAX_FRACTION === 'disabled'
           ? null

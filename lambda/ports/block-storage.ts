@@ -29,11 +29,23 @@ export type DetachOutcome =
   | { kind: 'already-detached' }
   | CommonFailure;
 
+/**
+ * Device names for one attach, claimed where every invocation sees them (the store), so two
+ * invocations never send AttachVolume with the same name for one instance.
+ */
+export interface DeviceClaims {
+  /** Claims the first name of `candidates` (in order) that nobody else holds; undefined when none is left. */
+  claim(candidates: string[]): Promise<string | undefined>;
+  /** EC2 refused the claimed name as "in use" (a device it does not report, e.g. from the AMI): keep it off the list. */
+  refused(device: string): Promise<void>;
+  /** The attach did not happen: the name is free again. */
+  unused(device: string): Promise<void>;
+}
+
 export interface AttachRequest {
   volumeId: VolumeId;
   instanceId: InstanceId;
-  /** Device names reserved by operations in flight on this instance (not yet visible in EC2). */
-  reservedDevices?: string[];
+  devices: DeviceClaims;
 }
 
 export interface DetachRequest {

@@ -2,7 +2,7 @@
  * The persisted actual state and operation locks (DESIGN §5). Implemented on DynamoDB
  * by `adapters/dynamodb`. Every write is a compare-and-swap on `VolumeRecord.version`.
  */
-import type { VolumeId, VolumeRecord } from '../core/types.js';
+import type { InstanceId, VolumeId, VolumeRecord } from '../core/types.js';
 
 /** Result of a conditional write. `conflict`: the item changed underneath you; re-read and re-decide. */
 export type WriteResult = { ok: true; record: VolumeRecord } | { ok: false; reason: 'conflict' };
@@ -27,6 +27,17 @@ export interface ControllerState {
   version: number;
 }
 
+/**
+ * Who holds a device name on an instance: an attach operation of some invocation, until its
+ * lease ends (or a name EC2 called "in use", kept off the list for a while).
+ */
+export interface DeviceHolder {
+  volumeId: VolumeId;
+  operationId: string;
+  /** Epoch ms; the reservation is void from then on. */
+  expiresAt: number;
+}
+
 export interface VolumeStore {
   /** The record, or undefined when no item exists. Throws `CorruptItemError` for an unreadable item. */
   get(volumeId: VolumeId): Promise<VolumeRecord | undefined>;
@@ -45,4 +56,14 @@ export interface VolumeStore {
   getControllerState(): Promise<ControllerState>;
   /** Compare-and-swap on `ControllerState.version` like `put`. */
   putControllerState(next: ControllerState): Promise<{ ok: boolean }>;
+  /** The device names reserved on an instance whose reservation is still live at `now` (strongly consistent). */
+  reservedDevices(instanceId: InstanceId, now: number): Promise<Map<string, DeviceHolder>>;
+  /**
+   * Reserves `device` on `instanceId` for `holder` in one conditional write: it succeeds only when
+   * no live reservation of another operation holds the name (an expired one, or one of operation
+   * `takeFrom` — by default the holder's own — is replaced). False when another holder has it.
+   */
+  reserveDevice(instanceId: InstanceId, device: string, holder: DeviceHolder, now: number, takeFrom?: string): Promise<boolean>;
+  /** Frees `device` if operation `operationId` still holds it; a no-op otherwise. */
+  releaseDevice(instanceId: InstanceId, device: string, operationId: string): Promise<void>;
 }

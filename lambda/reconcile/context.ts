@@ -36,20 +36,6 @@ export function specNameOf(ctx: PassContext, volumeId: VolumeId, nodeName: NodeN
   return desired ? volumeSpecName(desired) : (ctx.pvNames.get(volumeId) ?? volumeId);
 }
 
-/** Device names held by attach operations in flight on an instance (not yet visible in EC2). */
-export function reservedDevices(actual: ActualState, instanceId: string): string[] {
-  const devices: string[] = [];
-  for (const record of actual.values()) {
-    for (const op of Object.values(record.operations)) {
-      if (op.kind === 'attach' && op.instanceId === instanceId && op.device !== undefined) devices.push(op.device);
-    }
-    for (const attachment of Object.values(record.attachments)) {
-      if (attachment.instanceId === instanceId && attachment.device !== undefined) devices.push(attachment.device);
-    }
-  }
-  return [...new Set(devices)].sort();
-}
-
 /** Runs a reporting side effect; a failure is written down, never thrown through the pass. */
 export async function bestEffort(
   ctx: Pick<PassContext, 'deps' | 'reportErrors'>,

@@ -4,6 +4,7 @@
  * step asks `canStart` first and every wait ends at `waitUntil`, keeping a reserve to write
  * down what was started.
  */
+import { leaseMsFor, type PlanConfig } from '../core/config.js';
 import type { Budget } from './types.js';
 
 export class Deadline {
@@ -24,6 +25,11 @@ export class Deadline {
     return this.remaining() > needMs;
   }
 
+  /** How long a lease taken now lasts: to this invocation's end plus the margin (core `leaseMsFor`). */
+  leaseMs(config: Pick<PlanConfig, 'leaseMarginMs'>): number {
+    return leaseMsFor(this.budget.endsAt ?? this.budget.deadline, this.clock(), config);
+  }
+
   /** The epoch ms a wait of at most `capMs` must end by. */
   waitUntil(capMs: number): number {
     const now = this.clock();
@@ -37,6 +43,7 @@ export function budgetFromContext(
   now: number,
   options: { safetyMarginMs: number; signal?: AbortSignal },
 ): Budget {
-  const deadline = now + Math.max(0, context.getRemainingTimeInMillis() - options.safetyMarginMs);
-  return options.signal === undefined ? { deadline } : { deadline, signal: options.signal };
+  const remaining = context.getRemainingTimeInMillis();
+  const budget: Budget = { deadline: now + Math.max(0, remaining - options.safetyMarginMs), endsAt: now + remaining };
+  return options.signal === undefined ? budget : { ...budget, signal: options.signal };
 }

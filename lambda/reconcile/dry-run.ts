@@ -14,5 +14,8 @@ export function dryRunStore(store: VolumeStore): VolumeStore {
     put: (next) => Promise.resolve({ ok: true, record: { ...next, version: next.version + 1 } }),
     remove: () => Promise.resolve({ ok: true }),
     putControllerState: () => Promise.resolve({ ok: true }),
+    reservedDevices: (instanceId, now) => store.reservedDevices(instanceId, now),
+    reserveDevice: () => Promise.resolve(true),
+    releaseDevice: () => Promise.resolve(),
   };
 }

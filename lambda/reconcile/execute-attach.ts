@@ -10,7 +10,8 @@ import { completeAttach, failOperation, leaveInProgress } from '../core/transiti
 import { lockKey } from '../core/types.js';
 import { pairKey } from '../core/volume-attachments.js';
 import type { AttachOutcome } from '../ports/block-storage.js';
-import { bestEffort, desiredAttachment, reservedDevices, specNameOf, type PassContext } from './context.js';
+import { bestEffort, desiredAttachment, specNameOf, type PassContext } from './context.js';
+import { deviceClaims } from './device-claims.js';
 import { observeVolume } from './observe.js';
 import { startOperation } from './operation-start.js';
 import { onRecord, writeRecord, type Step } from './records.js';
@@ -45,12 +46,10 @@ export async function executeAttach(ctx: PassContext, planned: AttachAction): Pr
   const fence = { lockKey: lockKey(started.record, action.nodeName), operationId };
   const finish = (step: Step) => writeRecord(ctx.deps.store, ctx.actual, action.volumeId, ctx.actual.get(action.volumeId), step, { fence });
 
+  const lease = started.record.operations[fence.lockKey]?.leaseExpiresAt ?? ctx.deps.clock();
+  const devices = deviceClaims(ctx, { volumeId: action.volumeId, instanceId: action.instanceId, operationId, expiresAt: lease });
   const calledAt = ctx.deps.clock();
-  const outcome = await ctx.deps.blockStorage.attach({
-    volumeId: action.volumeId,
-    instanceId: action.instanceId,
-    reservedDevices: reservedDevices(ctx.actual, action.instanceId),
-  });
+  const outcome = await ctx.deps.blockStorage.attach({ volumeId: action.volumeId, instanceId: action.instanceId, devices });
   ctx.touched.add(pairKey(action.volumeId, action.nodeName));
   if (outcome.kind === 'started' || outcome.kind === 'already-attached') {
     return settle(ctx, action, operationId, outcome.device, calledAt, finish, result);

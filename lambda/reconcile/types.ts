@@ -60,6 +60,8 @@ export type Target =
 export interface Budget {
   /** Epoch ms by which the pass must have returned. */
   deadline: number;
+  /** Epoch ms at which the invocation itself ends (Lambda's timeout); the deadline when there is none. */
+  endsAt?: number;
   /** Aborted by the runtime (middy's early timeout) when time is up. */
   signal?: AbortSignal;
 }

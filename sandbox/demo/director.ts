@@ -118,7 +118,8 @@ export class Director {
     this.ec2Mutations.push(...drained.mutations);
     const after = this.truth();
     this.checkpoints += 1;
-    for (const violation of checkStep(before, after, drained.detaches)) this.violations.push({ ...violation, step: label });
+    for (const violation of checkStep(before, after, drained.detaches, drained.mutations))
+      this.violations.push({ ...violation, step: label });
     if (!drained.complete)
       this.violations.push({
         invariant: 2,

@@ -5,9 +5,10 @@
  */
 import { volumeAttachmentName } from '../../lambda/adapters/kubernetes/volume-attachment-name.js';
 import { volumeIdOf } from '../../lambda/core/volume-id.js';
+import type { Ec2Mutation } from './ledger.js';
 import { ec2Attachment, type Truth, type TruthNode } from './truth.js';
 
-export type InvariantId = 1 | 2 | 3 | 4 | 5;
+export type InvariantId = 1 | 2 | 3 | 4 | 5 | 6;
 
 export interface Violation {
   invariant: InvariantId;
@@ -20,6 +21,7 @@ export const INVARIANT_TITLES: Record<InvariantId, string> = {
   3: 'a failed or partial read never causes a detach',
   4: 'after crashes and faults the next passes converge',
   5: "a node's volumesAttached never claims a volume EC2 has not attached to it",
+  6: 'no AttachVolume for a pair already attached, and none on a device name another volume holds on the instance',
 };
 
 export interface DetachCall {
@@ -29,14 +31,52 @@ export interface DetachCall {
 
 const RUNNING = 'running';
 
-/** Invariants 1, 2, 3 and 5 across one step (kubelet and administrator changes happen only between steps). */
-export function checkStep(before: Truth, after: Truth, detaches: DetachCall[]): Violation[] {
+/**
+ * Invariants 1, 2, 3, 5 and 6 across one step (kubelet and administrator changes happen only
+ * between steps). `mutations` are the AttachVolume and DetachVolume calls EC2 received, in order.
+ */
+export function checkStep(before: Truth, after: Truth, detaches: DetachCall[], mutations: Ec2Mutation[] = []): Violation[] {
   return [
     ...exclusiveOnce(after),
     ...mountedNeverDetached(before, after, detaches),
     ...neededNeverDetached(before, after, detaches),
     ...reportedIsAttached(after),
+    ...attachesOnFreshGround(before, mutations),
   ];
+}
+
+/**
+ * Invariant 6 as EC2 saw it: walking the step's calls in order from the state before it, an
+ * AttachVolume must not name a (volume, instance) EC2 already had attached, nor a device name
+ * another volume held on that instance (unless a DetachVolume in between let it go).
+ */
+function attachesOnFreshGround(before: Truth, mutations: Ec2Mutation[]): Violation[] {
+  const pair = (volumeId: string, instanceId: string | undefined) => `${volumeId}|${instanceId ?? ''}`;
+  const attached = new Set(before.attachments.filter((a) => a.state === 'attached').map((a) => pair(a.volumeId, a.instanceId)));
+  const deviceHolder = new Map(before.attachments.map((a) => [pair(a.device, a.instanceId), a.volumeId]));
+  const violations: Violation[] = [];
+  for (const call of mutations) {
+    if (call.action === 'DetachVolume') {
+      attached.delete(pair(call.volumeId, call.instanceId));
+      for (const [key, volumeId] of deviceHolder)
+        if (volumeId === call.volumeId && key.endsWith(`|${call.instanceId ?? ''}`)) deviceHolder.delete(key);
+      continue;
+    }
+    if (attached.has(pair(call.volumeId, call.instanceId))) {
+      violations.push({
+        invariant: 6,
+        message: `AttachVolume of ${call.volumeId} to ${call.instanceId ?? '?'}, where EC2 already had it attached`,
+      });
+    }
+    const holder = call.device === undefined ? undefined : deviceHolder.get(pair(call.device, call.instanceId));
+    if (holder !== undefined && holder !== call.volumeId) {
+      violations.push({
+        invariant: 6,
+        message: `AttachVolume of ${call.volumeId} to ${call.instanceId ?? '?'} as ${call.device ?? '?'}, a name ${holder} holds there`,
+      });
+    }
+  }
+  return violations;
 }
 
 function exclusiveOnce(truth: Truth): Violation[] {

@@ -21,6 +21,8 @@ export interface Ec2Mutation {
   action: 'AttachVolume' | 'DetachVolume';
   volumeId: string;
   instanceId?: string;
+  /** AttachVolume's device name. */
+  device?: string;
 }
 
 export interface Drained {
@@ -53,6 +55,7 @@ export class ApiLedger {
         action: r.action as Ec2Mutation['action'],
         volumeId: r.params.VolumeId ?? '',
         ...(r.params.InstanceId ? { instanceId: r.params.InstanceId } : {}),
+        ...(r.params.Device ? { device: r.params.Device } : {}),
       }));
     const detaches = mutations
       .filter((m) => m.action === 'DetachVolume')

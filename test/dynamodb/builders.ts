@@ -105,6 +105,9 @@ export function pausedBeforeFirstPut(store: VolumeStore) {
     remove: (record) => store.remove(record),
     getControllerState: () => store.getControllerState(),
     putControllerState: (next) => store.putControllerState(next),
+    reservedDevices: (instanceId, now) => store.reservedDevices(instanceId, now),
+    reserveDevice: (...args) => store.reserveDevice(...args),
+    releaseDevice: (...args) => store.releaseDevice(...args),
   };
   return { store: gated, atPut, release };
 }

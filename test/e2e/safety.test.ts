@@ -7,6 +7,7 @@ import { reportedOn } from '../support/kube-reads.js';
 import { lambdaContext } from '../../sandbox/events.js';
 import type { RunningClock } from '../../sandbox/clock.js';
 import type { Handlers } from '../../sandbox/local-stack.js';
+import { memoryClaims } from '../support/device-claims.js';
 import { useWorld } from './world-fixture.js';
 
 let world: World;
@@ -43,7 +44,8 @@ describe('safety (DESIGN §11)', () => {
     const volume = await world.createVolume({ name: 'data-db-0' });
     world.addPod('db-0', volume, 'node-1');
     const node = world.nodes[0]!;
-    const leaseMs = controller.config.plan.leaseMs;
+    // The dead invocation's lease: a five-minute function timeout plus the margin (core leaseMsFor).
+    const leaseMs = 5 * 60_000 + controller.config.plan.leaseMarginMs;
     // What the dead invocation left: its intent in the store (and perhaps an attach in EC2).
     const intent = beginOperation(
       undefined,
@@ -62,7 +64,8 @@ describe('safety (DESIGN §11)', () => {
     );
     if (!intent.ok) throw new Error(intent.reason);
     expect(await controller.ports.store.put(intent.record)).toMatchObject({ ok: true });
-    if (calledEc2) await controller.ports.blockStorage.attach({ volumeId: volume.volumeId, instanceId: node.instanceId });
+    if (calledEc2)
+      await controller.ports.blockStorage.attach({ volumeId: volume.volumeId, instanceId: node.instanceId, devices: memoryClaims() });
     const attachesBefore = calledEc2 ? 1 : 0;
 
     // Within the lease the dead holder may still be at work: passes leave its volume alone.

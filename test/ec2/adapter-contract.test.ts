@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Ec2BlockStorage } from '../../lambda/adapters/ec2/block-storage.js';
 import type { LocalEc2 } from '../../sandbox/ec2/server.js';
 import { clientFor, createVolume, localEc2, runInstance, seedVolumes } from './support.js';
+import { memoryClaims } from '../support/device-claims.js';
 import { systemClock } from '../../lambda/clock.js';
 
 let ec2: LocalEc2;
@@ -23,7 +24,7 @@ afterAll(() => ec2.stop());
 async function attachedPair(): Promise<{ volumeId: string; instanceId: string; device: string }> {
   const instanceId = await runInstance(client);
   const volumeId = await createVolume(client);
-  const outcome = await storage.attach({ volumeId, instanceId });
+  const outcome = await storage.attach({ volumeId, instanceId, devices: memoryClaims() });
   if (outcome.kind !== 'started') throw new Error(`attach: ${JSON.stringify(outcome)}`);
   return { volumeId, instanceId, device: outcome.device };
 }
@@ -35,13 +36,13 @@ describe('attach outcomes', () => {
   it('started: the first EBS CSI device name', async () => {
     const instanceId = await runInstance(client);
     const volumeId = await createVolume(client);
-    expect(await storage.attach({ volumeId, instanceId })).toEqual({ kind: 'started', device: '/dev/xvdaa' });
+    expect(await storage.attach({ volumeId, instanceId, devices: memoryClaims() })).toEqual({ kind: 'started', device: '/dev/xvdaa' });
   });
 
   it('already-attached: found in the instance mappings, so no AttachVolume is sent', async () => {
     const { volumeId, instanceId, device } = await attachedPair();
     ec2.resetCounters();
-    expect(await storage.attach({ volumeId, instanceId })).toEqual({ kind: 'already-attached', device });
+    expect(await storage.attach({ volumeId, instanceId, devices: memoryClaims() })).toEqual({ kind: 'already-attached', device });
     expect(ec2.counters().calls.AttachVolume).toBeUndefined();
   });
 
@@ -49,7 +50,11 @@ describe('attach outcomes', () => {
     const instanceId = await runInstance(client);
     const volumeId = await createVolume(client);
     ec2.setLatency('DescribeInstances', 200); // both attaches read the instance before either attaches
-    const outcomes = await Promise.all([storage.attach({ volumeId, instanceId }), storage.attach({ volumeId, instanceId })]);
+    const claims = memoryClaims();
+    const outcomes = await Promise.all([
+      storage.attach({ volumeId, instanceId, devices: claims }),
+      storage.attach({ volumeId, instanceId, devices: claims }),
+    ]);
     ec2.setLatency('DescribeInstances', 0);
     const kinds = outcomes.map((outcome) => outcome.kind).sort();
     expect(kinds).toEqual(['already-attached', 'started']);
@@ -60,7 +65,10 @@ describe('attach outcomes', () => {
   it('attached-elsewhere: VolumeInUse names the instance holding it', async () => {
     const { volumeId, instanceId: holder } = await attachedPair();
     const other = await runInstance(client);
-    expect(await storage.attach({ volumeId, instanceId: other })).toMatchObject({ kind: 'attached-elsewhere', instanceIds: [holder] });
+    expect(await storage.attach({ volumeId, instanceId: other, devices: memoryClaims() })).toMatchObject({
+      kind: 'attached-elsewhere',
+      instanceIds: [holder],
+    });
   });
 
   it.each([
@@ -89,13 +97,14 @@ describe('attach outcomes', () => {
       'failed',
     ],
   ] as const)('%s', async (_name, setup, kind) => {
-    expect((await storage.attach(await setup())).kind).toBe(kind);
+    expect((await storage.attach({ ...(await setup()), devices: memoryClaims() })).kind).toBe(kind);
   });
 
   it('failed carries the EC2 code (InvalidVolume.ZoneMismatch)', async () => {
     const outcome = await storage.attach({
       volumeId: await createVolume(client, { zone: 'us-east-1b' }),
       instanceId: await runInstance(client),
+      devices: memoryClaims(),
     });
     expect(outcome).toMatchObject({ kind: 'failed', code: 'InvalidVolume.ZoneMismatch' });
   });
@@ -103,23 +112,29 @@ describe('attach outcomes', () => {
   it('limit-reached: AttachmentLimitExceeded once the instance slots are used', async () => {
     const instanceId = await runInstance(client);
     ec2.setAttachmentLimit(instanceId, 3); // root volume + network interface + one data volume
-    expect((await storage.attach({ volumeId: await createVolume(client), instanceId })).kind).toBe('started');
-    expect((await storage.attach({ volumeId: await createVolume(client), instanceId })).kind).toBe('limit-reached');
+    const claims = memoryClaims();
+    expect((await storage.attach({ volumeId: await createVolume(client), instanceId, devices: claims })).kind).toBe('started');
+    expect((await storage.attach({ volumeId: await createVolume(client), instanceId, devices: claims })).kind).toBe('limit-reached');
   });
 
-  it('device-in-use: a name EC2 refuses is reported, then tried only after every other name', async () => {
+  it('device-in-use: a name EC2 refuses is reported to the claims (kept off the list), and the next attach gets another', async () => {
     const instanceId = await runInstance(client);
+    const claims = memoryClaims();
     ec2.failNext({
       action: 'AttachVolume',
       count: 1,
       code: 'InvalidParameterValue',
       message: "Invalid value '/dev/xvdaa' for unixDevice. Attachment point /dev/xvdaa is already in use",
     });
-    expect(await storage.attach({ volumeId: await createVolume(client), instanceId })).toMatchObject({
+    expect(await storage.attach({ volumeId: await createVolume(client), instanceId, devices: claims })).toMatchObject({
       kind: 'device-in-use',
       device: '/dev/xvdaa',
     });
-    expect(await storage.attach({ volumeId: await createVolume(client), instanceId })).toEqual({ kind: 'started', device: '/dev/xvdab' });
+    expect(claims.refusedNames).toEqual(['/dev/xvdaa']);
+    expect(await storage.attach({ volumeId: await createVolume(client), instanceId, devices: claims })).toEqual({
+      kind: 'started',
+      device: '/dev/xvdab',
+    });
   });
 
   it.each([
@@ -129,23 +144,34 @@ describe('attach outcomes', () => {
     ['failed: UnauthorizedOperation', 'UnauthorizedOperation', 'failed'],
   ])('%s', async (_name, code, kind) => {
     ec2.failNext({ action: 'AttachVolume', count: 1, code });
-    expect((await storage.attach({ volumeId: await createVolume(client), instanceId: await runInstance(client) })).kind).toBe(kind);
+    expect(
+      (await storage.attach({ volumeId: await createVolume(client), instanceId: await runInstance(client), devices: memoryClaims() })).kind,
+    ).toBe(kind);
   });
 
-  it('reservedDevices are skipped', async () => {
+  it('names held elsewhere are skipped: the attach uses the first name the claims hand out', async () => {
     const instanceId = await runInstance(client);
-    const outcome = await storage.attach({
-      volumeId: await createVolume(client),
-      instanceId,
-      reservedDevices: ['/dev/xvdaa', '/dev/xvdab'],
-    });
+    const claims = memoryClaims(new Set(['/dev/xvdaa', '/dev/xvdab']));
+    const outcome = await storage.attach({ volumeId: await createVolume(client), instanceId, devices: claims });
     expect(outcome).toEqual({ kind: 'started', device: '/dev/xvdac' });
+  });
+
+  it('a definite refusal frees the claimed name; a timed-out call keeps it (the attach may still land)', async () => {
+    const instanceId = await runInstance(client);
+    const claims = memoryClaims();
+    ec2.failNext({ action: 'AttachVolume', count: 1, code: 'UnauthorizedOperation' });
+    await storage.attach({ volumeId: await createVolume(client), instanceId, devices: claims });
+    expect(claims.unusedNames).toEqual(['/dev/xvdaa']);
+    ec2.failNext({ action: 'AttachVolume', count: 1, code: 'InternalError' });
+    await storage.attach({ volumeId: await createVolume(client), instanceId, devices: claims });
+    expect(claims.unusedNames).toEqual(['/dev/xvdaa']);
   });
 
   it('20 concurrent attaches to one instance get 20 distinct device names', async () => {
     const instanceId = await runInstance(client);
     const volumeIds = await Promise.all(Array.from({ length: 20 }, () => createVolume(client)));
-    const outcomes = await Promise.all(volumeIds.map((volumeId) => storage.attach({ volumeId, instanceId })));
+    const claims = memoryClaims();
+    const outcomes = await Promise.all(volumeIds.map((volumeId) => storage.attach({ volumeId, instanceId, devices: claims })));
     expect(outcomes.every((outcome) => outcome.kind === 'started')).toBe(true);
     const devices = outcomes.map((outcome) => ('device' in outcome ? outcome.device : ''));
     expect(new Set(devices).size).toBe(20);

@@ -11,6 +11,7 @@ import type { Ec2Attachment } from '../../lambda/core/types.js';
 import { ManualClock } from '../../sandbox/clock.js';
 import type { LocalEc2 } from '../../sandbox/ec2/server.js';
 import { clientFor, createVolume, localEc2, runInstance } from './support.js';
+import { memoryClaims } from '../support/device-claims.js';
 import { systemClock } from '../../lambda/clock.js';
 
 describe('waitFor with accelerated delays (attach and detach take 150 ms)', () => {
@@ -27,7 +28,7 @@ describe('waitFor with accelerated delays (attach and detach take 150 ms)', () =
   it('returns once attached, with the device', async () => {
     const instanceId = await runInstance(client);
     const volumeId = await createVolume(client);
-    const started = await storage.attach({ volumeId, instanceId });
+    const started = await storage.attach({ volumeId, instanceId, devices: memoryClaims() });
     const result = await storage.waitFor({ volumeId, instanceId, target: 'attached', deadline: Date.now() + 5_000 });
     expect(result).toMatchObject({ state: 'attached', reachedTarget: true, device: 'device' in started ? started.device : '' });
   });
@@ -36,7 +37,7 @@ describe('waitFor with accelerated delays (attach and detach take 150 ms)', () =
     const instanceId = await runInstance(client);
     const volumeId = await createVolume(client);
     ec2.stickAttach(volumeId); // still attaching at the deadline however slow the machine is
-    await storage.attach({ volumeId, instanceId });
+    await storage.attach({ volumeId, instanceId, devices: memoryClaims() });
     const result = await storage.waitFor({ volumeId, instanceId, target: 'attached', deadline: Date.now() + 30 });
     expect(result).toMatchObject({ state: 'attaching', reachedTarget: false });
   });
@@ -44,7 +45,7 @@ describe('waitFor with accelerated delays (attach and detach take 150 ms)', () =
   it('waits for detached: the attachment disappears from the volume', async () => {
     const instanceId = await runInstance(client);
     const volumeId = await createVolume(client);
-    await storage.attach({ volumeId, instanceId });
+    await storage.attach({ volumeId, instanceId, devices: memoryClaims() });
     await storage.waitFor({ volumeId, instanceId, target: 'attached', deadline: Date.now() + 5_000 });
     await storage.detach({ volumeId, instanceId, force: false });
     expect(await storage.waitFor({ volumeId, instanceId, target: 'detached', deadline: Date.now() + 5_000 })).toEqual({
@@ -81,7 +82,7 @@ describe('stuck attach and busy detach (manual clock)', () => {
     const volumeId = await createVolume(client);
     ec2.stickAttach(volumeId);
     const startedAt = clock.now();
-    await storage.attach({ volumeId, instanceId });
+    await storage.attach({ volumeId, instanceId, devices: memoryClaims() });
     const giveUp = (seen: Ec2Attachment, now: number) => attachStuck(seen, startedAt, now, DEFAULT_PLAN_CONFIG);
     const early = await storage.waitFor({ volumeId, instanceId, target: 'attached', deadline: clock.now() + 30_000, giveUp });
     expect(early).toEqual({ state: 'attaching', reachedTarget: false, device: expect.any(String) as string, attachTime: startedAt });
@@ -94,7 +95,7 @@ describe('stuck attach and busy detach (manual clock)', () => {
   it('a detach stuck busy stays busy without Force and finishes with Force', async () => {
     const instanceId = await runInstance(client);
     const volumeId = await createVolume(client);
-    await storage.attach({ volumeId, instanceId });
+    await storage.attach({ volumeId, instanceId, devices: memoryClaims() });
     clock.advance(1_000);
     ec2.stickDetach(volumeId);
     await storage.detach({ volumeId, instanceId, force: false });
@@ -144,7 +145,7 @@ describe('throttling and network failures', () => {
     const volumeId = await createVolume(setup);
     const storage = new Ec2BlockStorage({ client: await clientFor(ec2, { requestTimeoutMs: 100 }), clock: systemClock });
     ec2.setLatency('AttachVolume', 500);
-    expect((await storage.attach({ volumeId, instanceId })).kind).toBe('transient');
+    expect((await storage.attach({ volumeId, instanceId, devices: memoryClaims() })).kind).toBe('transient');
     ec2.setLatency('AttachVolume', 0);
   });
 

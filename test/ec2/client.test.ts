@@ -6,6 +6,7 @@ import { createEc2Client, EC2_RETRY_DEFAULTS } from '../../lambda/adapters/ec2/c
 import type { RateLimiter } from '../../lambda/adapters/ec2/rate-limit.js';
 import type { LocalEc2 } from '../../sandbox/ec2/server.js';
 import { clientFor, createVolume, localEc2, runInstance, withEndpointEnv } from './support.js';
+import { memoryClaims } from '../support/device-claims.js';
 import { systemClock } from '../../lambda/clock.js';
 
 let ec2: LocalEc2;
@@ -39,7 +40,7 @@ describe('rate limiter', () => {
     const storage = new Ec2BlockStorage({ client, clock: systemClock, limiter });
     const instanceId = await runInstance(client);
     const volumeId = await createVolume(client);
-    await storage.attach({ volumeId, instanceId });
+    await storage.attach({ volumeId, instanceId, devices: memoryClaims() });
     await storage.describeVolumes([volumeId]);
     await storage.describeInstances([instanceId]);
     await storage.detach({ volumeId, instanceId, force: false });

@@ -1,12 +1,6 @@
-/** Device names: EBS CSI order, what makes a name taken, and names EC2 refused. */
+/** Device names: EBS CSI order and what EC2 shows as taken (who gets a free name is claimed in the store). */
 import { describe, expect, it } from 'vitest';
-import { DEVICE_NAMES, DeviceAllocator } from '../../lambda/adapters/ec2/devices.js';
-
-function allocator(start = 0) {
-  let now = start;
-  const devices = new DeviceAllocator({ now: () => now, holdMs: 1_000, avoidMs: 10_000 });
-  return { devices, advance: (ms: number) => (now += ms) };
-}
+import { DEVICE_NAMES, freeDeviceNames } from '../../lambda/adapters/ec2/devices.js';
 
 describe('DEVICE_NAMES', () => {
   it('follows the EBS CSI order and skips the xvdc* names', () => {
@@ -20,66 +14,21 @@ describe('DEVICE_NAMES', () => {
   });
 });
 
-describe('DeviceAllocator', () => {
+describe('freeDeviceNames: the candidates the adapter proposes, in order', () => {
   it.each([
-    ['the first name when nothing is taken', [], [], '/dev/xvdaa'],
-    ['skips names in the block device mappings', ['/dev/xvda', '/dev/xvdaa'], [], '/dev/xvdab'],
-    ['skips names reserved by operations in flight', [], ['/dev/xvdaa', '/dev/xvdab'], '/dev/xvdac'],
-  ])('%s', (_name, inEc2, reserved, expected) => {
-    expect(allocator().devices.pick('i-1', inEc2, reserved)).toBe(expected);
+    ['every name on an instance without mappings', [], '/dev/xvdaa'],
+    ['skips names in the block device mappings', ['/dev/xvda', '/dev/xvdaa'], '/dev/xvdab'],
+    ['skips both spellings of one slot (/dev/sdf1 takes xvdf and sdf)', ['/dev/sdf1'], '/dev/xvdaa'],
+  ])('%s', (_name, inEc2, first) => {
+    expect(freeDeviceNames(inEc2)[0]).toBe(first);
   });
 
   it('treats /dev/sdX and /dev/xvdX as one slot', () => {
-    const { devices } = allocator();
     const taken = DEVICE_NAMES.filter((name) => name !== '/dev/xvdf' && name !== '/dev/sdf');
-    expect(devices.pick('i-1', [...taken, '/dev/sdf1'])).toBeUndefined();
+    expect(freeDeviceNames([...taken, '/dev/sdf1'])).toEqual([]);
   });
 
-  it('never hands out a name twice while EC2 does not show it yet', () => {
-    const { devices } = allocator();
-    const picks = Array.from({ length: 30 }, () => devices.pick('i-1', []));
-    expect(new Set(picks).size).toBe(30);
-  });
-
-  it('keeps instances apart', () => {
-    const { devices } = allocator();
-    expect(devices.pick('i-1', [])).toBe('/dev/xvdaa');
-    expect(devices.pick('i-2', [])).toBe('/dev/xvdaa');
-  });
-
-  it('a held name is free again after release, or after the hold expires', () => {
-    const { devices, advance } = allocator();
-    devices.pick('i-1', []);
-    devices.release('i-1', '/dev/xvdaa');
-    expect(devices.pick('i-1', [])).toBe('/dev/xvdaa');
-    advance(1_000);
-    expect(devices.pick('i-1', [])).toBe('/dev/xvdaa');
-  });
-
-  it('a hold is dropped once EC2 shows the name (EC2 then reports it itself)', () => {
-    const { devices } = allocator();
-    devices.pick('i-1', []);
-    expect(devices.pick('i-1', ['/dev/xvdaa'])).toBe('/dev/xvdab');
-    expect(devices.pick('i-1', [])).toBe('/dev/xvdaa'); // detached meanwhile: EC2 no longer shows it
-  });
-
-  it('a refused name goes last until EC2 accepts it or the avoidance expires', () => {
-    const { devices, advance } = allocator();
-    devices.pick('i-1', []);
-    devices.refused('i-1', '/dev/xvdaa');
-    expect(devices.pick('i-1', [])).toBe('/dev/xvdab');
-    const allButRefused = DEVICE_NAMES.filter((name) => name !== '/dev/xvdaa');
-    expect(devices.pick('i-1', allButRefused)).toBe('/dev/xvdaa');
-    devices.accepted('i-1', '/dev/xvdaa');
-    devices.release('i-1', '/dev/xvdaa');
-    advance(1_000);
-    expect(devices.pick('i-1', [])).toBe('/dev/xvdaa');
-    devices.refused('i-1', '/dev/xvdaa');
-    advance(10_000);
-    expect(devices.pick('i-1', [])).toBe('/dev/xvdaa');
-  });
-
-  it('undefined when every name is taken', () => {
-    expect(allocator().devices.pick('i-1', DEVICE_NAMES)).toBeUndefined();
+  it('nothing when every name is taken', () => {
+    expect(freeDeviceNames(DEVICE_NAMES)).toEqual([]);
   });
 });

@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { volumeAttachmentName } from '../../lambda/adapters/kubernetes/volume-attachment-name.js';
 import { checkConvergence, checkStep, type DetachCall } from '../../sandbox/oracle/checks.js';
+import type { Ec2Mutation } from '../../sandbox/oracle/ledger.js';
 import type { Truth, TruthAttachment, TruthNode } from '../../sandbox/oracle/truth.js';
 
 /** Volume ids must be real EBS ids: the checks find them in unique names. */
@@ -119,6 +120,28 @@ describe('checkStep', () => {
   it('protects a mount only if it held both before and after the step (the kubelet moves between steps)', () => {
     const unmounted = truth({ ...mountedOnA, nodes: withNodes(node('a', 'i-a'), node('b', 'i-b')) });
     expect(invariants(mountedOnA, unmounted, detachFromA)).toEqual([]);
+  });
+});
+
+describe('checkStep, invariant 6: attaches only on fresh ground', () => {
+  const V2 = 'vol-00000002';
+  const attach = (volumeId: string, instanceId: string, device = '/dev/xvdab'): Ec2Mutation => ({
+    action: 'AttachVolume',
+    volumeId,
+    instanceId,
+    device,
+  });
+  const detach = (volumeId: string, instanceId: string): Ec2Mutation => ({ action: 'DetachVolume', volumeId, instanceId });
+  const onA = truth({ attachments: [attached(V1, 'i-a')] });
+  it.each([
+    ['an attach of a new volume on a free name', [attach(V2, 'i-a')], []],
+    ['an AttachVolume for a pair EC2 already has attached breaks 6', [attach(V1, 'i-a')], [6]],
+    ['an attach after a detach of the same pair in the step', [detach(V1, 'i-a'), attach(V1, 'i-a')], []],
+    ['an attach of another volume on a name V1 holds on that instance breaks 6', [attach(V2, 'i-a', '/dev/xvdaa')], [6]],
+    ['the same name on another instance', [attach(V2, 'i-b', '/dev/xvdaa')], []],
+    ['the name once V1 has been detached', [detach(V1, 'i-a'), attach(V2, 'i-a', '/dev/xvdaa')], []],
+  ] as [string, Ec2Mutation[], number[]][])('%s', (_name, mutations, expected) => {
+    expect(checkStep(onA, onA, [], mutations).map((v) => v.invariant)).toEqual(expected);
   });
 });
 

@@ -143,7 +143,8 @@ async function playStep(
 function check(world: World, ledger: ApiLedger, before: ReturnType<typeof readTruth>, label: string, result: ScenarioResult): void {
   const drained = ledger.drain();
   const after = readTruth(world.ec2, world.kube);
-  for (const violation of checkStep(before, after, drained.detaches)) result.violations.push({ ...violation, step: label });
+  for (const violation of checkStep(before, after, drained.detaches, drained.mutations))
+    result.violations.push({ ...violation, step: label });
 }
 
 /** Faults over, stuck attachments released, leases and the unmount timeout run out: full passes must converge. */

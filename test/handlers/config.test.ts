@@ -33,7 +33,7 @@ describe('loadConfig', () => {
       serviceName: 'ebs-attach-detach',
       metricsNamespace: 'EbsAttachDetach',
       logLevel: 'INFO',
-      plan: { maxWaitForUnmountMs: 360_000, leaseMs: 900_000, massDetachGuard: { maxFraction: 0.5, minAttached: 10 } },
+      plan: { maxWaitForUnmountMs: 360_000, leaseMarginMs: 15_000, massDetachGuard: { maxFraction: 0.5, minAttached: 10 } },
     });
     expect(config.kube.kind === 'eks' && Buffer.from(config.kube.caData, 'base64').toString()).toContain('BEGIN CERTIFICATE');
     expect(config.region).toBe('eu-west-1');
@@ -41,7 +41,7 @@ describe('loadConfig', () => {
 
   it.each([
     ['sync period', { SYNC_PERIOD_SECONDS: '30' }, { syncPeriodMs: 30_000 }],
-    ['lease', { LEASE_SECONDS: '45' }, { plan: { leaseMs: 45_000 } }],
+    ['lease margin', { LEASE_MARGIN_SECONDS: '45' }, { plan: { leaseMarginMs: 45_000 } }],
     ['disabled force detach on timeout', { MAX_WAIT_FOR_UNMOUNT_SECONDS: 'disabled' }, { plan: { maxWaitForUnmountMs: null } }],
     [
       'mass-detach guard',

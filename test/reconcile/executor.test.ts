@@ -160,16 +160,23 @@ describe('executing a plan', () => {
     expect(report.results).toEqual([expect.objectContaining({ outcome: 'deferred', detail: 'no time left in this pass' })]);
   });
 
-  it('re-plans after a conflicting write: another pass attached the volume first, so nothing is called', async () => {
+  it('re-plans after a conflicting write, on what EC2 says now: another pass attached the volume first, so nothing is called', async () => {
     const { pass, store, ec2 } = harness(podOnA());
+    store.state = { version: 1, seededAt: T0 }; // verification due: the pass starts from EC2's word that nothing is attached
     store.beforePut = (next) => {
       store.beforePut = undefined;
       store.items.set(next.volumeId, { ...record(V, [attachment('node-a')]), version: 1 });
+      ec2.volumes.set(V, {
+        volumeId: V,
+        exists: true,
+        attachments: [{ instanceId: instanceOf('node-a'), state: 'attached', device: '/dev/xvdaa' }],
+      });
     };
 
     const report = await pass();
 
     expect(ec2.calls).toEqual([]);
+    expect(ec2.describes).toEqual([[V], [V]]); // verification, then asked again after the conflict, before re-planning
     expect(report.results).toEqual([expect.objectContaining({ kind: 'attach', outcome: 'deferred' })]);
   });
 

@@ -4,7 +4,14 @@
  */
 import type { AttachedVolume, ClusterSnapshot } from '../../lambda/core/kube.js';
 import type { InstanceId, InstanceState, VolumeId, VolumeObservation, VolumeRecord } from '../../lambda/core/types.js';
-import type { AttachOutcome, BlockStorage, DetachOutcome, WaitRequest, WaitResult } from '../../lambda/ports/block-storage.js';
+import type {
+  AttachOutcome,
+  AttachRequest,
+  BlockStorage,
+  DetachOutcome,
+  WaitRequest,
+  WaitResult,
+} from '../../lambda/ports/block-storage.js';
 import type {
   Cluster,
   ClusterEvent,
@@ -12,7 +19,7 @@ import type {
   VolumeAttachmentRef,
   VolumeAttachmentStatus,
 } from '../../lambda/ports/cluster.js';
-import type { ControllerState, VolumeStore, WriteResult } from '../../lambda/ports/volume-store.js';
+import type { ControllerState, DeviceHolder, VolumeStore, WriteResult } from '../../lambda/ports/volume-store.js';
 import type { PodRef } from '../../lambda/core/types.js';
 
 export class FakeStore implements VolumeStore {
@@ -53,6 +60,24 @@ export class FakeStore implements VolumeStore {
     if (next.version !== this.state.version) return Promise.resolve({ ok: false });
     this.state = { ...next, version: next.version + 1 };
     return Promise.resolve({ ok: true });
+  }
+  /** instance → device → holder, as the table's instance items keep them. */
+  readonly devices = new Map<InstanceId, Map<string, DeviceHolder>>();
+  reservedDevices(instanceId: InstanceId, now: number) {
+    return Promise.resolve(new Map([...(this.devices.get(instanceId) ?? [])].filter(([, holder]) => holder.expiresAt > now)));
+  }
+  reserveDevice(instanceId: InstanceId, device: string, holder: DeviceHolder, now: number, takeFrom = holder.operationId) {
+    const held = this.devices.get(instanceId) ?? new Map<string, DeviceHolder>();
+    const current = held.get(device);
+    if (current !== undefined && current.expiresAt > now && current.operationId !== takeFrom) return Promise.resolve(false);
+    held.set(device, { ...holder });
+    this.devices.set(instanceId, held);
+    return Promise.resolve(true);
+  }
+  releaseDevice(instanceId: InstanceId, device: string, operationId: string) {
+    const held = this.devices.get(instanceId);
+    if (held?.get(device)?.operationId === operationId) held.delete(device);
+    return Promise.resolve();
   }
 }
 
@@ -126,15 +151,23 @@ export class FakeBlockStorage implements BlockStorage {
   lastWait?: WaitRequest;
   volumes = new Map<VolumeId, VolumeObservation>();
 
-  attach(request: { volumeId: VolumeId }) {
+  /** Device names an attach proposes, as the EC2 adapter would from a new instance's mappings. */
+  candidates = ['/dev/xvdaa', '/dev/xvdab', '/dev/xvdac'];
+  async attach(request: AttachRequest) {
     this.calls.push(`attach ${request.volumeId}`);
-    return Promise.resolve(this.attachOutcome);
+    if (this.attachOutcome.kind !== 'started') return this.attachOutcome;
+    const device = await request.devices.claim(this.candidates);
+    if (device === undefined) return { kind: 'limit-reached' as const, message: 'no free device name' };
+    return { ...this.attachOutcome, device };
   }
   detach(request: { volumeId: VolumeId }) {
     this.calls.push(`detach ${request.volumeId}`);
     return Promise.resolve(this.detachOutcome);
   }
+  /** The ids of every DescribeVolumes, in order. */
+  readonly describes: VolumeId[][] = [];
   describeVolumes(ids: VolumeId[]) {
+    this.describes.push([...ids]);
     return Promise.resolve(new Map(ids.map((id) => [id, this.volumes.get(id) ?? { volumeId: id, exists: true, attachments: [] }])));
   }
   describeInstanceVolumes(instanceId: InstanceId) {

@@ -19,6 +19,9 @@
  *   pk S, version N, removedAt N (epoch ms), ttl N (epoch s; DynamoDB TTL deletes it later)
  * Controller state, one item:
  *   pk S `controller#state`, lastVerifiedAt N?, seededAt N?, version N
+ * Device reservations, one item per EC2 instance (devices.ts):
+ *   pk S `instance#<instanceId>`, and per reserved name an attribute `device:<name>` →
+ *   M { volumeId S, operationId S, expiresAt N }
  * All times are epoch milliseconds except `ttl`.
  */
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
@@ -31,6 +34,7 @@ export type Item = Record<string, AttributeValue>;
 
 const VOLUME_PREFIX = 'volume#';
 export const CONTROLLER_STATE_KEY = 'controller#state';
+export const INSTANCE_PREFIX = 'instance#';
 export const volumeKey = (volumeId: VolumeId): Item => ({ pk: { S: `${VOLUME_PREFIX}${volumeId}` } });
 
 const time = z.number().int().nonnegative();
@@ -97,6 +101,7 @@ export type ParsedItem =
   | { kind: 'volume'; record: VolumeRecord }
   | { kind: 'tombstone' }
   | { kind: 'controller' }
+  | { kind: 'coordination' }
   | { kind: 'corrupt'; key: string; problem: string };
 
 /** One line naming every problem: `path: message; …`. */
@@ -122,6 +127,7 @@ function unmarshallSafely(item: Item): { native: Record<string, unknown> } | { p
 export function parseItem(item: Item): ParsedItem {
   const key = itemKey(item);
   if (key === CONTROLLER_STATE_KEY) return { kind: 'controller' };
+  if (key.startsWith(INSTANCE_PREFIX)) return { kind: 'coordination' };
   if (!key.startsWith(VOLUME_PREFIX)) return { kind: 'corrupt', key, problem: `not a volume item (pk must start with ${VOLUME_PREFIX})` };
   const read = unmarshallSafely(item);
   if ('problem' in read) return { kind: 'corrupt', key, ...read };

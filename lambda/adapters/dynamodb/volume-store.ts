@@ -2,10 +2,11 @@
  * The `VolumeStore` port on DynamoDB: one item per volume, every write a compare-and-swap on its
  * version (see conditions.ts), the item schema in item.ts. The client is injected, never built here.
  */
-import type { VolumeId, VolumeRecord } from '../../core/types.js';
-import type { ControllerState, ReadResult, VolumeStore, WriteResult } from '../../ports/volume-store.js';
+import type { InstanceId, VolumeId, VolumeRecord } from '../../core/types.js';
+import type { ControllerState, DeviceHolder, ReadResult, VolumeStore, WriteResult } from '../../ports/volume-store.js';
 import { storeContext, type DynamoVolumeStoreOptions, type StoreContext } from './context.js';
 import { getControllerState, putControllerState } from './controller-state.js';
+import { releaseDevice, reserveDevice, reservedDevices } from './devices.js';
 import { getVolume, getVolumes, scanVolumes } from './reads.js';
 import { putVolume, removeVolume, type Fence } from './writes.js';
 
@@ -45,5 +46,17 @@ export class DynamoVolumeStore implements VolumeStore {
 
   putControllerState(next: ControllerState): Promise<{ ok: boolean }> {
     return putControllerState(this.ctx, next);
+  }
+
+  reservedDevices(instanceId: InstanceId, now: number): Promise<Map<string, DeviceHolder>> {
+    return reservedDevices(this.ctx, instanceId, now);
+  }
+
+  reserveDevice(instanceId: InstanceId, device: string, holder: DeviceHolder, now: number, takeFrom?: string): Promise<boolean> {
+    return reserveDevice(this.ctx, instanceId, device, holder, now, takeFrom);
+  }
+
+  releaseDevice(instanceId: InstanceId, device: string, operationId: string): Promise<void> {
+    return releaseDevice(this.ctx, instanceId, device, operationId);
   }
 }

@@ -5,14 +5,13 @@
 import { AttachVolumeCommand, DetachVolumeCommand, type EC2Client } from '@aws-sdk/client-ec2';
 import type { AttachOutcome, AttachRequest, DetachOutcome, DetachRequest } from '../../ports/block-storage.js';
 import type { Ec2Reader } from './describe.js';
-import type { DeviceAllocator } from './devices.js';
+import { freeDeviceNames } from './devices.js';
 import { attachOutcomeOf, classifyEc2Error, detachOutcomeOf, type ClassifiedError } from './errors.js';
 import type { RateLimiter } from './rate-limit.js';
 
 export interface AttachDetachDeps {
   client: EC2Client;
   reader: Ec2Reader;
-  devices: DeviceAllocator;
   limiter: RateLimiter;
 }
 
@@ -32,25 +31,22 @@ export async function attachVolume(deps: AttachDetachDeps, request: AttachReques
   // Already in the instance's mappings: attached or attaching here, so nothing to call (idempotent).
   const existing = instance.mappings.find((mapping) => mapping.volumeId === volumeId);
   if (existing) return { kind: 'already-attached', device: existing.device };
-  const device = deps.devices.pick(
-    instanceId,
-    instance.mappings.map((mapping) => mapping.device),
-    request.reservedDevices,
-  );
+  const device = await request.devices.claim(freeDeviceNames(instance.mappings.map((mapping) => mapping.device)));
   if (device === undefined) return { kind: 'limit-reached', message: `no free device name on instance ${instanceId}` };
   return sendAttach(deps, request, device);
 }
 
-async function sendAttach(deps: AttachDetachDeps, { volumeId, instanceId }: AttachRequest, device: string): Promise<AttachOutcome> {
+async function sendAttach(deps: AttachDetachDeps, request: AttachRequest, device: string): Promise<AttachOutcome> {
+  const { volumeId, instanceId } = request;
   try {
     await deps.limiter.acquire();
     const output = await deps.client.send(new AttachVolumeCommand({ VolumeId: volumeId, InstanceId: instanceId, Device: device }));
-    deps.devices.accepted(instanceId, device);
     return { kind: 'started', device: output.Device ?? device };
   } catch (error) {
     const classified = classifyEc2Error(error);
-    if (classified.reason === 'device-in-use') deps.devices.refused(instanceId, device);
-    else deps.devices.release(instanceId, device);
+    if (classified.reason === 'device-in-use') await request.devices.refused(device);
+    // A timed-out call may still attach on this name: it stays claimed until the operation settles.
+    else if (classified.reason !== 'transient') await request.devices.unused(device);
     if (classified.reason === 'volume-in-use') return resolveInUse(deps, volumeId, instanceId, classified);
     return attachOutcomeOf(classified, device);
   }

@@ -16,7 +16,6 @@ import type {
 } from '../../ports/block-storage.js';
 import { attachVolume, detachVolume, type AttachDetachDeps } from './attach-detach.js';
 import { Ec2Reader } from './describe.js';
-import { DeviceAllocator } from './devices.js';
 import { unlimited, type RateLimiter } from './rate-limit.js';
 import { waitForAttachment } from './wait.js';
 
@@ -28,8 +27,6 @@ export interface Ec2BlockStorageOptions {
   clock: Clock;
   /** waitFor's backoff: first delay (1 s) and growth factor (1.8). */
   wait?: { initialDelayMs?: number; factor?: number };
-  /** How long a handed-out device name is held before EC2 shows it (5 min). */
-  deviceHoldMs?: number;
 }
 
 export class Ec2BlockStorage implements BlockStorage {
@@ -38,8 +35,7 @@ export class Ec2BlockStorage implements BlockStorage {
 
   constructor(private readonly options: Ec2BlockStorageOptions) {
     this.reader = new Ec2Reader(options.client);
-    const devices = new DeviceAllocator({ now: () => options.clock.now(), holdMs: options.deviceHoldMs });
-    this.deps = { client: options.client, reader: this.reader, devices, limiter: options.limiter ?? unlimited };
+    this.deps = { client: options.client, reader: this.reader, limiter: options.limiter ?? unlimited };
   }
 
   attach(request: AttachRequest): Promise<AttachOutcome> {
