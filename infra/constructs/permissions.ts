@@ -2,7 +2,7 @@
  * Least-privilege grants for the controller functions: each helper states exactly the calls one
  * adapter makes, on the narrowest resources the service supports.
  */
-import { Aws, Stack, Validations } from 'aws-cdk-lib';
+import { Aws, Validations } from 'aws-cdk-lib';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 
@@ -59,23 +59,15 @@ function grantDescribe(role: iam.IRole): void {
   );
 }
 
-/** Endpoint and CA of the one cluster this stack serves. */
-function grantDescribeCluster(role: iam.IRole, clusterName: string): void {
-  role.addToPrincipalPolicy(
-    new iam.PolicyStatement({
-      sid: 'DescribeCluster',
-      actions: ['eks:DescribeCluster'],
-      resources: [Stack.of(role).formatArn({ service: 'eks', resource: 'cluster', resourceName: clusterName })],
-    }),
-  );
-}
-
 /** Everything the controller's functions need, granted to their shared role. */
-export function grantController(role: iam.IRole, access: { table: dynamodb.ITable; clusterName: string; clusterTagKey: string }): void {
+/**
+ * The cluster's endpoint and CA come from the stack's settings, and the EKS token is a presigned
+ * sts:GetCallerIdentity (which needs no permission), so no eks:* action is granted.
+ */
+export function grantController(role: iam.IRole, access: { table: dynamodb.ITable; clusterTagKey: string }): void {
   grantVolumeStore(role, access.table);
   grantAttachDetach(role, access.clusterTagKey);
   grantDescribe(role);
-  grantDescribeCluster(role, access.clusterName);
   acknowledgeWildcards(role);
 }
 

@@ -57,7 +57,6 @@ describe('controller role', () => {
         Resource: '*',
         Condition: { StringEquals: { 'aws:RequestedRegion': { Ref: 'AWS::Region' } } },
       },
-      { Sid: 'DescribeCluster', Effect: 'Allow', Action: 'eks:DescribeCluster', Resource: regional('cluster/prod', 'eks') },
       { Effect: 'Allow', Action: LOG_WRITE, Resource: arnOf('AWS::Logs::LogGroup', 'ScheduledPassLogs') },
       { Effect: 'Allow', Action: 'sqs:SendMessage', Resource: arnOf('AWS::SQS::Queue', 'ScheduledPassDeadLetterQueue') },
       { Effect: 'Allow', Action: ['xray:PutTraceSegments', 'xray:PutTelemetryRecords'], Resource: '*' },
@@ -123,6 +122,7 @@ describe('event exporter policy', () => {
   it("is exported with the bus for the exporter's IRSA or Pod Identity role", () => {
     const outputs = template.toJSON() as { Outputs: Record<string, { Value: unknown }> };
     expect(Object.keys(outputs.Outputs).sort()).toEqual([
+      'AlarmTopicArn',
       'ControllerRoleArn',
       'EventBusArn',
       'EventBusName',
