@@ -11,7 +11,7 @@ import { SETTING_DEFAULTS } from '../lambda/config.js';
 import { HANDLER_ENTRIES } from './contracts.js';
 import { ControllerFunction } from './constructs/controller-function.js';
 import { EventQueue, secureQueue } from './constructs/event-queue.js';
-import { grantController } from './constructs/permissions.js';
+import { acknowledgeTracingWildcard, grantController } from './constructs/permissions.js';
 import { StateTable } from './constructs/state-table.js';
 import { ClusterEventRoute, routeEc2StateChanges, scheduleFullPass } from './constructs/triggers.js';
 import { ControllerAlarms } from './observability/alarms.js';
@@ -42,7 +42,7 @@ export class AttachDetachStack extends Stack {
       assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
       description: `EBS attach/detach controller for EKS cluster ${settings.clusterName}`,
     });
-    grantController(this.role, { table: state.table, clusterTagKey: settings.clusterTagKey });
+    grantController(this, this.role, { table: state.table, clusterTagKey: settings.clusterTagKey });
 
     const fnProps = (entry: string, size: typeof FULL_PASS, description: string) => ({
       entry,
@@ -69,6 +69,8 @@ export class AttachDetachStack extends Stack {
       'Ec2EventPass',
       fnProps(HANDLER_ENTRIES.ec2Event, TARGETED_PASS, 'Targeted pass for EC2 instance state changes'),
     );
+
+    acknowledgeTracingWildcard(this.role);
 
     scheduleFullPass(this, 'FullPassSchedule', { expression: settings.schedule, fn: scheduled, deadLetterQueue: scheduledDlq });
     const clusterEvents = new EventQueue(this, 'ClusterEvents', { consumerTimeout: TARGETED_PASS.timeout });

@@ -35,14 +35,17 @@ describe('controller role', () => {
     expect(resource('AWS::IAM::Role', 'ControllerRole').Properties.ManagedPolicyArns).toBeUndefined();
   });
 
-  it('allows exactly the calls the adapters make, each on the narrowest resource', () => {
-    expect(statements('AWS::IAM::Policy', 'ControllerRoleDefaultPolicy')).toEqual([
-      {
-        Sid: 'VolumeStore',
-        Effect: 'Allow',
-        Action: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Scan', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
-        Resource: arnOf('AWS::DynamoDB::Table', 'StateTable'),
-      },
+  /** Every policy attached to the controller role, default policy first. */
+  const controllerStatements = () =>
+    ['ControllerRoleDefaultPolicy', 'AttachDetachPolicy', 'DescribePolicy'].flatMap((prefix) => statements('AWS::IAM::Policy', prefix));
+
+  it('attaches the wildcard EC2 grants as policies of their own, to the controller role only', () => {
+    for (const prefix of ['AttachDetachPolicy', 'DescribePolicy']) {
+      expect(resource('AWS::IAM::Policy', prefix).Properties.Roles).toEqual([
+        { Ref: resourceId(template, 'AWS::IAM::Role', 'ControllerRole') },
+      ]);
+    }
+    expect(statements('AWS::IAM::Policy', 'AttachDetachPolicy')).toEqual([
       {
         Sid: 'AttachDetachClusterVolumes',
         Effect: 'Allow',
@@ -50,12 +53,25 @@ describe('controller role', () => {
         Resource: [regional('instance/*'), regional('volume/*')],
         Condition: { Null: { 'aws:ResourceTag/kubernetes.io/cluster/prod': 'false' } },
       },
+    ]);
+    expect(statements('AWS::IAM::Policy', 'DescribePolicy')).toEqual([
       {
         Sid: 'DescribeVolumesAndInstances',
         Effect: 'Allow',
         Action: ['ec2:DescribeVolumes', 'ec2:DescribeInstances'],
         Resource: '*',
         Condition: { StringEquals: { 'aws:RequestedRegion': { Ref: 'AWS::Region' } } },
+      },
+    ]);
+  });
+
+  it('allows exactly the calls the adapters make, each on the narrowest resource', () => {
+    expect(statements('AWS::IAM::Policy', 'ControllerRoleDefaultPolicy')).toEqual([
+      {
+        Sid: 'VolumeStore',
+        Effect: 'Allow',
+        Action: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Scan', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
+        Resource: arnOf('AWS::DynamoDB::Table', 'StateTable'),
       },
       { Effect: 'Allow', Action: LOG_WRITE, Resource: arnOf('AWS::Logs::LogGroup', 'ScheduledPassLogs') },
       { Effect: 'Allow', Action: 'sqs:SendMessage', Resource: arnOf('AWS::SQS::Queue', 'ScheduledPassDeadLetterQueue') },
@@ -78,7 +94,7 @@ describe('controller role', () => {
       const commands = [...source.matchAll(/\bnew (\w+)Command\(|\bpaginate(\w+)\(/g)].map((m) => (m[1] ?? m[2]) as string);
       return [...new Set(commands)].map((command) => `${service}:${command}`);
     };
-    const granted = (statements('AWS::IAM::Policy', 'ControllerRoleDefaultPolicy') as { Action: string | string[] }[])
+    const granted = (controllerStatements() as { Action: string | string[] }[])
       .flatMap((statement) => statement.Action)
       .filter((action) => /^(dynamodb|ec2):/.test(action));
     expect(granted.sort()).toEqual([...sent('dynamodb'), ...sent('ec2')].sort());
