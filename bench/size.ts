@@ -86,7 +86,6 @@ export async function measureSize(nodes: number, options: SizeOptions): Promise<
       pvcs: cluster.volumes.length,
       pvs: cluster.volumes.length,
       volumeAttachments: cluster.attached.length,
-      csiNodes: cluster.nodes.length,
       volumes: new Set(cluster.attached.map((a) => a.volumeId)).size,
       scanPages: 0,
     };

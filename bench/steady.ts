@@ -17,7 +17,6 @@ export interface ObjectCounts {
   pvcs: number;
   pvs: number;
   volumeAttachments: number;
-  csiNodes: number;
   /** Volumes in the actual state (DynamoDB items). */
   volumes: number;
   /** Pages one full Scan of the table takes (DynamoDB stops a page at 1 MB of items). */
@@ -52,7 +51,6 @@ export function steadyRows(counts: ObjectCounts, drained: Drained, dynamo: Meter
     'list persistentvolumeclaims': pages(counts.pvcs),
     'list persistentvolumes': pages(counts.pvs),
     'list volumeattachments': pages(counts.volumeAttachments),
-    'list csinodes': pages(counts.csiNodes),
   };
   const rows: CallRow[] = [];
   for (const [operation, bound] of Object.entries(listBound))

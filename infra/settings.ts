@@ -23,7 +23,7 @@ export interface StackSettings {
   eventBusName: string;
   /** EC2 attach/detach is allowed only on volumes and instances carrying this tag key. */
   clusterTagKey: string;
-  /** Existing SNS topic that alarms notify; without it alarms only change state. */
+  /** Existing SNS topic that alarms notify; without it the stack creates one (output AlarmTopicArn). */
   alarmTopicArn?: string;
   /** Alarm when no full pass has completed for this many minutes. */
   fullPassStaleMinutes: number;

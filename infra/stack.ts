@@ -4,13 +4,14 @@
  */
 import { CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
+import * as kms from 'aws-cdk-lib/aws-kms';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
 import { SETTING_DEFAULTS } from '../lambda/config.js';
 import { HANDLER_ENTRIES } from './contracts.js';
 import { ControllerFunction } from './constructs/controller-function.js';
 import { EventQueue, secureQueue } from './constructs/event-queue.js';
-import { grantController } from './constructs/permissions.js';
+import { acknowledgeTracingWildcard, grantController } from './constructs/permissions.js';
 import { StateTable } from './constructs/state-table.js';
 import { ClusterEventRoute, routeEc2StateChanges, scheduleFullPass } from './constructs/triggers.js';
 import { ControllerAlarms } from './observability/alarms.js';
@@ -41,7 +42,7 @@ export class AttachDetachStack extends Stack {
       assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
       description: `EBS attach/detach controller for EKS cluster ${settings.clusterName}`,
     });
-    grantController(this.role, { table: state.table, ...settings });
+    grantController(this, this.role, { table: state.table, clusterTagKey: settings.clusterTagKey });
 
     const fnProps = (entry: string, size: typeof FULL_PASS, description: string) => ({
       entry,
@@ -69,6 +70,8 @@ export class AttachDetachStack extends Stack {
       fnProps(HANDLER_ENTRIES.ec2Event, TARGETED_PASS, 'Targeted pass for EC2 instance state changes'),
     );
 
+    acknowledgeTracingWildcard(this.role);
+
     scheduleFullPass(this, 'FullPassSchedule', { expression: settings.schedule, fn: scheduled, deadLetterQueue: scheduledDlq });
     const clusterEvents = new EventQueue(this, 'ClusterEvents', { consumerTimeout: TARGETED_PASS.timeout });
     const route = new ClusterEventRoute(this, 'ClusterEventRoute', { eventBusName: settings.eventBusName, queue: clusterEvents });
@@ -89,7 +92,7 @@ export class AttachDetachStack extends Stack {
       functions,
       deadLetterQueues,
       fullPassStaleMinutes: settings.fullPassStaleMinutes,
-      topic: settings.alarmTopicArn ? sns.Topic.fromTopicArn(this, 'AlarmTopic', settings.alarmTopicArn) : undefined,
+      topic: alarmTopic(this, settings.alarmTopicArn),
     });
     new ControllerDashboard(this, 'Dashboard', {
       clusterName: settings.clusterName,
@@ -102,6 +105,7 @@ export class AttachDetachStack extends Stack {
     new CfnOutput(this, 'StateTableName', { value: state.table.tableName });
     new CfnOutput(this, 'EventBusName', { value: route.bus.eventBusName });
     new CfnOutput(this, 'EventBusArn', { value: route.bus.eventBusArn });
+    new CfnOutput(this, 'AlarmTopicArn', { value: alarms.topic.topicArn, description: 'Subscribe to be told of every alarm' });
     new CfnOutput(this, 'ExporterPolicyArn', {
       value: exporterPolicy.managedPolicyArn,
       description: "Attach to the event exporter's IRSA or Pod Identity role",
@@ -127,6 +131,19 @@ function controllerEnvironment(settings: StackSettings, tableName: string): Reco
     CLUSTER_CA: settings.certificateAuthority,
     ...Object.fromEntries(differing),
   };
+}
+
+/**
+ * The topic every alarm notifies: the one given (`alarmTopicArn`), or one of the stack's own,
+ * encrypted with the SNS-managed key and reachable over TLS only.
+ */
+function alarmTopic(scope: Construct, topicArn: string | undefined): sns.ITopic {
+  if (topicArn) return sns.Topic.fromTopicArn(scope, 'AlarmTopic', topicArn);
+  return new sns.Topic(scope, 'AlarmTopic', {
+    displayName: 'EBS attach/detach controller alarms',
+    masterKey: kms.Alias.fromAliasName(scope, 'SnsManagedKey', 'alias/aws/sns'),
+    enforceSSL: true,
+  });
 }
 
 function deadLetterLabels<T>(queues: Record<string, T>): Record<string, T> {

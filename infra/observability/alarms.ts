@@ -1,7 +1,8 @@
 /**
  * Alarms on what an operator must act on: code failing, EC2 pushing back, Lambdas dying
- * mid-operation, events nobody handled, volumes wanted on two nodes, and the safety-net pass not
- * running. Every alarm notifies the optional SNS topic.
+ * mid-operation, events nobody handled, volumes wanted on two nodes, detaches the mass-detach
+ * guard held back, volumes detached while the kubelet may still hold them, and the safety-net
+ * pass not running. Every alarm notifies the SNS topic, on alarm and back to OK.
  */
 import { Duration } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
@@ -9,6 +10,7 @@ import * as actions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import type { DetachTrigger } from '../../lambda/core/actions.js';
 import { Metric, type MetricName } from '../../lambda/observability/metric-names.js';
 import type { ControllerFunction } from '../constructs/controller-function.js';
 import { controllerMetric } from './controller-metrics.js';
@@ -18,8 +20,17 @@ export interface ControllerAlarmsProps {
   functions: Record<string, ControllerFunction>;
   deadLetterQueues: Record<string, sqs.IQueue>;
   fullPassStaleMinutes: number;
-  topic?: sns.ITopic;
+  topic: sns.ITopic;
 }
+
+/** Every trigger of a forced detach (all but `unmounted`): keyed by the type, so none can be left out. */
+const FORCED_TRIGGERS: Record<Exclude<DetachTrigger, 'unmounted'>, true> = {
+  'out-of-service': true,
+  'unmount-timeout': true,
+  'instance-stopped': true,
+  'instance-terminated': true,
+  'stuck-attach': true,
+};
 
 interface AlarmSpec {
   metric: cloudwatch.IMetric;
@@ -32,6 +43,7 @@ interface AlarmSpec {
 
 export class ControllerAlarms extends Construct {
   readonly alarms: cloudwatch.Alarm[] = [];
+  readonly topic: sns.ITopic;
 
   constructor(
     scope: Construct,
@@ -39,6 +51,7 @@ export class ControllerAlarms extends Construct {
     private readonly props: ControllerAlarmsProps,
   ) {
     super(scope, id);
+    this.topic = props.topic;
     const metric = (name: MetricName, dimensions?: Record<string, string>, period?: Duration) =>
       controllerMetric(props.clusterName, name, { statistic: 'Sum', dimensions, period });
     for (const [name, fn] of Object.entries(props.functions)) {
@@ -70,6 +83,16 @@ export class ControllerAlarms extends Construct {
       threshold: 1,
       description: 'Pods wait for an exclusive volume that is attached to another node.',
     });
+    this.add('DetachesHeldBack', {
+      metric: metric(Metric.DetachesHeldBack),
+      threshold: 1,
+      description: 'The mass-detach guard held detaches back: check that the cluster read is right, then let them through.',
+    });
+    this.add('ForcedDetaches', {
+      metric: forcedDetaches(props.clusterName),
+      threshold: 1,
+      description: 'A volume was detached while the kubelet may still hold it (timeout, out-of-service, stopped or gone instance).',
+    });
     this.add('PassFailures', {
       metric: metric(Metric.PassFailures),
       threshold: 3,
@@ -93,12 +116,29 @@ export class ControllerAlarms extends Construct {
       treatMissingData: spec.missing ?? cloudwatch.TreatMissingData.NOT_BREACHING,
       alarmDescription: `[${this.props.clusterName}] ${spec.description}`,
     });
-    if (this.props.topic) {
-      alarm.addAlarmAction(new actions.SnsAction(this.props.topic));
-      alarm.addOkAction(new actions.SnsAction(this.props.topic));
-    }
+    alarm.addAlarmAction(new actions.SnsAction(this.props.topic));
+    alarm.addOkAction(new actions.SnsAction(this.props.topic));
     this.alarms.push(alarm);
   }
+}
+
+/** ForcedDetaches is published per Trigger: the alarm adds up every trigger's series. */
+function forcedDetaches(clusterName: string): cloudwatch.IMetric {
+  const triggers = Object.keys(FORCED_TRIGGERS);
+  const usingMetrics = Object.fromEntries(
+    triggers.map((trigger, i) => [
+      `forced${i}`,
+      controllerMetric(clusterName, Metric.ForcedDetaches, { dimensions: { Trigger: trigger } }),
+    ]),
+  );
+  return new cloudwatch.MathExpression({
+    expression: Object.keys(usingMetrics)
+      .map((id) => `FILL(${id}, 0)`)
+      .join(' + '),
+    usingMetrics,
+    period: Duration.minutes(5),
+    label: 'Forced detaches',
+  });
 }
 
 /**

@@ -127,11 +127,6 @@ export interface KubeVolumeAttachment {
   } | null;
 }
 
-export interface KubeCsiNode {
-  metadata: ObjectMeta;
-  spec: { drivers: { name: string; nodeID: string; allocatable?: { count?: number } | null }[] };
-}
-
 /** Everything a full pass reads from the cluster, every page of every list. */
 export interface ClusterSnapshot {
   nodes: KubeNode[];
@@ -139,5 +134,4 @@ export interface ClusterSnapshot {
   pvcs: KubePvc[];
   pvs: KubePv[];
   volumeAttachments: KubeVolumeAttachment[];
-  csiNodes: KubeCsiNode[];
 }

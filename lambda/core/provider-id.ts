@@ -4,7 +4,13 @@
  */
 import type { InstanceId } from './types.js';
 
-const PROVIDER_ID = /^aws:\/\/\/([a-z0-9-]+)\/(i-(?:[0-9a-f]{8}|[0-9a-f]{17}))$/;
+const INSTANCE_ID_SOURCE = 'i-(?:[0-9a-f]{8}|[0-9a-f]{17})';
+const INSTANCE_ID = new RegExp(`^${INSTANCE_ID_SOURCE}$`);
+const PROVIDER_ID = new RegExp(`^aws:///([a-z0-9-]+)/(${INSTANCE_ID_SOURCE})$`);
+
+export function isInstanceId(input: string): input is InstanceId {
+  return INSTANCE_ID.test(input);
+}
 
 export type ParsedProviderId = { ok: true; instanceId: InstanceId; zone: string } | { ok: false; error: string };
 

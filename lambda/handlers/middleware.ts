@@ -1,8 +1,9 @@
 /**
  * The middy stack every handler shares: Powertools' Lambda context in the logs, metrics flushed
  * in embedded metric format, and middy's early timeout so a pass that overruns its own deadline
- * is cut off cleanly before Lambda kills the invocation. The pass itself stops starting work
- * `SAFETY_MARGIN_MS` before the end (budgetFromContext), well ahead of middy's cut-off.
+ * is cut off cleanly before Lambda kills the invocation (answered by `onTimeout` when the handler
+ * can say how far it got). The pass itself stops starting work `SAFETY_MARGIN_MS` before the end
+ * (budgetFromContext), well ahead of middy's cut-off.
  */
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
@@ -11,6 +12,7 @@ import type { Context } from 'aws-lambda';
 import type { Controller } from '../composition.js';
 import { budgetFromContext } from '../reconcile/deadline.js';
 import type { Budget } from '../reconcile/types.js';
+import { InvocationTimeout, timeoutAnswer } from './timeout-answer.js';
 
 /** Time a pass keeps back at the end of the invocation to write down what it started. */
 const SAFETY_MARGIN_MS = 10_000;
@@ -22,18 +24,27 @@ export type PassRunner = Pick<Controller, 'fullPass' | 'targetedPass' | 'logger'
 
 type Handler<E, R> = (event: E, context: Context, budget: Budget) => Promise<R>;
 
-export function lambdaHandler<E, R>(controller: PassRunner, handler: Handler<E, R>) {
+export interface HandlerOptions<E, R> {
+  /** The answer when the early timeout cuts the handler off; undefined (or none) fails the invocation. */
+  onTimeout?: (event: E) => R | undefined;
+}
+
+export function lambdaHandler<E, R>(controller: PassRunner, handler: Handler<E, R>, options: HandlerOptions<E, R> = {}) {
   const { logger, metrics, clock } = controller;
-  return middy<E, R>({
-    timeoutEarlyInMillis: TIMEOUT_EARLY_MS,
-    timeoutEarlyResponse: () => {
-      throw new Error('the invocation reached its timeout; unfinished work is left to the next pass');
-    },
-  })
-    .use(injectLambdaContext(logger, { resetKeys: true }))
-    .use(logMetrics(metrics, { captureColdStartMetric: true }))
-    .handler((event, context, { signal }) =>
-      // The pass measures its budget on the controller's clock, so the deadline is anchored there too.
-      handler(event, context, budgetFromContext(context, clock.now(), { safetyMarginMs: SAFETY_MARGIN_MS, signal })),
-    );
+  return (
+    middy<E, R>({
+      timeoutEarlyInMillis: TIMEOUT_EARLY_MS,
+      timeoutEarlyResponse: () => {
+        throw new InvocationTimeout();
+      },
+    })
+      // First in, so its onError runs last: metrics are flushed before it answers.
+      .use(timeoutAnswer<E, R>({ ...(options.onTimeout ? { answer: options.onTimeout } : {}), log: logger }))
+      .use(injectLambdaContext(logger, { resetKeys: true }))
+      .use(logMetrics(metrics, { captureColdStartMetric: true }))
+      .handler((event, context, { signal }) =>
+        // The pass measures its budget on the controller's clock, so the deadline is anchored there too.
+        handler(event, context, budgetFromContext(context, clock.now(), { safetyMarginMs: SAFETY_MARGIN_MS, signal })),
+      )
+  );
 }

@@ -1,10 +1,12 @@
 /**
  * The events the handlers accept, as Powertools parser schemas (zod). An event that does
- * not match is rejected with the schema's explanation; it never reaches a pass.
+ * not match (a malformed Kubernetes name or namespace, an EC2 id of the wrong shape) is rejected
+ * with the schema's explanation; it never reaches a pass, so no call is made for it.
  */
 import { JSONStringified } from '@aws-lambda-powertools/parser/helpers';
 import { EventBridgeSchema, SqsRecordSchema } from '@aws-lambda-powertools/parser/schemas';
 import { z } from 'zod';
+import { isInstanceId } from '../core/provider-id.js';
 import {
   CLUSTER_EVENT_KINDS,
   EC2_SOURCE,
@@ -13,27 +15,45 @@ import {
   EXPORTER_SOURCE,
   FULL_PASS_INPUT,
 } from './contracts.js';
+import { DnsLabelSchema, DnsSubdomainSchema } from './kubernetes-names.js';
 
 /** EventBridge Scheduler's payload for the full pass (`{ "pass": "full" }`); an empty payload means the same. */
 export const ScheduledEventSchema = z.object({ pass: z.literal(FULL_PASS_INPUT.pass).default(FULL_PASS_INPUT.pass) }).loose();
+
+/**
+ * The object an event is about: a Pod (namespaced: its namespace is a DNS-1123 label) or a Node
+ * (cluster-scoped: no namespace, or the empty one Go's zero value serializes to). Both are named by
+ * DNS-1123 subdomains.
+ */
+const InvolvedObjectSchema = z
+  .object({
+    kind: z.enum(CLUSTER_EVENT_KINDS),
+    namespace: z.string().optional(),
+    name: DnsSubdomainSchema,
+    uid: z.string().optional(),
+  })
+  .loose()
+  .superRefine((object, context) => {
+    if (object.kind === 'Node') {
+      if (object.namespace) context.addIssue({ code: 'custom', message: 'a Node is not namespaced', path: ['namespace'] });
+      return;
+    }
+    if (object.namespace === undefined || object.namespace === '') {
+      context.addIssue({ code: 'custom', message: 'a Pod event must name the namespace', path: ['namespace'] });
+      return;
+    }
+    const namespace = DnsLabelSchema.safeParse(object.namespace);
+    for (const issue of namespace.success ? [] : namespace.error.issues) {
+      context.addIssue({ code: 'custom', message: issue.message, path: ['namespace'] });
+    }
+  });
 
 /** The slice of a core/v1 Event the controller reads from kubernetes-event-exporter's detail. */
 const KubernetesEventDetailSchema = z
   .object({
     reason: z.string().optional(),
     type: z.string().optional(),
-    involvedObject: z
-      .object({
-        kind: z.enum(CLUSTER_EVENT_KINDS),
-        namespace: z.string().min(1).optional(),
-        name: z.string().min(1),
-        uid: z.string().optional(),
-      })
-      .loose()
-      .refine((object) => object.kind !== 'Pod' || object.namespace !== undefined, {
-        message: 'a Pod event must name the namespace',
-        path: ['namespace'],
-      }),
+    involvedObject: InvolvedObjectSchema,
   })
   .loose();
 
@@ -44,8 +64,8 @@ export const KubernetesEventSchema = EventBridgeSchema.extend({
   detail: KubernetesEventDetailSchema,
 });
 
-/** EC2's instance id: `i-` and 8 or 17 hex characters. */
-const InstanceIdSchema = z.string().regex(/^i-(?:[0-9a-f]{8}|[0-9a-f]{17})$/, 'not an EC2 instance id');
+/** EC2's instance id: `i-` and 8 or 17 lowercase hex characters. */
+const InstanceIdSchema = z.string().refine(isInstanceId, 'not an EC2 instance id (i- and 8 or 17 lowercase hex characters)');
 
 export const Ec2StateChangeSchema = EventBridgeSchema.extend({
   source: z.literal(EC2_SOURCE),

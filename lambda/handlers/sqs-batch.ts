@@ -1,8 +1,9 @@
 /**
  * SQS batches of EventBridge events: validate each record on its own (one bad record never
  * spoils the batch), group the valid ones by target so each target gets one pass, and
- * report as failed only the records whose pass failed (retryable); invalid records are
- * dropped after being logged and counted, since retrying them cannot help.
+ * report as failed only the records whose pass failed or never finished (retryable); invalid
+ * records are dropped after being logged and counted, since retrying them cannot help. Records
+ * whose pass finished are never reported, so SQS never delivers them again.
  */
 import type { SQSBatchResponse } from 'aws-lambda';
 import pLimit from 'p-limit';
@@ -47,13 +48,44 @@ function messageIdOf(raw: unknown): string | undefined {
 export type TargetRun = (target: Target) => Promise<{ ok: true } | { ok: false; error: string }>;
 
 /**
- * One pass per distinct target; the records behind a failed pass are reported back to SQS.
- * Records that name no target of interest (`toTarget` → undefined) are acknowledged.
+ * Which records of a batch still need a delivery: those behind a pass that failed or has not
+ * finished (not started, or still running when the invocation ran out of time). Its response is
+ * SQS's partial batch response at any moment, so an invocation cut short still answers correctly.
+ */
+export class BatchProgress {
+  private readonly unfinished = new Map<string, 'pending' | 'failed'>();
+
+  expect(messageIds: string[]): void {
+    for (const id of messageIds) this.unfinished.set(id, 'pending');
+  }
+
+  finished(messageIds: string[], ok: boolean): void {
+    for (const id of messageIds) {
+      if (ok) this.unfinished.delete(id);
+      else this.unfinished.set(id, 'failed');
+    }
+  }
+
+  response(): SQSBatchResponse {
+    return { batchItemFailures: [...this.unfinished.keys()].map((itemIdentifier) => ({ itemIdentifier })) };
+  }
+}
+
+export interface RunOptions {
+  progress: BatchProgress;
+  /** Asked before each pass starts: false leaves its records for the next delivery. */
+  hasTime: () => boolean;
+}
+
+/**
+ * One pass per distinct target; the records behind a failed or unstarted pass are reported back
+ * to SQS. Records that name no target of interest (`toTarget` → undefined) are acknowledged.
  */
 export async function runTargets<E>(
   accepted: { messageId: string; event: E }[],
   toTarget: (event: E) => Target | undefined,
   run: TargetRun,
+  { progress, hasTime }: RunOptions,
 ): Promise<SQSBatchResponse> {
   const items = accepted.flatMap(({ messageId, event }) => {
     const target = toTarget(event);
@@ -61,7 +93,15 @@ export async function runTargets<E>(
   });
   const limit = pLimit(TARGET_CONCURRENCY);
   const groups = groupByTarget(items);
-  const results = await Promise.all(groups.map((group) => limit(() => run(group.target))));
-  const failures = groups.flatMap((group, i) => (results[i]?.ok === true ? [] : group.items));
-  return { batchItemFailures: failures.map((itemIdentifier) => ({ itemIdentifier })) };
+  for (const group of groups) progress.expect(group.items);
+  await Promise.all(
+    groups.map((group) =>
+      limit(async () => {
+        if (!hasTime()) return;
+        const result = await run(group.target);
+        progress.finished(group.items, result.ok);
+      }),
+    ),
+  );
+  return progress.response();
 }

@@ -48,7 +48,7 @@ export interface SetVolumesAttachedOptions {
 }
 
 export interface Cluster {
-  /** Every page of nodes, pods, PVCs, PVs, VolumeAttachments, CSINodes. Throws `IncompleteReadError` otherwise. */
+  /** Every page of nodes, pods, PVCs, PVs, VolumeAttachments. Throws `IncompleteReadError` otherwise. */
   readAll(): Promise<ClusterSnapshot>;
   /** One pod with its PVCs and PVs; `pod` undefined when the pod is gone. */
   readPod(namespace: string, name: string): Promise<PodClosure>;

@@ -1,12 +1,14 @@
 /**
  * One attach: intent, AttachVolume, a bounded wait for `attached`, then the record, the
  * VolumeAttachment and the pods' events. An attach still `attaching` at the wait deadline stays
- * recorded with its lease ended, so the next pass resolves it against EC2.
+ * recorded with its lease ended, so the next pass resolves it against EC2; one EC2 does not show yet
+ * (DescribeVolumes lags behind AttachVolume) stays `uncertain` until EC2 settles it.
  */
 import type { AttachAction } from '../core/actions.js';
 import { attachFailedEvent, attachSucceededEvent, type VolumeEvent } from '../core/events.js';
 import { attachStuck } from '../core/observed.js';
-import { completeAttach, failOperation, leaveInProgress } from '../core/transitions.js';
+import { settleAcceptedAttach } from '../core/accepted-attach.js';
+import { completeAttach, failOperation } from '../core/transitions.js';
 import { lockKey } from '../core/types.js';
 import { pairKey } from '../core/volume-attachments.js';
 import type { AttachOutcome } from '../ports/block-storage.js';
@@ -83,17 +85,13 @@ async function settle(
     await tellPods(ctx, action, attachSucceededEvent(specNameOf(ctx, action.volumeId, action.nodeName)));
     return result('ok', `attached as ${waited.device ?? device}`, { latencyMs: now - calledAt });
   }
-  if (waited.state === 'attaching') {
-    await finish(onRecord((r) => leaveInProgress(r, operationId, now)));
-    return result('deferred', `still attaching at the wait deadline; left for the next pass to resolve`);
-  }
-  const message = `EC2 reports the attachment ${waited.state} instead of attached`;
-  await finish(
-    onRecord((r) =>
-      failOperation(r, operationId, message, now, ctx.deps.settings.plan.backoff, { ec2MayStillBeWorking: waited.state !== 'detached' }),
-    ),
+  await finish(onRecord((r) => settleAcceptedAttach(r, operationId, waited.state, device, now, ctx.deps.settings.plan.backoff)));
+  return result(
+    'deferred',
+    waited.state === 'attaching'
+      ? 'still attaching at the wait deadline; left for the next pass to resolve'
+      : `EC2 accepted the attach but shows it ${waited.state} at the wait deadline; kept uncertain until EC2 settles it`,
   );
-  return result('failed', message);
 }
 
 async function fail(

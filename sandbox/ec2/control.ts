@@ -14,6 +14,8 @@ export interface Ec2Controls {
   requests(action?: string): RecordedRequest[];
   failNext(spec: FailureSpec): void;
   setLatency(action: string, ms: number): void;
+  /** DescribeVolumes shows a volume as it was before its last attach/detach for `ms` after it. */
+  lagReads(ms: number, volumeId?: string): void;
   stickAttach(volumeId?: string): void;
   stickDetach(volumeId?: string): void;
   clearFaults(): void;
@@ -48,6 +50,11 @@ const ROUTES: Record<string, Route> = {
   'POST /_control/latency': (c, body) => {
     const { action, ms } = z.object({ action: z.string().min(1), ms: z.number().min(0) }).parse(body);
     c.setLatency(action, ms);
+    return { ok: true };
+  },
+  'POST /_control/read-lag': (c, body) => {
+    const { ms, volumeId } = z.object({ ms: z.number().min(0), volumeId: z.string().min(1).optional() }).parse(body);
+    c.lagReads(ms, volumeId);
     return { ok: true };
   },
   'POST /_control/stick-attach': (c, body) => (c.stickAttach(volumeTarget.parse(body).volumeId), { ok: true }),

@@ -1,8 +1,13 @@
 /**
- * Fault injection: fail the next N calls of an action with an error code, or slow an action down.
+ * Fault injection: fail the next N calls of an action with an error code, slow an action down, or
+ * let DescribeVolumes lag behind AttachVolume/DetachVolume (EC2's eventual consistency).
  * (Sticky attaches and busy detaches live on the world: they shape attachments, not requests.)
  */
+import { volumeItem } from './actions/render.js';
 import { Ec2Error } from './protocol/errors.js';
+import type { Params } from './protocol/form.js';
+import type { XmlObject } from './protocol/xml.js';
+import type { SandboxVolume, World } from './state/model.js';
 
 export interface FailureSpec {
   /** An action name, or `*` for any action. */
@@ -25,9 +30,21 @@ function defaultStatus(code: string): number {
   return 400;
 }
 
+/** The mutations after which DescribeVolumes may still show the volume as it was. */
+const LAGGING_MUTATIONS = new Set(['AttachVolume', 'DetachVolume']);
+
+/** A volume as it was before a mutation, shown by DescribeVolumes until `until`. */
+interface StaleView {
+  volume: SandboxVolume;
+  until: number;
+}
+
 export class Faults {
   private readonly failures = new Map<string, PendingFailure[]>();
   private readonly latency = new Map<string, number>();
+  /** Read lag by volume id (`*`: every volume), in ms. */
+  private readonly readLag = new Map<string, number>();
+  private readonly staleViews = new Map<string, StaleView>();
 
   failNext(spec: FailureSpec): void {
     if (!Number.isInteger(spec.count) || spec.count < 1) throw new RangeError(`count must be a positive integer, got ${spec.count}`);
@@ -61,8 +78,49 @@ export class Faults {
     return undefined;
   }
 
+  /**
+   * For `ms` after each AttachVolume/DetachVolume of the volume (`*`: any volume), DescribeVolumes
+   * shows it as it was before that call, as EC2's eventually consistent reads may. 0 ends it
+   * (for `*`: every lag and stale view), and DescribeVolumes shows the truth again at once.
+   */
+  lagReads(ms: number, volumeId = '*'): void {
+    if (!(ms >= 0)) throw new RangeError(`read lag must be >= 0, got ${ms}`);
+    if (ms > 0) return void this.readLag.set(volumeId, ms);
+    this.readLag.delete(volumeId);
+    if (volumeId === '*') this.staleViews.clear();
+    else this.staleViews.delete(volumeId);
+  }
+
+  /**
+   * Called before an action runs; returns what to call once it succeeded. A mutation of a lagging
+   * volume leaves a stale view behind; a view already shown keeps showing the oldest state.
+   */
+  beforeAction(action: string, params: Params, world: World, now: number): () => void {
+    const volumeId = LAGGING_MUTATIONS.has(action) ? params.get('VolumeId') : undefined;
+    const lag = volumeId === undefined ? 0 : (this.readLag.get(volumeId) ?? this.readLag.get('*') ?? 0);
+    const volume = volumeId === undefined ? undefined : world.volumes.get(volumeId);
+    if (!volume || lag === 0) return () => undefined;
+    const kept = this.staleViews.get(volume.volumeId);
+    const before = kept && kept.until > now ? kept.volume : structuredClone(volume);
+    return () => void this.staleViews.set(volume.volumeId, { volume: before, until: now + lag });
+  }
+
+  /** DescribeVolumes' answer with the volumes whose stale view is still shown replaced by it. */
+  lagged(action: string, answer: XmlObject, world: World, now: number): XmlObject {
+    if (action !== 'DescribeVolumes' || this.staleViews.size === 0) return answer;
+    const items = (answer.volumeSet as { item?: XmlObject[] } | undefined)?.item;
+    if (!items) return answer;
+    const shown = items.map((item) => {
+      const stale = typeof item.volumeId === 'string' ? this.staleViews.get(item.volumeId) : undefined;
+      return stale && stale.until > now ? volumeItem(stale.volume, now, world.config.delays) : item;
+    });
+    return { ...answer, volumeSet: { ...(answer.volumeSet as XmlObject), item: shown } };
+  }
+
   clear(): void {
     this.failures.clear();
     this.latency.clear();
+    this.readLag.clear();
+    this.staleViews.clear();
   }
 }

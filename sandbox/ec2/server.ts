@@ -62,6 +62,7 @@ export async function startLocalEc2(options: LocalEc2Options = {}): Promise<Loca
     requests: (action?: string): RecordedRequest[] => counters.requests(action),
     failNext: (spec: FailureSpec) => faults.failNext(spec),
     setLatency: (action, ms) => faults.setLatency(action, ms),
+    lagReads: (ms, volumeId) => faults.lagReads(ms, volumeId),
     stickAttach: (volumeId = '*') => void world.sticky.attach.add(volumeId),
     stickDetach: (volumeId = '*') => void world.sticky.detach.add(volumeId),
     clearFaults: () => {

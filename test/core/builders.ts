@@ -176,7 +176,7 @@ export function va(nodeName: string, o: VaOptions = {}): KubeVolumeAttachment {
 }
 
 export function snapshot(parts: Partial<ClusterSnapshot>): ClusterSnapshot {
-  return { nodes: [], pods: [], pvcs: [], pvs: [], volumeAttachments: [], csiNodes: [], ...parts };
+  return { nodes: [], pods: [], pvcs: [], pvs: [], volumeAttachments: [], ...parts };
 }
 
 /** A node view as the builder would produce it for `node(name, o)`. */

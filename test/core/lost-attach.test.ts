@@ -5,11 +5,12 @@
  * attach, an RWO io2 volume could end up attached to two instances.
  */
 import { describe, expect, it } from 'vitest';
+import { settleAcceptedAttach } from '../../lambda/core/accepted-attach.js';
 import { DEFAULT_BACKOFF } from '../../lambda/core/backoff.js';
 import { plan } from '../../lambda/core/plan.js';
 import { applyObservation, beginOperation, failOperation, type Transition } from '../../lambda/core/transitions.js';
 import type { Action } from '../../lambda/core/actions.js';
-import type { DesiredAttachment, VolumeObservation, VolumeRecord } from '../../lambda/core/types.js';
+import type { DesiredAttachment, Ec2AttachmentState, VolumeObservation, VolumeRecord } from '../../lambda/core/types.js';
 import { actualOf, attachment, config, desired, instanceOf, MIN, record, T0, uname, view, vol, want } from './builders.js';
 
 const V = vol(7);
@@ -26,19 +27,26 @@ function accepted(result: Transition): VolumeRecord {
   return result.record;
 }
 
+const attachOnA = {
+  volumeId: V,
+  uniqueName: uname(V),
+  accessModes: ['ReadWriteOnce' as const],
+  multiAttach: false,
+  kind: 'attach' as const,
+  nodeName: 'node-a',
+  instanceId: instanceOf('node-a'),
+  operationId: 'op-1',
+};
+
+/** node-a's AttachVolume was accepted at T0 - 5 min, and the wait then saw `seen` instead of `attached`. */
+function acceptedAttachOnA(seen: Ec2AttachmentState): VolumeRecord {
+  const started = accepted(beginOperation(undefined, attachOnA, T0 - 5 * MIN, 15 * MIN));
+  return accepted(settleAcceptedAttach(started, 'op-1', seen, '/dev/xvdba', T0 - 5 * MIN, DEFAULT_BACKOFF));
+}
+
 /** node-a's AttachVolume timed out at T0 - 5 min: EC2 may still be working on it. */
 function lostAttachOnA(): VolumeRecord {
-  const input = {
-    volumeId: V,
-    uniqueName: uname(V),
-    accessModes: ['ReadWriteOnce' as const],
-    multiAttach: false,
-    kind: 'attach' as const,
-    nodeName: 'node-a',
-    instanceId: instanceOf('node-a'),
-    operationId: 'op-1',
-  };
-  const started = accepted(beginOperation(undefined, input, T0 - 5 * MIN, 15 * MIN));
+  const started = accepted(beginOperation(undefined, attachOnA, T0 - 5 * MIN, 15 * MIN));
   return accepted(failOperation(started, 'op-1', 'request timed out', T0 - 5 * MIN, DEFAULT_BACKOFF, { ec2MayStillBeWorking: true }));
 }
 
@@ -98,5 +106,29 @@ describe('a lost attach holds an exclusive volume until our own call settles it'
   it('a lost attach of a volume EC2 no longer has is dropped: nothing can land', () => {
     const verified = accepted(applyObservation(lostAttachOnA(), { volumeId: V, exists: false, attachments: [] }, T0, byInstance));
     expect(verified.attachments).toEqual({});
+  });
+});
+
+describe('an attach EC2 accepted but DescribeVolumes does not show attached by the wait deadline (read lag)', () => {
+  it.each<[string, Ec2AttachmentState]>([
+    ['no attachment at all yet', 'detached'],
+    ['detaching', 'detaching'],
+  ])('%s: the lock is released, the attachment kept uncertain on its device, the attach backs off', (_name, seen) => {
+    const settled = acceptedAttachOnA(seen);
+    expect(settled.operations).toEqual({});
+    expect(settled.attachments['node-a']).toMatchObject({ state: 'uncertain', device: '/dev/xvdba', since: T0 - 5 * MIN });
+    expect(settled.backoff['attach:node-a']).toMatchObject({ failures: 1, lastError: expect.stringContaining(seen) as string });
+  });
+
+  it('still attaching: the intent stays, its lease ended for the next pass to resolve', () => {
+    const settled = acceptedAttachOnA('attaching');
+    expect(Object.values(settled.operations)).toEqual([expect.objectContaining({ id: 'op-1', leaseExpiresAt: T0 - 5 * MIN })]);
+    expect(settled.attachments['node-a']).toMatchObject({ state: 'attaching' });
+  });
+
+  it('verification while EC2 still lags keeps it, so an exclusive volume wanted elsewhere is not attached there', () => {
+    const result = verifyAndPlan(acceptedAttachOnA('detached'), ec2Shows(), [want(V, 'node-a'), want(V, 'node-b')]);
+    expect(Object.keys(result.record.attachments)).toEqual(['node-a']);
+    expect(summary(result.actions)).toEqual(['attach node-a', 'multiAttachConflict node-b']);
   });
 });

@@ -4,13 +4,12 @@ import { lambdaContext } from '../../sandbox/events.js';
 import type { Handlers } from '../../sandbox/local-stack.js';
 import { startWorld, type World } from '../../sandbox/world.js';
 
-const SIX_LISTS = {
+const FIVE_LISTS = {
   'list nodes': 1,
   'list pods': 1,
   'list persistentvolumeclaims': 1,
   'list persistentvolumes': 1,
   'list volumeattachments': 1,
-  'list csinodes': 1,
 };
 
 let world: World;
@@ -35,7 +34,7 @@ describe('a converged cluster costs only reads', () => {
     world.kube.resetRequests();
     const result = await handlers.scheduled({ pass: 'full' }, lambdaContext());
     expect(result).toMatchObject({ converged: true, actions: 0 });
-    expect(world.kube.counters()).toEqual(SIX_LISTS);
+    expect(world.kube.counters()).toEqual(FIVE_LISTS);
   });
 
   it('verification against EC2 (every sync period) that finds nothing new writes nothing either', async () => {
@@ -45,6 +44,6 @@ describe('a converged cluster costs only reads', () => {
     const result = await handlers.scheduled({ pass: 'full' }, lambdaContext());
     expect(result).toMatchObject({ converged: true, actions: 0 });
     expect((world.ec2.counters().calls.DescribeVolumes ?? 0) - before).toBe(1);
-    expect(world.kube.counters()).toEqual(SIX_LISTS);
+    expect(world.kube.counters()).toEqual(FIVE_LISTS);
   });
 });

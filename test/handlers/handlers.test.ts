@@ -62,6 +62,8 @@ describe('cluster-event handler', () => {
     ['an event about a Deployment', fixture('kubernetes-event-deployment')],
     ['a body that is not JSON', '{"detail-type": '],
     ['an EC2 event on the cluster queue', fixture('ec2-instance-stopped')],
+    ['a Pod name that is no DNS-1123 subdomain', withPod('DB_0')],
+    ['a Pod name longer than 253 characters', withPod('a'.repeat(254))],
   ])('rejects %s: logged, counted as Rejected (Source=event), acknowledged, no pass', async (_name, body) => {
     const response = await clusterEvent(sqsBatch([body, fixture('kubernetes-event-node-not-ready')]), lambdaContext());
 

@@ -6,7 +6,7 @@ import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { Metric } from '../../lambda/observability/metric-names.js';
 import type { AttachDetachStack } from '../../infra/stack.js';
-import { SYNTH_TIMEOUT_MS, synthesize } from './synth.js';
+import { SYNTH_TIMEOUT_MS, resourceId, synthesize } from './synth.js';
 
 let template: Template;
 let stack: AttachDetachStack;
@@ -53,7 +53,7 @@ describe('context', () => {
     template.hasResourceProperties('AWS::Events::EventBus', { Name: 'k8s-events' });
   });
 
-  it('conditions attach and detach on the tag key, and DescribeCluster on the cluster', () => {
+  it('conditions attach and detach on the tag key', () => {
     template.hasResourceProperties('AWS::IAM::Policy', {
       PolicyDocument: {
         Statement: Match.arrayWith([
@@ -61,7 +61,6 @@ describe('context', () => {
             Sid: 'AttachDetachClusterVolumes',
             Condition: { Null: { 'aws:ResourceTag/ebs.csi.aws.com/cluster': 'false' } },
           }),
-          Match.objectLike({ Sid: 'DescribeCluster', Resource: { 'Fn::Join': ['', Match.arrayWith([':cluster/other'])] } }),
         ]),
       },
     });
@@ -78,8 +77,19 @@ describe('context', () => {
     });
   });
 
-  it('only changes alarm states when no topic is configured', () => {
-    template.resourcePropertiesCountIs('AWS::CloudWatch::Alarm', { AlarmActions: Match.anyValue() }, 0);
-    template.resourcePropertiesCountIs('AWS::CloudWatch::Alarm', { OKActions: Match.anyValue() }, 0);
+  it('creates an encrypted, TLS-only topic when none is given, and every alarm notifies it', () => {
+    const topicId = resourceId(template, 'AWS::SNS::Topic', 'AlarmTopic');
+    expect(JSON.stringify(template.findResources('AWS::SNS::Topic'))).toContain(':alias/aws/sns');
+    template.hasResourceProperties('AWS::SNS::TopicPolicy', {
+      PolicyDocument: {
+        Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]),
+      },
+    });
+    const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm'));
+    expect(alarms).toHaveLength(13);
+    for (const alarm of alarms) {
+      expect(alarm).toMatchObject({ Properties: { AlarmActions: [{ Ref: topicId }], OKActions: [{ Ref: topicId }] } });
+    }
+    template.hasOutput('AlarmTopicArn', { Value: { Ref: topicId } });
   });
 });

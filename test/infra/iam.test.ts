@@ -35,6 +35,36 @@ describe('controller role', () => {
     expect(resource('AWS::IAM::Role', 'ControllerRole').Properties.ManagedPolicyArns).toBeUndefined();
   });
 
+  /** Every policy attached to the controller role, default policy first. */
+  const controllerStatements = () =>
+    ['ControllerRoleDefaultPolicy', 'AttachDetachPolicy', 'DescribePolicy'].flatMap((prefix) => statements('AWS::IAM::Policy', prefix));
+
+  it('attaches the wildcard EC2 grants as policies of their own, to the controller role only', () => {
+    for (const prefix of ['AttachDetachPolicy', 'DescribePolicy']) {
+      expect(resource('AWS::IAM::Policy', prefix).Properties.Roles).toEqual([
+        { Ref: resourceId(template, 'AWS::IAM::Role', 'ControllerRole') },
+      ]);
+    }
+    expect(statements('AWS::IAM::Policy', 'AttachDetachPolicy')).toEqual([
+      {
+        Sid: 'AttachDetachClusterVolumes',
+        Effect: 'Allow',
+        Action: ['ec2:AttachVolume', 'ec2:DetachVolume'],
+        Resource: [regional('instance/*'), regional('volume/*')],
+        Condition: { Null: { 'aws:ResourceTag/kubernetes.io/cluster/prod': 'false' } },
+      },
+    ]);
+    expect(statements('AWS::IAM::Policy', 'DescribePolicy')).toEqual([
+      {
+        Sid: 'DescribeVolumesAndInstances',
+        Effect: 'Allow',
+        Action: ['ec2:DescribeVolumes', 'ec2:DescribeInstances'],
+        Resource: '*',
+        Condition: { StringEquals: { 'aws:RequestedRegion': { Ref: 'AWS::Region' } } },
+      },
+    ]);
+  });
+
   it('allows exactly the calls the adapters make, each on the narrowest resource', () => {
     expect(statements('AWS::IAM::Policy', 'ControllerRoleDefaultPolicy')).toEqual([
       {
@@ -43,21 +73,6 @@ describe('controller role', () => {
         Action: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Scan', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
         Resource: arnOf('AWS::DynamoDB::Table', 'StateTable'),
       },
-      {
-        Sid: 'AttachDetachClusterVolumes',
-        Effect: 'Allow',
-        Action: ['ec2:AttachVolume', 'ec2:DetachVolume'],
-        Resource: [regional('instance/*'), regional('volume/*')],
-        Condition: { Null: { 'aws:ResourceTag/kubernetes.io/cluster/prod': 'false' } },
-      },
-      {
-        Sid: 'DescribeVolumesAndInstances',
-        Effect: 'Allow',
-        Action: ['ec2:DescribeVolumes', 'ec2:DescribeInstances'],
-        Resource: '*',
-        Condition: { StringEquals: { 'aws:RequestedRegion': { Ref: 'AWS::Region' } } },
-      },
-      { Sid: 'DescribeCluster', Effect: 'Allow', Action: 'eks:DescribeCluster', Resource: regional('cluster/prod', 'eks') },
       { Effect: 'Allow', Action: LOG_WRITE, Resource: arnOf('AWS::Logs::LogGroup', 'ScheduledPassLogs') },
       { Effect: 'Allow', Action: 'sqs:SendMessage', Resource: arnOf('AWS::SQS::Queue', 'ScheduledPassDeadLetterQueue') },
       { Effect: 'Allow', Action: ['xray:PutTraceSegments', 'xray:PutTelemetryRecords'], Resource: '*' },
@@ -79,7 +94,7 @@ describe('controller role', () => {
       const commands = [...source.matchAll(/\bnew (\w+)Command\(|\bpaginate(\w+)\(/g)].map((m) => (m[1] ?? m[2]) as string);
       return [...new Set(commands)].map((command) => `${service}:${command}`);
     };
-    const granted = (statements('AWS::IAM::Policy', 'ControllerRoleDefaultPolicy') as { Action: string | string[] }[])
+    const granted = (controllerStatements() as { Action: string | string[] }[])
       .flatMap((statement) => statement.Action)
       .filter((action) => /^(dynamodb|ec2):/.test(action));
     expect(granted.sort()).toEqual([...sent('dynamodb'), ...sent('ec2')].sort());
@@ -123,6 +138,7 @@ describe('event exporter policy', () => {
   it("is exported with the bus for the exporter's IRSA or Pod Identity role", () => {
     const outputs = template.toJSON() as { Outputs: Record<string, { Value: unknown }> };
     expect(Object.keys(outputs.Outputs).sort()).toEqual([
+      'AlarmTopicArn',
       'ControllerRoleArn',
       'EventBusArn',
       'EventBusName',

@@ -39,17 +39,31 @@ describe('cdk-nag AwsSolutions', () => {
     expect(annotations.findWarning('*', Match.anyValue())).toEqual([]);
   });
 
-  it('acknowledges only the wildcards IAM cannot narrow, each with its reason in the template', () => {
+  it('acknowledges only the wildcards IAM cannot narrow, each on the one policy that holds it, with its reason in the template', () => {
     const ec2 = (type: string) => `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:ec2:<AWS::Region>:<AWS::AccountId>:${type}/*]`;
-    const controllerRules = ['AwsSolutions-IAM5[Resource::*]', ec2('instance'), ec2('volume')];
     expect(acknowledgements().sort()).toEqual(
       [
-        ...controllerRules.map((rule) => `ControllerRole: ${rule}`),
-        ...controllerRules.map((rule) => `ControllerRoleDefaultPolicy: ${rule}`),
+        `AttachDetachPolicy: ${ec2('instance')}`,
+        `AttachDetachPolicy: ${ec2('volume')}`,
+        'DescribePolicy: AwsSolutions-IAM5[Resource::*]',
+        // X-Ray's PutTraceSegments/PutTelemetryRecords, added by active tracing.
+        'ControllerRoleDefaultPolicy: AwsSolutions-IAM5[Resource::*]',
         'FullPassScheduleRole: AwsSolutions-IAM5[Resource::<ScheduledPassFunction98A94010.Arn>:*]',
         'FullPassScheduleRoleDefaultPolicy: AwsSolutions-IAM5[Resource::<ScheduledPassFunction98A94010.Arn>:*]',
       ].sort(),
     );
+  });
+
+  it('leaves no wildcard but X-Ray in the role default policy', () => {
+    const { Resources } = synthesized.template.toJSON() as {
+      Resources: Record<
+        string,
+        { Type: string; Properties: { PolicyDocument?: { Statement: { Action: string | string[]; Resource: unknown }[] } } }
+      >;
+    };
+    const [defaultPolicy] = Object.entries(Resources).filter(([id]) => id.startsWith('ControllerRoleDefaultPolicy'));
+    const wildcards = defaultPolicy![1].Properties.PolicyDocument!.Statement.filter((s) => s.Resource === '*').flatMap((s) => s.Action);
+    expect(wildcards).toEqual(['xray:PutTraceSegments', 'xray:PutTelemetryRecords']);
   });
 
   it(

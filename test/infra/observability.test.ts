@@ -71,6 +71,7 @@ describe('alarms', () => {
     ['an operation past its lease', METRICS_NAMESPACE, Metric.ExpiredOperations, [cluster, service], 'Sum', 1],
     ['a Multi-Attach conflict', METRICS_NAMESPACE, Metric.MultiAttachConflicts, [cluster, service], 'Sum', 1],
     ['repeated pass failures', METRICS_NAMESPACE, Metric.PassFailures, [cluster, service], 'Sum', 3],
+    ['detaches the mass-detach guard held back', METRICS_NAMESPACE, Metric.DetachesHeldBack, [cluster, service], 'Sum', 1],
   ])('fires on %s and notifies the topic', (_behaviour, namespace, metricName, dimensions, statistic, threshold) => {
     const resolved = dimensions.map((d) =>
       d.Name === 'FunctionName'
@@ -117,8 +118,44 @@ describe('alarms', () => {
     });
   });
 
-  it('has exactly these eleven alarms', () => {
-    template.resourceCountIs('AWS::CloudWatch::Alarm', 11);
+  it('fires on any forced detach: the sum over every trigger ForcedDetaches is published with', () => {
+    const triggers = ['out-of-service', 'unmount-timeout', 'instance-stopped', 'instance-terminated', 'stuck-attach'];
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      Metrics: [
+        {
+          Expression: triggers.map((_t, i) => `FILL(forced${i}, 0)`).join(' + '),
+          Id: 'expr_1',
+          Label: 'Forced detaches',
+          ReturnData: true,
+        },
+        ...triggers.map((trigger, i) => ({
+          Id: `forced${i}`,
+          MetricStat: {
+            Metric: {
+              Namespace: METRICS_NAMESPACE,
+              MetricName: Metric.ForcedDetaches,
+              Dimensions: [cluster, { Name: 'Trigger', Value: trigger }, service],
+            },
+            Period: 300,
+            Stat: 'Sum',
+          },
+          ReturnData: false,
+        })),
+      ],
+      Threshold: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      TreatMissingData: 'notBreaching',
+      AlarmActions: [TOPIC],
+      OKActions: [TOPIC],
+    });
+  });
+
+  it('has exactly these thirteen alarms', () => {
+    template.resourceCountIs('AWS::CloudWatch::Alarm', 13);
+  });
+
+  it('notifies the given topic and creates none of its own', () => {
+    template.resourceCountIs('AWS::SNS::Topic', 0);
   });
 });
 
@@ -156,11 +193,14 @@ describe('metric dimensions', () => {
       .filter((r) => r.Type === 'AWS::CloudWatch::Alarm')
       .flatMap((alarm) => [alarm.Properties, ...(alarm.Properties.Metrics ?? []).flatMap((m) => m.MetricStat?.Metric ?? [])])
       .filter((stat) => stat.MetricName === name)
-      .map((stat) => (stat.Dimensions ?? []).map((d) => d.Name).sort());
+      .map((stat) => (stat.Dimensions ?? []).map((d) => d.Name).sort())
+      .filter((set, i, sets) => sets.findIndex((other) => other.join() === set.join()) === i);
 
   it.each([
     [Metric.Ec2Throttles, {}],
     [Metric.PassDuration, { Pass: 'full' }],
+    [Metric.DetachesHeldBack, {}],
+    [Metric.ForcedDetaches, { Trigger: 'unmount-timeout' }],
   ])('alarms on %s under exactly the dimension set Powertools publishes it with', (name, extra) => {
     expect(alarmDimensions(name)).toEqual(published(name, extra));
   });

@@ -71,4 +71,24 @@ describe('setVolumesAttached (nodes/status, atomic list, resourceVersion-guarded
     h.sandbox.faults.failNext({ method: 'PATCH', path: '/api/v1/nodes/n-vanish/status' }, 1, 404);
     expect(await h.cluster.setVolumesAttached('n-vanish', [a])).toBe('node-gone');
   });
+
+  // A write that did not happen must never read as one: the caller would detach a volume the node still lists.
+  it.each<[string, number, number, RegExp]>([
+    ['403 Forbidden (RBAC or an admission policy)', 403, 1, /nodes\/n-refused-403\/status failed: 403 Forbidden/],
+    ['500 on every attempt the request policy makes', 500, 4, /nodes\/n-refused-500\/status failed: 500 InternalError/],
+  ])('throws when the status write is refused with %s, leaving the list as it was', async (_name, code, times, message) => {
+    const name = `n-refused-${code}`;
+    h.sandbox.seed([node(name, { volumesAttached: [a] })]);
+    h.sandbox.faults.failNext({ method: 'PATCH', path: `/api/v1/nodes/${name}/status` }, times, code);
+    await expect(h.cluster.setVolumesAttached(name, [b], { base: [a] })).rejects.toThrow(message);
+    expect(attachedOn(name)).toEqual([a]);
+    expect(writes().map((r) => r.status)).toEqual(Array.from({ length: times }, () => code));
+  });
+
+  it('a 500 the request policy retried past is a write like any other', async () => {
+    h.sandbox.seed([node('n-flaky')]);
+    h.sandbox.faults.failNext({ method: 'PATCH', path: '/api/v1/nodes/n-flaky/status' }, 1, 500);
+    expect(await h.cluster.setVolumesAttached('n-flaky', [a])).toBe('updated');
+    expect(attachedOn('n-flaky')).toEqual([a]);
+  });
 });

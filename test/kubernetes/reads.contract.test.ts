@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { IncompleteReadError } from '../../lambda/ports/cluster.js';
-import { csiNode, node, pod, pv, pvc, seedBound, startHarness, uniqueName, volumeAttachment, type Harness } from './support.js';
+import { node, pod, pv, pvc, seedBound, startHarness, uniqueName, volumeAttachment, type Harness } from './support.js';
 
 let h: Harness;
 const five = [1, 2, 3, 4, 5];
@@ -13,7 +13,6 @@ beforeAll(async () => {
     ...five.map((i) => pvc('shop', `data-${i}`)),
     ...five.map((i) => pv(`pv-${i}`, `vol-000000000000000${i}`)),
     ...five.map((i) => volumeAttachment(`va-${i}`, `node-${i}`, `pv-${i}`)),
-    ...five.map((i) => csiNode(`node-${i}`)),
   ]);
 });
 afterAll(() => h.stop());
@@ -33,8 +32,7 @@ describe('readAll: every page of every list, or an IncompleteReadError', () => {
     expect(names(snapshot.pvcs)).toEqual(five.map((i) => `data-${i}`));
     expect(names(snapshot.pvs)).toEqual(five.map((i) => `pv-${i}`));
     expect(names(snapshot.volumeAttachments)).toEqual(five.map((i) => `va-${i}`));
-    expect(names(snapshot.csiNodes)).toEqual(five.map((i) => `node-${i}`));
-    for (const resource of ['nodes', 'pods', 'persistentvolumeclaims', 'persistentvolumes', 'volumeattachments', 'csinodes']) {
+    for (const resource of ['nodes', 'pods', 'persistentvolumeclaims', 'persistentvolumes', 'volumeattachments']) {
       expect(listsOf(resource), resource).toHaveLength(3);
     }
   });
@@ -47,7 +45,6 @@ describe('readAll: every page of every list, or an IncompleteReadError', () => {
       nodeName: 'node-1',
       source: { persistentVolumeName: 'pv-1', inlineVolumeSpec: undefined },
     });
-    expect(snapshot.csiNodes[0]?.spec.drivers[0]).toEqual({ name: 'ebs.csi.aws.com', nodeID: 'node-1', allocatable: { count: 25 } });
     expect(snapshot.nodes[0]?.metadata.annotations).toHaveProperty('volumes.kubernetes.io/controller-managed-attach-detach', 'true');
   });
 

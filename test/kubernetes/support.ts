@@ -115,15 +115,6 @@ export function seedBound(sandbox: KubeSandbox, namespace: string, claim: string
   sandbox.bind(namespace, claim, volume);
 }
 
-export function csiNode(name: string) {
-  return {
-    apiVersion: 'storage.k8s.io/v1',
-    kind: 'CSINode',
-    metadata: { name },
-    spec: { drivers: [{ name: 'ebs.csi.aws.com', nodeID: name, allocatable: { count: 25 } }] },
-  };
-}
-
 export function volumeAttachment(name: string, nodeName: string, pvName: string, finalizers: string[] = []) {
   return {
     apiVersion: 'storage.k8s.io/v1',

@@ -78,6 +78,21 @@ describe('executing a plan', () => {
     expect(report.converged).toBe(false);
   });
 
+  it('keeps an accepted attach EC2 does not show yet (read lag) uncertain, holding the volume, instead of forgetting it', async () => {
+    const { pass, store, ec2, kube } = harness(podOnA());
+    ec2.waitResult = { state: 'detached', reachedTarget: false };
+
+    const report = await pass();
+
+    expect(report.results).toEqual([expect.objectContaining({ kind: 'attach', outcome: 'deferred' })]);
+    const stored = store.items.get(V);
+    expect(stored?.operations).toEqual({});
+    expect(stored?.attachments['node-a']).toMatchObject({ state: 'uncertain', instanceId: instanceOf('node-a'), device: '/dev/xvdaa' });
+    expect(stored?.backoff['attach:node-a']).toMatchObject({ failures: 1 });
+    expect(kube.statusWrites).toEqual([]);
+    expect(kube.events).toEqual([]);
+  });
+
   it("waits for an attach only until the core judges it stuck (stuckAttachMs after EC2's AttachTime, else after the intent)", async () => {
     const { pass, ec2 } = harness(podOnA());
 

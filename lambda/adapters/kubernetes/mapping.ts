@@ -3,16 +3,8 @@
  * fields the core reads are carried; pod volumes and PV specs keep their other fields
  * because the core inspects volume sources by name. Dates stay Date (the core allows it).
  */
-import type {
-  V1CSINode,
-  V1Node,
-  V1ObjectMeta,
-  V1PersistentVolume,
-  V1PersistentVolumeClaim,
-  V1Pod,
-  V1VolumeAttachment,
-} from '@kubernetes/client-node';
-import type { KubeCsiNode, KubeNode, KubePod, KubePv, KubePvc, KubeVolumeAttachment, ObjectMeta } from '../../core/kube.js';
+import type { V1Node, V1ObjectMeta, V1PersistentVolume, V1PersistentVolumeClaim, V1Pod, V1VolumeAttachment } from '@kubernetes/client-node';
+import type { KubeNode, KubePod, KubePv, KubePvc, KubeVolumeAttachment, ObjectMeta } from '../../core/kube.js';
 import { IncompleteReadError } from '../../ports/cluster.js';
 
 function toObjectMeta(meta: V1ObjectMeta | undefined): ObjectMeta {
@@ -79,18 +71,5 @@ export function toKubeVolumeAttachment(va: V1VolumeAttachment): KubeVolumeAttach
       },
     },
     status: va.status && { ...va.status },
-  };
-}
-
-export function toKubeCsiNode(csiNode: V1CSINode): KubeCsiNode {
-  return {
-    metadata: toObjectMeta(csiNode.metadata),
-    spec: {
-      drivers: (csiNode.spec?.drivers ?? []).map((driver) => ({
-        name: driver.name,
-        nodeID: driver.nodeID,
-        allocatable: driver.allocatable && { count: driver.allocatable.count },
-      })),
-    },
   };
 }

@@ -8,7 +8,7 @@ import type { ClusterSnapshot, KubeNode, KubePod, KubePv, KubePvc } from '../../
 import { claimNamesOf } from '../../core/pod-volumes.js';
 import type { PodClosure } from '../../ports/cluster.js';
 import { describeApiError, isNotFound } from './api-errors.js';
-import { toKubeCsiNode, toKubeNode, toKubePod, toKubePv, toKubePvc, toKubeVolumeAttachment } from './mapping.js';
+import { toKubeNode, toKubePod, toKubePv, toKubePvc, toKubeVolumeAttachment } from './mapping.js';
 import { listAllPages, type PagingOptions } from './paged-list.js';
 
 export interface ReadClients {
@@ -27,13 +27,12 @@ export async function getOrUndefined<T>(what: string, read: () => Promise<T>): P
 }
 
 export async function readSnapshot({ core, storage }: ReadClients, paging: PagingOptions): Promise<ClusterSnapshot> {
-  const [nodes, pods, pvcs, pvs, volumeAttachments, csiNodes] = await Promise.all([
+  const [nodes, pods, pvcs, pvs, volumeAttachments] = await Promise.all([
     listAllPages('nodes', (page) => core.listNode(page), paging),
     listAllPages('pods', (page) => core.listPodForAllNamespaces(page), paging),
     listAllPages('persistentvolumeclaims', (page) => core.listPersistentVolumeClaimForAllNamespaces(page), paging),
     listAllPages('persistentvolumes', (page) => core.listPersistentVolume(page), paging),
     listAllPages('volumeattachments', (page) => storage.listVolumeAttachment(page), paging),
-    listAllPages('csinodes', (page) => storage.listCSINode(page), paging),
   ]);
   return {
     nodes: nodes.map(toKubeNode),
@@ -41,7 +40,6 @@ export async function readSnapshot({ core, storage }: ReadClients, paging: Pagin
     pvcs: pvcs.map(toKubePvc),
     pvs: pvs.map(toKubePv),
     volumeAttachments: volumeAttachments.map(toKubeVolumeAttachment),
-    csiNodes: csiNodes.map(toKubeCsiNode),
   };
 }
 

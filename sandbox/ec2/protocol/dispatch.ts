@@ -1,6 +1,6 @@
 /**
  * One EC2 Query request, start to finish: credentials present → action known → counted →
- * injected latency/failure → throttle → settle the world → handle → XML.
+ * injected latency/failure → throttle → settle the world → handle → (read lag) → XML.
  */
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -65,5 +65,8 @@ async function run({ world, faults, throttle, counters }: Dispatcher, request: E
     throw ec2Errors.throttled();
   }
   const now = settle(world);
-  return renderResponse(action, requestId, definition.handle({ params, world, now }));
+  const succeeded = faults.beforeAction(action, params, world, now);
+  const answer = definition.handle({ params, world, now });
+  succeeded();
+  return renderResponse(action, requestId, faults.lagged(action, answer, world, now));
 }
