@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { buildDesiredState } from '../../lambda/core/desired-state.js';
 import type { ClusterSnapshot } from '../../lambda/core/kube.js';
+import { SKIP_CODES, type SkipCode } from '../../lambda/core/reasons.js';
 import { fresh, instanceOf, node, pod, pv, pvc, snapshot, uname, vol } from './builders.js';
 
 /** node-a (managed, Ready) with pod `web` claiming `data`, bound to PV pv-data on vol(1). */
@@ -206,13 +207,13 @@ describe('buildDesiredState: what is left out, silently', () => {
   });
 });
 
-describe('buildDesiredState: skipped volumes carry a reason', () => {
-  it.each<[string, (s: ClusterSnapshot) => void, RegExp]>([
+const SKIP_ROWS: [string, (s: ClusterSnapshot) => void, SkipCode, RegExp][] = [
     [
       'a missing PVC',
       (s) => {
         s.pvcs = [];
       },
+      'claim-not-found',
       /^PVC default\/data not found$/,
     ],
     [
@@ -220,6 +221,7 @@ describe('buildDesiredState: skipped volumes carry a reason', () => {
       (s) => {
         s.pvcs = [pvc('data', { pv: null })];
       },
+      'claim-unbound',
       /^PVC default\/data is not bound \(phase Pending/,
     ],
     [
@@ -227,6 +229,7 @@ describe('buildDesiredState: skipped volumes carry a reason', () => {
       (s) => {
         s.pvcs = [pvc('data', { phase: 'Lost' })];
       },
+      'claim-unbound',
       /not bound \(phase Lost/,
     ],
     [
@@ -234,6 +237,7 @@ describe('buildDesiredState: skipped volumes carry a reason', () => {
       (s) => {
         s.pvcs = [{ metadata: { name: 'data', namespace: 'default' } }];
       },
+      'claim-unbound',
       /not bound \(phase unknown, volumeName ""\)/,
     ],
     [
@@ -241,6 +245,7 @@ describe('buildDesiredState: skipped volumes carry a reason', () => {
       (s) => {
         s.pvs = [];
       },
+      'pv-not-found',
       /^PV pv-data bound to PVC default\/data not found$/,
     ],
     [
@@ -248,6 +253,7 @@ describe('buildDesiredState: skipped volumes carry a reason', () => {
       (s) => {
         s.pvs = [pv('pv-data', { claim: null })];
       },
+      'pv-not-bound-back',
       /^PV pv-data has no claimRef/,
     ],
     [
@@ -255,6 +261,7 @@ describe('buildDesiredState: skipped volumes carry a reason', () => {
       (s) => {
         s.pvs = [pv('pv-data', { claimUid: 'uid-old' })];
       },
+      'pv-claim-mismatch',
       /^PV pv-data claimRef UID "uid-old" does not match PVC default\/data UID "uid-pvc-data"$/,
     ],
     [
@@ -263,6 +270,7 @@ describe('buildDesiredState: skipped volumes carry a reason', () => {
         s.pods = [pod('web', { ephemeral: ['cache'] })];
         s.pvcs = [pvc('web-cache', { ownerUid: 'someone-else' })];
       },
+      'claim-not-owned',
       /^PVC default\/web-cache was not created for pod default\/web \(pod is not its owner\)$/,
     ],
     [
@@ -270,6 +278,7 @@ describe('buildDesiredState: skipped volumes carry a reason', () => {
       (s) => {
         s.nodes = [];
       },
+      'node-not-found',
       /^pod default\/web is on node node-a not found$/,
     ],
     [
@@ -277,6 +286,7 @@ describe('buildDesiredState: skipped volumes carry a reason', () => {
       (s) => {
         s.nodes = [node('node-a', { managed: false })];
       },
+      'node-unmanaged',
       /not managed by the attach\/detach controller \(no volumes.kubernetes.io\/controller-managed-attach-detach annotation\)/,
     ],
     [
@@ -284,16 +294,26 @@ describe('buildDesiredState: skipped volumes carry a reason', () => {
       (s) => {
         s.nodes = [node('node-a', { providerID: null })];
       },
+      'node-no-instance',
       /node node-a has no valid EC2 instance id/,
     ],
-  ])('%s', (_name, change, reason) => {
+];
+
+describe('buildDesiredState: skipped volumes carry a stable code and a reason', () => {
+  it.each(SKIP_ROWS)('%s', (_name, change, code, reason) => {
     const s = base();
     change(s);
     const state = buildDesiredState(s);
     expect(state.attachments).toEqual([]);
     expect(state.skipped).toHaveLength(1);
     expect(state.skipped[0]!.pod).toEqual({ namespace: 'default', name: 'web', uid: 'uid-pod-web' });
+    expect(state.skipped[0]!.code).toBe(code);
     expect(state.skipped[0]!.reason).toMatch(reason);
+  });
+
+  it('every skip code has its row here or in the invalid-id rows below', () => {
+    const rows = new Set<string>([...SKIP_ROWS.map((row) => row[2]), 'invalid-volume-id']);
+    expect([...rows].sort()).toEqual([...SKIP_CODES].sort());
   });
 
   it.each<[string, (s: ClusterSnapshot) => void, string]>([
@@ -325,6 +345,7 @@ describe('buildDesiredState: skipped volumes carry a reason', () => {
     const state = buildDesiredState(s);
     expect(state.attachments).toEqual([]);
     expect(state.skipped).toHaveLength(2);
+    expect(state.skipped[0]!.code).toBe('invalid-volume-id');
     expect(state.skipped[0]!.reason).toContain(`${where} has an invalid EBS volume id`);
     expect(state.problems).toEqual([expect.stringContaining(`${where}: invalid EBS volume id`)]);
   });
