@@ -208,95 +208,95 @@ describe('buildDesiredState: what is left out, silently', () => {
 });
 
 const SKIP_ROWS: [string, (s: ClusterSnapshot) => void, SkipCode, RegExp][] = [
-    [
-      'a missing PVC',
-      (s) => {
-        s.pvcs = [];
-      },
-      'claim-not-found',
-      /^PVC default\/data not found$/,
-    ],
-    [
-      'an unbound PVC',
-      (s) => {
-        s.pvcs = [pvc('data', { pv: null })];
-      },
-      'claim-unbound',
-      /^PVC default\/data is not bound \(phase Pending/,
-    ],
-    [
-      'a PVC that names a PV but is not Bound yet',
-      (s) => {
-        s.pvcs = [pvc('data', { phase: 'Lost' })];
-      },
-      'claim-unbound',
-      /not bound \(phase Lost/,
-    ],
-    [
-      'a PVC without status',
-      (s) => {
-        s.pvcs = [{ metadata: { name: 'data', namespace: 'default' } }];
-      },
-      'claim-unbound',
-      /not bound \(phase unknown, volumeName ""\)/,
-    ],
-    [
-      'a missing PV',
-      (s) => {
-        s.pvs = [];
-      },
-      'pv-not-found',
-      /^PV pv-data bound to PVC default\/data not found$/,
-    ],
-    [
-      'a PV without claimRef',
-      (s) => {
-        s.pvs = [pv('pv-data', { claim: null })];
-      },
-      'pv-not-bound-back',
-      /^PV pv-data has no claimRef/,
-    ],
-    [
-      "a PV whose claimRef UID is another claim's",
-      (s) => {
-        s.pvs = [pv('pv-data', { claimUid: 'uid-old' })];
-      },
-      'pv-claim-mismatch',
-      /^PV pv-data claimRef UID "uid-old" does not match PVC default\/data UID "uid-pvc-data"$/,
-    ],
-    [
-      'an ephemeral PVC not owned by the pod',
-      (s) => {
-        s.pods = [pod('web', { ephemeral: ['cache'] })];
-        s.pvcs = [pvc('web-cache', { ownerUid: 'someone-else' })];
-      },
-      'claim-not-owned',
-      /^PVC default\/web-cache was not created for pod default\/web \(pod is not its owner\)$/,
-    ],
-    [
-      'a pod on an unknown node',
-      (s) => {
-        s.nodes = [];
-      },
-      'node-not-found',
-      /^pod default\/web is on node node-a not found$/,
-    ],
-    [
-      'a pod on an unmanaged node',
-      (s) => {
-        s.nodes = [node('node-a', { managed: false })];
-      },
-      'node-unmanaged',
-      /not managed by the attach\/detach controller \(no volumes.kubernetes.io\/controller-managed-attach-detach annotation\)/,
-    ],
-    [
-      'a pod on a node without a valid instance id',
-      (s) => {
-        s.nodes = [node('node-a', { providerID: null })];
-      },
-      'node-no-instance',
-      /node node-a has no valid EC2 instance id/,
-    ],
+  [
+    'a missing PVC',
+    (s) => {
+      s.pvcs = [];
+    },
+    'claim-not-found',
+    /^PVC default\/data not found$/,
+  ],
+  [
+    'an unbound PVC',
+    (s) => {
+      s.pvcs = [pvc('data', { pv: null })];
+    },
+    'claim-unbound',
+    /^PVC default\/data is not bound \(phase Pending/,
+  ],
+  [
+    'a PVC that names a PV but is not Bound yet',
+    (s) => {
+      s.pvcs = [pvc('data', { phase: 'Lost' })];
+    },
+    'claim-unbound',
+    /not bound \(phase Lost/,
+  ],
+  [
+    'a PVC without status',
+    (s) => {
+      s.pvcs = [{ metadata: { name: 'data', namespace: 'default' } }];
+    },
+    'claim-unbound',
+    /not bound \(phase unknown, volumeName ""\)/,
+  ],
+  [
+    'a missing PV',
+    (s) => {
+      s.pvs = [];
+    },
+    'pv-not-found',
+    /^PV pv-data bound to PVC default\/data not found$/,
+  ],
+  [
+    'a PV without claimRef',
+    (s) => {
+      s.pvs = [pv('pv-data', { claim: null })];
+    },
+    'pv-not-bound-back',
+    /^PV pv-data has no claimRef/,
+  ],
+  [
+    "a PV whose claimRef UID is another claim's",
+    (s) => {
+      s.pvs = [pv('pv-data', { claimUid: 'uid-old' })];
+    },
+    'pv-claim-mismatch',
+    /^PV pv-data claimRef UID "uid-old" does not match PVC default\/data UID "uid-pvc-data"$/,
+  ],
+  [
+    'an ephemeral PVC not owned by the pod',
+    (s) => {
+      s.pods = [pod('web', { ephemeral: ['cache'] })];
+      s.pvcs = [pvc('web-cache', { ownerUid: 'someone-else' })];
+    },
+    'claim-not-owned',
+    /^PVC default\/web-cache was not created for pod default\/web \(pod is not its owner\)$/,
+  ],
+  [
+    'a pod on an unknown node',
+    (s) => {
+      s.nodes = [];
+    },
+    'node-not-found',
+    /^pod default\/web is on node node-a not found$/,
+  ],
+  [
+    'a pod on an unmanaged node',
+    (s) => {
+      s.nodes = [node('node-a', { managed: false })];
+    },
+    'node-unmanaged',
+    /not managed by the attach\/detach controller \(no volumes.kubernetes.io\/controller-managed-attach-detach annotation\)/,
+  ],
+  [
+    'a pod on a node without a valid instance id',
+    (s) => {
+      s.nodes = [node('node-a', { providerID: null })];
+    },
+    'node-no-instance',
+    /node node-a has no valid EC2 instance id/,
+  ],
 ];
 
 describe('buildDesiredState: skipped volumes carry a stable code and a reason', () => {
