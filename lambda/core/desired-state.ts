@@ -70,7 +70,8 @@ function addPod(pod: KubePod, nodes: Map<NodeName, NodeView>, lookup: ClaimLooku
     const resolved = resolvePodVolume(ref, volume, lookup);
     if (resolved.kind === 'ignored') continue;
     if (resolved.kind === 'skipped') {
-      out.skipped.push({ pod: ref, podVolumeName: volume.name, nodeName, code: resolved.code, reason: resolved.reason });
+      const { code, reason, event } = resolved;
+      out.skipped.push({ pod: ref, podVolumeName: volume.name, nodeName, code, reason, ...(event === undefined ? {} : { event }) });
       if (resolved.problem) out.problems.add(resolved.problem);
       continue;
     }

@@ -7,6 +7,7 @@
 import { accessModesOf, allowsMultiAttach } from './access-modes.js';
 import type { KubePod, KubePodVolume, KubePv, KubePvc } from './kube.js';
 import { podRefOf } from './pods.js';
+import { invalidVolumeEvent, type VolumeEvent } from './events.js';
 import type { SkipCode } from './reasons.js';
 import type { AccessMode, PodRef, VolumeId, VolumeSource } from './types.js';
 import { volumeOfInline, volumeOfPv } from './volume-sources.js';
@@ -14,7 +15,7 @@ import { volumeOfInline, volumeOfPv } from './volume-sources.js';
 export type VolumeResolution =
   | { kind: 'ebs'; volumeId: VolumeId; accessModes: AccessMode[]; multiAttach: boolean; source: VolumeSource }
   | { kind: 'ignored' }
-  | { kind: 'skipped'; code: SkipCode; reason: string; problem?: string };
+  | { kind: 'skipped'; code: SkipCode; reason: string; problem?: string; event?: VolumeEvent };
 
 export interface ClaimLookup {
   pvc(namespace: string, name: string): KubePvc | undefined;
@@ -30,18 +31,25 @@ export function claimLookup(pvcs: readonly KubePvc[], pvs: readonly KubePv[]): C
   return { pvc: (namespace, name) => byClaim.get(`${namespace}/${name}`), pv: (name) => byName.get(name) };
 }
 
-function badId(raw: string, where: string, error: string): VolumeResolution {
-  return skip('invalid-volume-id', `${where} has an invalid EBS volume id ${JSON.stringify(raw)}`, `${where}: ${error}`);
+/** `specName` is what upstream's events name: the PV, or the pod's inline volume. */
+function badId(raw: string, where: string, error: string, specName: string): VolumeResolution {
+  return {
+    kind: 'skipped',
+    code: 'invalid-volume-id',
+    reason: `${where} has an invalid EBS volume id ${JSON.stringify(raw)}`,
+    problem: `${where}: ${error}`,
+    event: invalidVolumeEvent(specName, raw, error),
+  };
 }
 
-function skip(code: SkipCode, reason: string, problem?: string): VolumeResolution {
-  return problem === undefined ? { kind: 'skipped', code, reason } : { kind: 'skipped', code, reason, problem };
+function skip(code: SkipCode, reason: string): VolumeResolution {
+  return { kind: 'skipped', code, reason };
 }
 
 function fromPv(pv: KubePv, pvName: string): VolumeResolution {
   const volume = volumeOfPv(pv);
   if (volume.kind === 'not-ours') return IGNORED;
-  if (volume.kind === 'invalid') return badId(volume.raw, `PV ${pvName}`, volume.error);
+  if (volume.kind === 'invalid') return badId(volume.raw, `PV ${pvName}`, volume.error, pvName);
   const accessModes = accessModesOf(pv.spec?.accessModes);
   return {
     kind: 'ebs',
@@ -84,7 +92,7 @@ function fromClaim(pod: PodRef, claimName: string, ephemeral: boolean, lookup: C
 function fromInline(pod: PodRef, volume: KubePodVolume): VolumeResolution {
   const resolved = volumeOfInline(volume.awsElasticBlockStore!);
   if (resolved.kind === 'invalid')
-    return badId(resolved.raw, `inline volume ${volume.name} of pod ${pod.namespace}/${pod.name}`, resolved.error);
+    return badId(resolved.raw, `inline volume ${volume.name} of pod ${pod.namespace}/${pod.name}`, resolved.error, volume.name);
   // Inline volumes carry no access modes: exclusive.
   return {
     kind: 'ebs',

@@ -3,6 +3,7 @@
  * the core never sees an SDK type or an AWS error code.
  */
 import type { AttachedVolume } from './kube.js';
+import type { VolumeEvent } from './events.js';
 import type { SkipCode } from './reasons.js';
 
 /** EBS volume id: `vol-` + 8 or 17 lowercase hex characters. */
@@ -50,6 +51,8 @@ export interface SkippedVolume {
   volumeId?: VolumeId;
   code: SkipCode;
   reason: string;
+  /** The event the pod gets: upstream's FailedAttachVolume where no attach can succeed (an invalid volume id). */
+  event?: VolumeEvent;
 }
 
 /** What the core needs to know about a node, read from its object (and EC2). */
