@@ -94,6 +94,7 @@ export function createController(config: Config, overrides: ControllerOverrides 
     syncPeriodMs: config.syncPeriodMs,
     maxConcurrentOperations: config.maxConcurrentOperations,
     ...DEFAULT_WAITS,
+    maxAttachWaitMs: config.maxAttachWaitMs,
     ...overrides.waits,
   };
   const depsFor = (passId: string): ReconcileDeps => ({
