@@ -64,6 +64,8 @@ export interface ControllerOverrides {
   tuning?: ClientTuning;
   /** Wraps the ports every pass uses (fault injection). */
   wrapPorts?: (ports: Ports) => Ports;
+  /** Told items done / total of long work (takeover seeding, a pass's actions): the CLI and the bench show it. */
+  progress?: ReconcileDeps['progress'];
 }
 
 export function createController(config: Config, overrides: ControllerOverrides = {}): Controller {
@@ -103,6 +105,7 @@ export function createController(config: Config, overrides: ControllerOverrides 
     clock: () => clock.now(),
     newId,
     log: telemetry.logger.createChild({ persistentKeys: { passId } }),
+    ...(overrides.progress === undefined ? {} : { progress: overrides.progress }),
   });
   const observed = async (passId: string, label: Record<string, unknown>, run: (deps: ReconcileDeps) => Promise<PassReport>) => {
     const deps = depsFor(passId);

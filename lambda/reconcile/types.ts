@@ -48,6 +48,8 @@ export interface ReconcileDeps extends Ports {
   clock: () => number;
   newId: () => string;
   log: PassLog;
+  /** Items done of a phase's total (`seeding`, `actions`), for a caller that shows long work advancing. */
+  progress?: (phase: string, done: number, total: number) => void;
 }
 
 /** What an event names: the pass reads only around it. */
