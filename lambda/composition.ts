@@ -74,9 +74,8 @@ export function createController(config: Config, overrides: ControllerOverrides 
   const newId = overrides.newId ?? randomUUID;
   const tuning = overrides.tuning ?? {};
   const kubeClients = createKubeClients(kubeConfigOf(config), { clock, ...pick(tuning.kubernetes, 'policy') });
-  const aws = { region: config.region, ...(config.credentials === undefined ? {} : { credentials: config.credentials }) };
-  const dynamo = new DynamoDBClient({ ...aws, ...endpoint(config.endpoints.dynamodb), ...tuning.dynamodb });
-  const ec2 = createEc2Client({ ...aws, ...endpoint(config.endpoints.ec2), ...tuning.ec2 });
+  const dynamo = createDynamoClient(config, tuning.dynamodb);
+  const ec2 = createEc2Client({ ...awsOf(config), ...endpoint(config.endpoints.ec2), ...tuning.ec2 });
   const built: Ports = {
     cluster: new KubernetesCluster(kubeClients, clock, {
       ...pick(tuning.kubernetes, 'paging'),
@@ -140,6 +139,16 @@ export function createController(config: Config, overrides: ControllerOverrides 
       ec2.destroy();
     },
   };
+}
+
+/** Region and a local run's static credentials; in Lambda the default provider chain supplies the role's. */
+function awsOf(config: Config) {
+  return { region: config.region, ...(config.credentials === undefined ? {} : { credentials: config.credentials }) };
+}
+
+/** The DynamoDB client of the state table: the controller's, and `init`'s (which needs no cluster). */
+export function createDynamoClient(config: Config, tuning: ClientTuning['dynamodb'] = {}): DynamoDBClient {
+  return new DynamoDBClient({ ...awsOf(config), ...endpoint(config.endpoints.dynamodb), ...tuning });
 }
 
 function kubeConfigOf(config: Config) {

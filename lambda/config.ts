@@ -3,7 +3,7 @@
  * validated with zod so a mistake reads as one clear sentence per variable
  * (the variables are pinned in the runtime contract shared with the CDK stack).
  */
-import { z } from 'zod';
+import type { z } from 'zod';
 import { DEFAULT_PLAN_CONFIG, type PlanConfig } from './core/config.js';
 import { ENV_SCHEMA, SETTING_SPECS, SETTINGS, type Env, type SettingName } from './settings.js';
 

@@ -7,7 +7,6 @@ import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import { Construct } from 'constructs';
 import { TABLE_SCHEMA } from '../../lambda/adapters/dynamodb/table-schema.js';
 
-
 export class StateTable extends Construct {
   readonly table: dynamodb.Table;
 

@@ -1,8 +1,8 @@
 /** The README sections generated from code: the settings table between its two markers. */
 import { settingsTable } from '../settings.js';
 
-export const SETTINGS_START = '<!-- settings:start (npm run docs:settings) -->';
-export const SETTINGS_END = '<!-- settings:end -->';
+const SETTINGS_START = '<!-- settings:start (npm run docs:settings) -->';
+const SETTINGS_END = '<!-- settings:end -->';
 
 /** The text between the markers, or undefined when the README lacks them. */
 export function settingsSection(readme: string): string | undefined {

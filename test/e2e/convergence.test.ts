@@ -32,7 +32,7 @@ describe('a pass that cannot give a pod its volume does not say converged', () =
 
     const report = await fullPass();
 
-    expect(report.skipped).toEqual([expect.objectContaining({ code: 'claim-unbound', pod: expect.objectContaining({ name: 'db-0' }) })]);
+    expect(report.skipped.map((s) => [s.code, s.pod.name])).toEqual([['claim-unbound', 'db-0']]);
     expect(report.converged).toBe(false);
   });
 
@@ -60,15 +60,11 @@ describe('a pass that cannot give a pod its volume does not say converged', () =
 
     expect(report.skipped).toEqual([expect.objectContaining({ code: 'invalid-volume-id' })]);
     expect(report.converged).toBe(false);
-    expect(podEvents('db-0')).toEqual([
-      {
-        type: 'Warning',
-        reason: 'FailedAttachVolume',
-        message: expect.stringMatching(
-          new RegExp(`^AttachVolume\\.Attach failed for volume "${volume.pvName}" : invalid EBS volume id "vol-bogus"`),
-        ),
-      },
-    ]);
+    const events = podEvents('db-0');
+    expect(events.map((e) => [e.type, e.reason])).toEqual([['Warning', 'FailedAttachVolume']]);
+    expect(events[0]!.message).toMatch(
+      new RegExp(`^AttachVolume\\.Attach failed for volume "${volume.pvName}" : invalid EBS volume id "vol-bogus": `),
+    );
     expect(world.ec2.counters().calls.AttachVolume).toBeUndefined();
   });
 

@@ -16,7 +16,7 @@ export const TABLE_SCHEMA = {
 export type EnsureOutcome = 'created' | 'exists';
 
 /** Why an existing table cannot serve as the state table, or undefined when it can. */
-export function schemaMismatch(table: TableDescription): string | undefined {
+function schemaMismatch(table: TableDescription): string | undefined {
   const keys = table.KeySchema ?? [];
   const hash = keys.find((k) => k.KeyType === 'HASH');
   const type = table.AttributeDefinitions?.find((a) => a.AttributeName === hash?.AttributeName)?.AttributeType;
@@ -46,7 +46,8 @@ export async function ensureTable(client: DynamoDBClient, tableName: string): Pr
     if (!(error instanceof ResourceInUseException)) throw error;
     const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
     const mismatch = Table === undefined ? 'DynamoDB did not describe it' : schemaMismatch(Table);
-    if (mismatch !== undefined) throw new Error(`table ${tableName} exists but cannot hold the actual state: ${mismatch}`);
+    if (mismatch !== undefined)
+      throw new Error(`table ${tableName} exists but cannot hold the actual state: ${mismatch}`, { cause: error });
     return 'exists';
   }
   await waitUntilTableExists({ client, maxWaitTime: 60, minDelay: 1, maxDelay: 2 }, { TableName: tableName });

@@ -15,7 +15,7 @@ import { claimNameOf, podStep, sourceSteps } from './steps.js';
 import type { Chain, ExplainInputs, ExplainTarget, Explanation, Step } from './types.js';
 import { sentenceFor } from './verdicts.js';
 
-export function describeTarget(target: ExplainTarget): string {
+function describeTarget(target: ExplainTarget): string {
   if (target.kind === 'pod') return `pod ${target.namespace}/${target.name}`;
   if (target.kind === 'pvc') return `PVC ${target.namespace}/${target.name}`;
   return target.kind === 'volume' ? `volume ${target.volumeId}` : `node ${target.name}`;

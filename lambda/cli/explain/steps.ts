@@ -22,13 +22,13 @@ export function claimNameOf(pod: KubePod, volume: KubePodVolume): string | undef
   return undefined;
 }
 
-export function claimStep(namespace: string, claimName: string, pvc: KubePvc | undefined): Step {
+function claimStep(namespace: string, claimName: string, pvc: KubePvc | undefined): Step {
   if (!pvc) return { kind: 'claim', says: `PVC ${namespace}/${claimName}: not found` };
   const bound = pvc.spec?.volumeName ? `, volumeName ${pvc.spec.volumeName}` : ', no volumeName';
   return { kind: 'claim', says: `PVC ${namespace}/${claimName}: ${pvc.status?.phase ?? 'no phase'}${bound}` };
 }
 
-export function pvStep(name: string, pv: KubePv | undefined): Step {
+function pvStep(name: string, pv: KubePv | undefined): Step {
   if (!pv) return { kind: 'pv', says: `PV ${name}: not found` };
   const spec = pv.spec ?? {};
   const source = spec.csi
@@ -40,7 +40,7 @@ export function pvStep(name: string, pv: KubePv | undefined): Step {
   return { kind: 'pv', says: `PV ${name}: ${source}; ${(spec.accessModes ?? []).join(', ') || 'no access modes'}; ${ref}` };
 }
 
-export function inlineStep(volume: KubePodVolume): Step {
+function inlineStep(volume: KubePodVolume): Step {
   return { kind: 'pv', says: `inline awsElasticBlockStore volume ${volume.name}: volumeID ${volume.awsElasticBlockStore?.volumeID ?? ''}` };
 }
 

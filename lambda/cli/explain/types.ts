@@ -22,7 +22,7 @@ export interface ExplainInputs {
 }
 
 /** Where the chain stands, beyond the core's skip and wait codes. */
-export type StateCode =
+type StateCode =
   | 'attached'
   | 'not-reported'
   | 'will-attach'
