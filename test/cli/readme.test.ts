@@ -2,7 +2,8 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { replaceSettingsSection, settingsSection } from '../../lambda/cli/readme-sections.js';
-import { SETTINGS, settingsTable } from '../../lambda/settings.js';
+import type { z } from 'zod';
+import { ENV_SCHEMA, SETTINGS, settingsTable } from '../../lambda/settings.js';
 
 const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
 
@@ -11,12 +12,12 @@ describe('README settings table', () => {
     expect(settingsSection(readme)).toBe(settingsTable());
   });
 
-  it('has one row per setting, with its default', () => {
-    for (const setting of SETTINGS) {
-      const row = settingsTable()
-        .split('\n')
-        .find((line) => line.startsWith(`| \`${setting.name}\` |`));
-      expect(row).toContain(setting.default === undefined ? '|' : `\`${setting.default}\``);
+  it('has one row per variable the configuration schema reads, with its default', () => {
+    const rows = (settingsSection(readme) ?? '').split('\n').slice(2);
+    const names = rows.map((row) => /^\| `([A-Z_0-9]+)` \|/.exec(row)?.[1]);
+    expect(names).toEqual(Object.keys((ENV_SCHEMA as unknown as z.ZodObject).shape));
+    for (const setting of SETTINGS.filter((s) => s.default !== undefined)) {
+      expect(rows.find((row) => row.startsWith(`| \`${setting.name}\` |`))).toContain(`| \`${setting.default}\` |`);
     }
   });
 
