@@ -1,9 +1,10 @@
 /**
- * The built executable (scripts/build-cli.ts): it starts without TypeScript, its help loads nothing
- * else, and its stdout carries the result alone even with logs and EMF metrics turned on.
+ * The built executable (bin/ebs-attach-detach running the bundle of scripts/build-cli.ts): it starts
+ * without TypeScript or npm, its help loads nothing else, and its stdout carries the result alone
+ * even with logs and EMF metrics turned on.
  */
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -19,8 +20,12 @@ describe('the ebs-attach-detach executable', () => {
   let world: World;
 
   beforeAll(async () => {
+    // The package's layout: bin/ebs-attach-detach beside dist/cli/main.js.
     dir = await mkdtemp(join(tmpdir(), 'ebs-cli-'));
-    bin = await buildCli(dir);
+    await buildCli(join(dir, 'dist', 'cli'));
+    await mkdir(join(dir, 'bin'));
+    bin = join(dir, 'bin', 'ebs-attach-detach');
+    await copyFile('bin/ebs-attach-detach', bin);
     world = await startWorld({ nodes: 1 });
     world.addPod('db-0', await world.createVolume({ name: 'data-db-0' }), 'node-1');
   }, 120_000);
@@ -31,7 +36,7 @@ describe('the ebs-attach-detach executable', () => {
 
   const runBin = async (args: string[], env: Record<string, string>) => {
     try {
-      const { stdout, stderr } = await exec(process.execPath, [bin, ...args], { env: { PATH: process.env.PATH ?? '', ...env } });
+      const { stdout, stderr } = await exec('sh', [bin, ...args], { env: { PATH: process.env.PATH ?? '', ...env } });
       return { code: 0, stdout, stderr };
     } catch (error) {
       const failed = error as { code: number; stdout: string; stderr: string };

@@ -7,7 +7,7 @@ import { explain } from '../../lambda/cli/explain/explain.js';
 import type { ChainCode, ExplainTarget, Explanation } from '../../lambda/cli/explain/types.js';
 import { EXPLAINED_CODES } from '../../lambda/cli/explain/verdicts.js';
 import { MASS_DETACH_GUARD, SKIP_CODES, WAIT_CODES } from '../../lambda/core/reasons.js';
-import { attachment, instanceOf, node, op, pod, record, T0, vol } from '../core/builders.js';
+import { attachment, instanceOf, node, op, pod, pvc, record, T0, vol } from '../core/builders.js';
 import {
   HELD_BACK_WORLD,
   MULTI_ATTACH_WORLD,
@@ -155,7 +155,17 @@ describe('explain: the chain and the one sentence', () => {
     const explained = run({ kind: 'node', name: 'node-a' }, w);
     expect(explained.chains.map((c) => c.code)).toEqual(['attached', 'will-detach']);
     expect(explained.verdict).toMatch(
-      new RegExp(`^1 of 2 volume attachments are attached and reported; ${vol(2)} on node-a: attached to node-a, to be detached`),
+      new RegExp(`^1 of 2 volumes are attached and reported; ${vol(2)} on node-a: attached to node-a, to be detached`),
     );
+  });
+
+  it('a node whose pod volume was skipped names that pod volume in its one sentence', () => {
+    const w = world({ pvcs: [pvc('data', { pv: null })], records: [record(vol(2), [attachment('node-a')])] });
+    const explained = run({ kind: 'node', name: 'node-a' }, w);
+    expect(explained.chains.map((c) => c.code)).toEqual(['claim-unbound', 'will-detach']);
+    expect(explained.verdict).toMatch(
+      /^0 of 2 volumes are attached and reported; default\/web volume v-data on node-a: not attached: PVC default\/data is not bound/,
+    );
+    oneSentence(explained.verdict);
   });
 });

@@ -43,8 +43,13 @@ function podVolumeChain(ctx: Context, pod: KubePod, volume: KubePodVolume): Chai
   const ref = podRefOf(pod)!;
   const resolved = resolvePodVolume(ref, volume, ctx.lookup);
   if (resolved.kind === 'ignored') return undefined;
+  const chain = podVolumeChainOf(ctx, pod, volume, resolved.kind === 'ebs' ? resolved.volumeId : undefined);
+  return { ...chain, podVolume: `${podKey(ref)} volume ${volume.name}` };
+}
+
+function podVolumeChainOf(ctx: Context, pod: KubePod, volume: KubePodVolume, volumeId: VolumeId | undefined): Chain {
+  const ref = podRefOf(pod)!;
   const steps = [podStep(pod), ...sourceSteps(pod, volume, ctx.lookup)];
-  const volumeId = resolved.kind === 'ebs' ? resolved.volumeId : undefined;
   if (volumeId !== undefined) steps.push({ kind: 'volume', says: volumeId });
   const nodeName = pod.spec?.nodeName;
   if (!nodeName) return chainOf(ctx, steps, volumeId, undefined, 'pod-not-scheduled', `pod ${podKey(ref)} is not scheduled to a node yet`);
@@ -191,10 +196,11 @@ function verdictOf(chains: Chain[]): string {
   if (chains.length === 1) return chains[0]!.sentence;
   const attached = chains.filter((c) => c.code === 'attached').length;
   const first = chains.find((c) => c.code !== 'attached' && c.code !== 'not-desired');
-  const head = `${attached} of ${chains.length} volume attachments are attached and reported`;
+  const head = `${attached} of ${chains.length} volumes are attached and reported`;
   if (!first) return `${head}; nothing else is needed.`;
   const sentence = first.sentence.charAt(0).toLowerCase() + first.sentence.slice(1);
-  return `${head}; ${first.volumeId ?? ''}${first.nodeName ? ` on ${first.nodeName}` : ''}: ${sentence}`;
+  const which = first.volumeId ?? first.podVolume ?? '';
+  return `${head}; ${which}${first.nodeName ? ` on ${first.nodeName}` : ''}: ${sentence}`;
 }
 
 export function explain(target: ExplainTarget, inputs: ExplainInputs): Explanation {

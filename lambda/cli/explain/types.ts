@@ -49,6 +49,8 @@ export interface Step {
 export interface Chain {
   volumeId?: VolumeId;
   nodeName?: NodeName;
+  /** The pod volume the chain starts from (`namespace/pod volume`), when it starts from a pod. */
+  podVolume?: string;
   steps: Step[];
   code: ChainCode;
   /** Why it is or is not attached, what happens next and when. */
