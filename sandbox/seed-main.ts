@@ -6,7 +6,7 @@
  */
 import { request } from 'node:https';
 import { parseArgs } from 'node:util';
-import { EC2Client } from '@aws-sdk/client-ec2';
+import { EC2Client, waitUntilInstanceRunning } from '@aws-sdk/client-ec2';
 import { KubeConfig } from '@kubernetes/client-node';
 import { nodeObject, podObject, pvcObject, pvObject } from './generate/kube-objects.js';
 import { createGenVolume, genPod, runNode } from './small-cluster.js';
@@ -65,6 +65,12 @@ try {
   objects.push(unbound, podObject(genPod('web-0', 'default', [waiting.claim.name], 'node-1')));
   lines.push(`pod default/web-0 on node-1 with PVC ${waiting.claim.name}, not bound yet`);
   await seedKube(objects);
+  // A pending instance refuses AttachVolume: hand over the cluster once its instances run.
+  const instanceIds = objects.flatMap((o) => {
+    const providerID = (o as { kind?: string; spec?: { providerID?: string } }).spec?.providerID;
+    return providerID === undefined ? [] : [providerID.split('/').pop()!];
+  });
+  await waitUntilInstanceRunning({ client: ec2, maxWaitTime: 60, minDelay: 1, maxDelay: 2 }, { InstanceIds: instanceIds });
   for (const line of lines) console.log(line);
 } finally {
   ec2.destroy();
