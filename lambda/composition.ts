@@ -182,5 +182,7 @@ function outline(report: PassReport): Record<string, unknown> {
     desired: report.desiredAttachments,
     actual: report.actualAttachments,
     problems: report.problems.length,
+    skipped: report.skipped.length,
+    notAttached: report.notAttached.length,
   };
 }

@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import { DEFAULT_PLAN_CONFIG } from './core/config.js';
 import { METRICS_NAMESPACE, SERVICE_NAME } from './observability/metric-names.js';
+import { DEFAULT_WAITS } from './reconcile/types.js';
 
 interface Setting<S extends z.ZodType = z.ZodType> {
   schema: S;
@@ -112,7 +113,7 @@ export const SETTING_SPECS = {
   }),
   MAX_ATTACH_WAIT_SECONDS: setting({
     schema: wholeAbove0,
-    default: '60',
+    default: String(DEFAULT_WAITS.maxAttachWaitMs / 1000),
     expected: seconds('60'),
     meaning: 'How long one pass waits for an attach to reach `attached` before leaving it to the next pass.',
   }),

@@ -7,7 +7,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { AttributeValue, ConsumedCapacity } from '@aws-sdk/client-dynamodb';
 import dynalite from 'dynalite';
 import type { AddressInfo } from 'node:net';
-import { ensureTable } from '../lambda/adapters/dynamodb/table-schema.js';
+import { ensureTable } from '../lambda/cli/table.js';
 
 export const LOCAL_REGION = 'us-east-1';
 const LOCAL_CREDENTIALS = { accessKeyId: 'AKIDLOCAL', secretAccessKey: 'local-secret' };

@@ -1,6 +1,8 @@
+import { CreateTableCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseCli, UsageError } from '../../lambda/cli/args.js';
 import { runMain, type Io } from '../../lambda/cli/run.js';
+import { localDynamoClient } from '../../sandbox/dynamodb.js';
 import { startWorld, type World, type WorldVolume } from '../../sandbox/world.js';
 
 describe('parseCli', () => {
@@ -72,6 +74,24 @@ describe('the CLI against the sandboxes', () => {
       schema: { partitionKey: { name: 'pk', type: 'S' } },
     });
     expect(JSON.parse((await run(['init', '--json', '--table', 'second-table'])).out)).toMatchObject({ outcome: 'exists' });
+  });
+
+  it('init: a table of another shape is an error that says why (exit 1)', async () => {
+    const client = localDynamoClient(world.dynamo.endpoint);
+    await client.send(
+      new CreateTableCommand({
+        TableName: 'other-shape',
+        AttributeDefinitions: [{ AttributeName: 'id', AttributeType: 'S' }],
+        KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }],
+        BillingMode: 'PAY_PER_REQUEST',
+      }),
+    );
+    client.destroy();
+    const result = await run(['init', '--table', 'other-shape']);
+    expect(result.code).toBe(1);
+    expect(result.err).toContain(
+      'table other-shape exists but cannot hold the actual state: its key must be the partition key pk (S) alone, not id (HASH)',
+    );
   });
 
   it('init --print (or no local endpoint): the AWS CLI and the CDK with the schema, creating nothing', async () => {

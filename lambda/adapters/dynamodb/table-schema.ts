@@ -1,55 +1,13 @@
 /**
  * The state table's schema, owned here: the CDK stack (infra/constructs/state-table.ts), the local
- * sandboxes (sandbox/dynamodb.ts) and `ebs-attach-detach init` all build the table from it.
+ * sandboxes (sandbox/dynamodb.ts) and `ebs-attach-detach init` (lambda/cli/table.ts) all build the
+ * table from it. The controller itself never creates tables: its role has no such permission.
  * One item per volume keyed by `pk` (string), no sort key, on-demand capacity; DynamoDB's TTL on
  * `ttl` (epoch seconds) deletes removed volumes' tombstones.
  */
-import { CreateTableCommand, DescribeTableCommand, ResourceInUseException, waitUntilTableExists } from '@aws-sdk/client-dynamodb';
-import type { DynamoDBClient, TableDescription } from '@aws-sdk/client-dynamodb';
 
 export const TABLE_SCHEMA = {
   partitionKey: { name: 'pk', type: 'S' },
   billingMode: 'PAY_PER_REQUEST',
   ttlAttribute: 'ttl',
 } as const;
-
-export type EnsureOutcome = 'created' | 'exists';
-
-/** Why an existing table cannot serve as the state table, or undefined when it can. */
-function schemaMismatch(table: TableDescription): string | undefined {
-  const keys = table.KeySchema ?? [];
-  const hash = keys.find((k) => k.KeyType === 'HASH');
-  const type = table.AttributeDefinitions?.find((a) => a.AttributeName === hash?.AttributeName)?.AttributeType;
-  const { name, type: wanted } = TABLE_SCHEMA.partitionKey;
-  if (keys.length !== 1 || hash?.AttributeName !== name || type !== wanted)
-    return `its key must be the partition key ${name} (${wanted}) alone, not ${keys.map((k) => `${k.AttributeName} (${k.KeyType})`).join(', ')}`;
-  return undefined;
-}
-
-/**
- * Creates the table unless it exists and waits until it is active; an existing table of another
- * shape is an error. TTL is left to the stack: local DynamoDBs (dynalite) do not implement it, and
- * nothing depends on it but the eventual removal of tombstones.
- */
-export async function ensureTable(client: DynamoDBClient, tableName: string): Promise<EnsureOutcome> {
-  const { name, type } = TABLE_SCHEMA.partitionKey;
-  try {
-    await client.send(
-      new CreateTableCommand({
-        TableName: tableName,
-        AttributeDefinitions: [{ AttributeName: name, AttributeType: type }],
-        KeySchema: [{ AttributeName: name, KeyType: 'HASH' }],
-        BillingMode: TABLE_SCHEMA.billingMode,
-      }),
-    );
-  } catch (error) {
-    if (!(error instanceof ResourceInUseException)) throw error;
-    const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
-    const mismatch = Table === undefined ? 'DynamoDB did not describe it' : schemaMismatch(Table);
-    if (mismatch !== undefined)
-      throw new Error(`table ${tableName} exists but cannot hold the actual state: ${mismatch}`, { cause: error });
-    return 'exists';
-  }
-  await waitUntilTableExists({ client, maxWaitTime: 60, minDelay: 1, maxDelay: 2 }, { TableName: tableName });
-  return 'created';
-}

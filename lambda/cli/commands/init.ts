@@ -2,7 +2,8 @@
  * `init`: the state table. Locally (AWS_ENDPOINT_URL_DYNAMODB set) it is created, idempotently; in
  * AWS the stack owns it (PITR, deletion protection, TTL), so `init` prints the CDK and the AWS CLI.
  */
-import { ensureTable, TABLE_SCHEMA } from '../../adapters/dynamodb/table-schema.js';
+import { TABLE_SCHEMA } from '../../adapters/dynamodb/table-schema.js';
+import { ensureTable } from '../table.js';
 import { createDynamoClient } from '../../composition.js';
 import type { Config } from '../../config.js';
 import type { Io } from '../io.js';
