@@ -5,6 +5,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { parseArgs } from 'node:util';
+import { progressReporter } from '../lambda/cli/progress.js';
 import { measureBundles } from './bundles.js';
 import { markdown, shortTable, type BenchFigures } from './report.js';
 import { measureSize } from './size.js';
@@ -39,6 +40,8 @@ const figures: BenchFigures = {
   sizes: [],
 };
 const smallest = Math.min(...sizes);
+// Items done / total of the takeover and the bursts: one line in place on a terminal, a line per tenth otherwise.
+const progress = progressReporter({ isTTY: process.stderr.isTTY, write: (text) => process.stderr.write(text) });
 for (const nodes of sizes) {
   console.log(`Size ${nodes}…`);
   figures.sizes.push(
@@ -49,6 +52,7 @@ for (const nodes of sizes) {
       burst: nodes === smallest ? Number(values.burst) : 0,
       latency: nodes === smallest,
       log: (line) => console.log(line),
+      progress,
     }),
   );
 }

@@ -3,6 +3,7 @@
  * adapters and HTTP: the first full pass (takeover), a steady-state pass at a sync (verification
  * due) and one between syncs, the plan's CPU, event-to-attach latency and an attach burst.
  */
+import type { Progress } from '../lambda/cli/progress.js';
 import type { PassReport } from '../lambda/reconcile/types.js';
 import { Actors } from '../sandbox/demo/actors.js';
 import { RunningClock } from '../sandbox/clock.js';
@@ -52,6 +53,8 @@ export interface SizeOptions {
   burst: number;
   latency: boolean;
   log: (line: string) => void;
+  /** Items done / total of the passes' long work (takeover seeding, actions). */
+  progress?: Progress;
 }
 
 async function measuredPass(stage: LocalStack, counts: ObjectCounts, capMs: number, sync = true): Promise<PassFigures> {
@@ -73,7 +76,8 @@ async function measuredPass(stage: LocalStack, counts: ObjectCounts, capMs: numb
 
 export async function measureSize(nodes: number, options: SizeOptions): Promise<SizeFigures> {
   const clock = new RunningClock(1);
-  const stage = await startLocalStack({ clock, tableName: `bench-${nodes}`, clusterName: 'bench' });
+  const progress = options.progress === undefined ? {} : { controller: { progress: options.progress } };
+  const stage = await startLocalStack({ clock, tableName: `bench-${nodes}`, clusterName: 'bench', ...progress });
   try {
     const cluster = generateCluster({ seed: nodes, nodes, volumesPerNode: 4, podsPerNode: 10 });
     const seeding = performance.now();

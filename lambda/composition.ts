@@ -64,6 +64,8 @@ export interface ControllerOverrides {
   tuning?: ClientTuning;
   /** Wraps the ports every pass uses (fault injection). */
   wrapPorts?: (ports: Ports) => Ports;
+  /** Told items done / total of long work (takeover seeding, a pass's actions): the CLI and the bench show it. */
+  progress?: ReconcileDeps['progress'];
 }
 
 export function createController(config: Config, overrides: ControllerOverrides = {}): Controller {
@@ -72,9 +74,8 @@ export function createController(config: Config, overrides: ControllerOverrides 
   const newId = overrides.newId ?? randomUUID;
   const tuning = overrides.tuning ?? {};
   const kubeClients = createKubeClients(kubeConfigOf(config), { clock, ...pick(tuning.kubernetes, 'policy') });
-  const aws = { region: config.region, ...(config.credentials === undefined ? {} : { credentials: config.credentials }) };
-  const dynamo = new DynamoDBClient({ ...aws, ...endpoint(config.endpoints.dynamodb), ...tuning.dynamodb });
-  const ec2 = createEc2Client({ ...aws, ...endpoint(config.endpoints.ec2), ...tuning.ec2 });
+  const dynamo = createDynamoClient(config, tuning.dynamodb);
+  const ec2 = createEc2Client({ ...awsOf(config), ...endpoint(config.endpoints.ec2), ...tuning.ec2 });
   const built: Ports = {
     cluster: new KubernetesCluster(kubeClients, clock, {
       ...pick(tuning.kubernetes, 'paging'),
@@ -94,6 +95,7 @@ export function createController(config: Config, overrides: ControllerOverrides 
     syncPeriodMs: config.syncPeriodMs,
     maxConcurrentOperations: config.maxConcurrentOperations,
     ...DEFAULT_WAITS,
+    maxAttachWaitMs: config.maxAttachWaitMs,
     ...overrides.waits,
   };
   const depsFor = (passId: string): ReconcileDeps => ({
@@ -102,6 +104,7 @@ export function createController(config: Config, overrides: ControllerOverrides 
     clock: () => clock.now(),
     newId,
     log: telemetry.logger.createChild({ persistentKeys: { passId } }),
+    ...(overrides.progress === undefined ? {} : { progress: overrides.progress }),
   });
   const observed = async (passId: string, label: Record<string, unknown>, run: (deps: ReconcileDeps) => Promise<PassReport>) => {
     const deps = depsFor(passId);
@@ -138,6 +141,16 @@ export function createController(config: Config, overrides: ControllerOverrides 
   };
 }
 
+/** Region and a local run's static credentials; in Lambda the default provider chain supplies the role's. */
+function awsOf(config: Config) {
+  return { region: config.region, ...(config.credentials === undefined ? {} : { credentials: config.credentials }) };
+}
+
+/** The DynamoDB client of the state table: the controller's, and `init`'s (which needs no cluster). */
+export function createDynamoClient(config: Config, tuning: ClientTuning['dynamodb'] = {}): DynamoDBClient {
+  return new DynamoDBClient({ ...awsOf(config), ...endpoint(config.endpoints.dynamodb), ...tuning });
+}
+
 function kubeConfigOf(config: Config) {
   if (config.kube.kind === 'kubeconfig') return kubeConfigFromFile(config.kube.path);
   const token = eksTokenProvider({ clusterName: config.clusterName, region: config.region, credentials: defaultProvider() });
@@ -169,5 +182,7 @@ function outline(report: PassReport): Record<string, unknown> {
     desired: report.desiredAttachments,
     actual: report.actualAttachments,
     problems: report.problems.length,
+    skipped: report.skipped.length,
+    notAttached: report.notAttached.length,
   };
 }

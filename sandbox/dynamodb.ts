@@ -3,10 +3,11 @@
  * real SDK clients with fake credentials, the volume table as the CDK stack defines it, and
  * middleware hooks to inject faults and to meter consumed capacity.
  */
-import { CreateTableCommand, DynamoDBClient, waitUntilTableExists } from '@aws-sdk/client-dynamodb';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { AttributeValue, ConsumedCapacity } from '@aws-sdk/client-dynamodb';
 import dynalite from 'dynalite';
 import type { AddressInfo } from 'node:net';
+import { ensureTable } from '../lambda/cli/table.js';
 
 export const LOCAL_REGION = 'us-east-1';
 const LOCAL_CREDENTIALS = { accessKeyId: 'AKIDLOCAL', secretAccessKey: 'local-secret' };
@@ -48,17 +49,9 @@ export async function startLocalDynamo(options: { port?: number; host?: string }
   };
 }
 
-/** The volume table: partition key `pk` (S), no sort key, on-demand, as the CDK stack creates it. */
+/** The volume table as the CDK stack creates it (lambda/adapters/dynamodb/table-schema.ts owns the schema). */
 export async function createVolumeTable(client: DynamoDBClient, tableName: string): Promise<void> {
-  await client.send(
-    new CreateTableCommand({
-      TableName: tableName,
-      AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'S' }],
-      KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }],
-      BillingMode: 'PAY_PER_REQUEST',
-    }),
-  );
-  await waitUntilTableExists({ client, maxWaitTime: 30, minDelay: 1, maxDelay: 1 }, { TableName: tableName });
+  await ensureTable(client, tableName);
 }
 
 /** Raised by injected faults; not a DynamoDB error, so the SDK does not retry it. */

@@ -3,14 +3,13 @@
  * way a real one is — EC2 instances through RunInstances, EBS volumes through CreateVolume, and
  * the matching Node, PV, PVC and Pod objects.
  */
-import { createHash } from 'node:crypto';
-import { CreateVolumeCommand, RunInstancesCommand, type EC2Client } from '@aws-sdk/client-ec2';
 import { uniqueNameFor } from '../lambda/core/volume-id.js';
 import type { SandboxClock } from './clock.js';
 import type { Delays } from './ec2/state/model.js';
 import { nodeObject, podObject, pvcObject, pvObject } from './generate/kube-objects.js';
-import type { GenNode, GenPod, GenVolume } from './generate/model.js';
+import type { GenNode } from './generate/model.js';
 import { startLocalStack, type LocalStack, type LocalStackOptions } from './local-stack.js';
+import { createGenVolume, genPod, runNode } from './small-cluster.js';
 
 export interface WorldOptions {
   nodes?: number;
@@ -66,15 +65,7 @@ export async function startWorld(options: WorldOptions = {}): Promise<World> {
     ...stack,
     nodes,
     createVolume: async (volumeOptions = {}) => {
-      const created = await client.send(
-        new CreateVolumeCommand({
-          AvailabilityZone: volumeOptions.zone ?? zone,
-          Size: 10,
-          VolumeType: volumeOptions.multiAttach ? 'io2' : 'gp3',
-          ...(volumeOptions.multiAttach ? { Iops: 1000, MultiAttachEnabled: true } : {}),
-        }),
-      );
-      const volume = genVolume(created.VolumeId as string, volumeOptions.zone ?? zone, volumeOptions);
+      const volume = await createGenVolume(client, { zone, ...volumeOptions });
       stack.kube.seed([pvObject(volume), pvcObject(volume)]);
       return {
         volumeId: volume.volumeId,
@@ -84,54 +75,6 @@ export async function startWorld(options: WorldOptions = {}): Promise<World> {
         namespace: volume.claim.namespace,
       };
     },
-    addPod: (name, volume, nodeName) => stack.kube.seed([podObject(genPod(name, volume, nodeName))]),
-  };
-}
-
-async function runNode(client: EC2Client, name: string, zone: string): Promise<GenNode> {
-  const ran = await client.send(
-    new RunInstancesCommand({
-      ImageId: 'ami-0eks0node0amazonlinux',
-      InstanceType: 'm6i.xlarge',
-      MinCount: 1,
-      MaxCount: 1,
-      Placement: { AvailabilityZone: zone },
-    }),
-  );
-  return { name, instanceId: ran.Instances?.[0]?.InstanceId as string, zone, instanceType: 'm6i.xlarge' };
-}
-
-/** A UID derived from what it names: a world built twice has the same objects. */
-function uidOf(...parts: string[]): string {
-  const hex = createHash('sha256').update(parts.join('/')).digest('hex');
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-8${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
-}
-
-function genVolume(volumeId: string, zone: string, options: { name?: string; namespace?: string; multiAttach?: boolean }): GenVolume {
-  const name = options.name ?? `data-${volumeId.slice(-6)}`;
-  return {
-    volumeId,
-    zone,
-    volumeType: options.multiAttach ? 'io2' : 'gp3',
-    sizeGiB: 10,
-    multiAttach: options.multiAttach === true,
-    pvName: `pvc-${uidOf('pv', volumeId)}`,
-    pvUid: uidOf('pv-uid', volumeId),
-    claim: { namespace: options.namespace ?? 'default', name, uid: uidOf('pvc', volumeId) },
-    accessModes: options.multiAttach ? ['ReadWriteMany'] : ['ReadWriteOnce'],
-    volumeMode: options.multiAttach ? 'Block' : 'Filesystem',
-  };
-}
-
-function genPod(name: string, volume: WorldVolume, nodeName: string | undefined): GenPod {
-  return {
-    namespace: volume.namespace,
-    name,
-    uid: uidOf('pod', volume.namespace, name),
-    app: name,
-    owner: { kind: 'StatefulSet', name, uid: uidOf('owner', volume.namespace, name) },
-    ...(nodeName === undefined ? {} : { nodeName }),
-    claims: [volume.claimName],
-    phase: nodeName === undefined ? 'Pending' : 'Running',
+    addPod: (name, volume, nodeName) => stack.kube.seed([podObject(genPod(name, volume.namespace, [volume.claimName], nodeName))]),
   };
 }

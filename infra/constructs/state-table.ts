@@ -5,9 +5,7 @@
 import { RemovalPolicy } from 'aws-cdk-lib';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import { Construct } from 'constructs';
-
-/** Epoch seconds after which DynamoDB deletes an item: the store sets it on removed volumes' tombstones only. */
-const TTL_ATTRIBUTE = 'ttl';
+import { TABLE_SCHEMA } from '../../lambda/adapters/dynamodb/table-schema.js';
 
 export class StateTable extends Construct {
   readonly table: dynamodb.Table;
@@ -15,7 +13,8 @@ export class StateTable extends Construct {
   constructor(scope: Construct, id: string) {
     super(scope, id);
     this.table = new dynamodb.Table(this, 'Table', {
-      partitionKey: { name: 'pk', type: dynamodb.AttributeType.STRING },
+      // The schema is owned by the store (lambda/adapters/dynamodb/table-schema.ts); `init` and the sandboxes use it too.
+      partitionKey: { name: TABLE_SCHEMA.partitionKey.name, type: dynamodb.AttributeType.STRING },
       // Load follows the cluster's churn and the pass schedule: on-demand, no capacity planning.
       billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
@@ -23,7 +22,8 @@ export class StateTable extends Construct {
       removalPolicy: RemovalPolicy.RETAIN,
       // The AWS managed key (aws/dynamodb): auditable in CloudTrail, no key policy to maintain.
       encryption: dynamodb.TableEncryption.AWS_MANAGED,
-      timeToLiveAttribute: TTL_ATTRIBUTE,
+      // Epoch seconds after which DynamoDB deletes an item: the store sets it on removed volumes' tombstones only.
+      timeToLiveAttribute: TABLE_SCHEMA.ttlAttribute,
     });
   }
 }

@@ -87,11 +87,22 @@ export function formatPass(report: PassReport): string {
       ),
     );
   }
-  for (const held of report.heldBack) lines.push(`held back: detach ${held.action.volumeId} from ${held.action.nodeName}: ${held.reason}`);
-  for (const waiting of report.deferred) lines.push(`waiting: ${waiting.volumeId} on ${waiting.nodeName}: ${waiting.reason}`);
+  for (const held of report.heldBack)
+    lines.push(`held back [${held.code}]: detach ${held.action.volumeId} from ${held.action.nodeName}: ${held.reason}`);
+  for (const waiting of report.deferred)
+    lines.push(`waiting [${waiting.code}]: ${waiting.operation} ${waiting.volumeId} on ${waiting.nodeName}: ${waiting.reason}`);
   for (const result of report.results.filter((r) => r.outcome !== 'ok'))
     lines.push(`${result.outcome}: ${result.kind} ${result.volumeId} on ${result.nodeName}: ${result.detail}`);
+  for (const skipped of report.skipped)
+    lines.push(
+      `skipped [${skipped.code}]: ${skipped.pod.namespace}/${skipped.pod.name} volume ${skipped.podVolumeName}: ${skipped.reason}`,
+    );
+  for (const missing of report.notAttached) lines.push(`not attached: ${missing.volumeId} on ${missing.nodeName}: ${missing.state}`);
   for (const problem of report.problems) lines.push(`problem (${problem.source}): ${problem.message}`);
-  lines.push(report.converged ? 'Converged.' : 'Work remains.');
+  lines.push(
+    report.converged
+      ? 'Converged: every desired attachment is attached and reported.'
+      : 'Not converged: see above (`ebs-attach-detach explain <object>` follows one object through).',
+  );
   return lines.join('\n');
 }

@@ -2,7 +2,8 @@
  * What a plan asks the executor to do. Every action carries a human-readable `reason`
  * (shown by `plan --dry-run` and logged); the executor, not the core, talks to the world.
  */
-import type { InstanceId, NodeName, Operation, PodRef, UniqueVolumeName, VolumeId } from './types.js';
+import type { MASS_DETACH_GUARD, WaitCode } from './reasons.js';
+import type { InstanceId, NodeName, Operation, OperationKind, PodRef, UniqueVolumeName, VolumeId } from './types.js';
 
 /** Why a detach is allowed (DESIGN §6). Anything other than `unmounted` detaches a volume the kubelet may still hold. */
 export type DetachTrigger =
@@ -66,6 +67,7 @@ export type Action = AttachAction | UnreportAction | DetachAction | ResolveActio
 /** A detach the mass-detach guard kept back this pass: reported, never silently dropped. */
 export interface HeldBack {
   action: DetachAction;
+  code: typeof MASS_DETACH_GUARD;
   reason: string;
 }
 
@@ -73,6 +75,9 @@ export interface HeldBack {
 export interface Deferred {
   volumeId: VolumeId;
   nodeName: NodeName;
+  /** The operation that waits: an attach the pods need, or a detach of an attachment nobody needs (or a stuck one). */
+  operation: OperationKind;
+  code: WaitCode;
   reason: string;
 }
 

@@ -9,6 +9,7 @@ import { buildNodeViews, MANAGED_ANNOTATION } from './nodes.js';
 import type { ClusterSnapshot, KubePod } from './kube.js';
 import { comparePods, isPodTerminated, podKey, podRefOf } from './pods.js';
 import { claimLookup, resolvePodVolume, type ClaimLookup } from './pod-volumes.js';
+import type { Coded, SkipCode } from './reasons.js';
 import type { DesiredAttachment, DesiredState, NodeName, NodeView, PodRef, SkippedVolume } from './types.js';
 import { uniqueNameFor } from './volume-id.js';
 
@@ -19,10 +20,14 @@ export interface BuildOptions {
 }
 
 /** Why a pod's node cannot take attachments, or undefined when it can. */
-function nodeProblem(nodeName: NodeName, node: NodeView | undefined): string | undefined {
-  if (!node) return `node ${nodeName} not found`;
-  if (!node.managed) return `node ${nodeName} is not managed by the attach/detach controller (no ${MANAGED_ANNOTATION} annotation)`;
-  if (!node.instanceId) return `node ${nodeName} has no valid EC2 instance id in spec.providerID`;
+function nodeProblem(nodeName: NodeName, node: NodeView | undefined): Coded<SkipCode> | undefined {
+  if (!node) return { code: 'node-not-found', text: `node ${nodeName} not found` };
+  if (!node.managed)
+    return {
+      code: 'node-unmanaged',
+      text: `node ${nodeName} is not managed by the attach/detach controller (no ${MANAGED_ANNOTATION} annotation)`,
+    };
+  if (!node.instanceId) return { code: 'node-no-instance', text: `node ${nodeName} has no valid EC2 instance id in spec.providerID` };
   return undefined;
 }
 
@@ -65,12 +70,14 @@ function addPod(pod: KubePod, nodes: Map<NodeName, NodeView>, lookup: ClaimLooku
     const resolved = resolvePodVolume(ref, volume, lookup);
     if (resolved.kind === 'ignored') continue;
     if (resolved.kind === 'skipped') {
-      out.skipped.push({ pod: ref, podVolumeName: volume.name, reason: resolved.reason });
+      const { code, reason, event } = resolved;
+      out.skipped.push({ pod: ref, podVolumeName: volume.name, nodeName, code, reason, ...(event === undefined ? {} : { event }) });
       if (resolved.problem) out.problems.add(resolved.problem);
       continue;
     }
     if (unusableNode) {
-      out.skipped.push({ pod: ref, podVolumeName: volume.name, reason: `pod ${podKey(ref)} is on ${unusableNode}` });
+      const reason = `pod ${podKey(ref)} is on ${unusableNode.text}`;
+      out.skipped.push({ pod: ref, podVolumeName: volume.name, nodeName, volumeId: resolved.volumeId, code: unusableNode.code, reason });
       continue;
     }
     const { volumeId, accessModes, multiAttach, source } = resolved;

@@ -8,9 +8,11 @@ import type { DetachTrigger } from './actions.js';
 import type { PlanConfig } from './config.js';
 import { isMounted } from './nodes.js';
 import { instanceGone } from './observed.js';
+import type { WaitCode } from './reasons.js';
 import type { ActualAttachment, InstanceState, NodeView, UniqueVolumeName } from './types.js';
 
-export type DetachDecision = { detach: true; trigger: DetachTrigger; ec2Force: boolean; why: string } | { detach: false; why: string };
+export type DetachDecision =
+  { detach: true; trigger: DetachTrigger; ec2Force: boolean; why: string } | { detach: false; code: WaitCode; why: string };
 
 export interface DetachFacts {
   attachment: ActualAttachment;
@@ -34,7 +36,8 @@ export function nodeOfAttachment(node: NodeView | undefined, attachment: Pick<Ac
 
 function timeoutDecision(facts: DetachFacts, where: string): DetachDecision {
   const { maxWaitForUnmountMs: maxWait, now, requestedAt } = facts;
-  if (maxWait === null) return { detach: false, why: `mounted on ${where}; force detach on timeout is disabled` };
+  if (maxWait === null)
+    return { detach: false, code: 'force-detach-disabled', why: `mounted on ${where}; force detach on timeout is disabled` };
   const waited = now - requestedAt;
   if (waited > maxWait) {
     return {
@@ -44,7 +47,8 @@ function timeoutDecision(facts: DetachFacts, where: string): DetachDecision {
       why: `mounted on ${where} for ${Math.round(waited / 1000)} s since the detach was requested (maxWaitForUnmount ${Math.round(maxWait / 1000)} s)`,
     };
   }
-  return { detach: false, why: `mounted on ${where}; detach when unmounted or in ${Math.ceil((maxWait - waited) / 1000)} s` };
+  const left = Math.ceil((maxWait - waited) / 1000);
+  return { detach: false, code: 'waiting-for-unmount-timeout', why: `mounted on ${where}; detach when unmounted or in ${left} s` };
 }
 
 export function decideDetach(facts: DetachFacts): DetachDecision {
@@ -53,7 +57,7 @@ export function decideDetach(facts: DetachFacts): DetachDecision {
   const mounted = node ? isMounted(node.volumesInUse, facts.uniqueName) : attachment.mounted;
   const name = attachment.nodeName;
   if (node && node.ready && !node.outOfService && mounted) {
-    return { detach: false, why: `still mounted on Ready node ${name}; waiting for the kubelet to unmount` };
+    return { detach: false, code: 'mounted-on-ready-node', why: `still mounted on Ready node ${name}; waiting for the kubelet to unmount` };
   }
   if (instanceGone(instanceState)) {
     return {

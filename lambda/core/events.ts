@@ -36,6 +36,16 @@ export function attachFailedEvent(specName: string, error: string): VolumeEvent 
 }
 
 /**
+ * The event a pod gets for a volume source that says EBS but names no valid volume. Upstream's CSI
+ * path attaches it anyway and the driver's error ends in the same `AttachVolume.Attach failed`
+ * event (csi_attacher's verifyAttachmentStatus passes the VolumeAttachment's attachError on); we
+ * never send EC2 a malformed id, so the error says what is wrong with it.
+ */
+export function invalidVolumeEvent(specName: string, raw: string, error: string): VolumeEvent {
+  return attachFailedEvent(specName, `invalid EBS volume id ${JSON.stringify(raw)}: ${error}`);
+}
+
+/**
  * The Multi-Attach error one scheduled pod sees. `podsElsewhere` are the pods that use the volume on
  * the nodes it is attached to; a pod only sees the names of pods in its own namespace.
  */

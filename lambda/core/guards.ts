@@ -7,6 +7,7 @@
  */
 import type { DetachAction, HeldBack } from './actions.js';
 import type { PlanConfig } from './config.js';
+import { MASS_DETACH_GUARD } from './reasons.js';
 import type { DesiredState, NodeName, VolumeId } from './types.js';
 
 export function inScope(desired: DesiredState, volumeId: VolumeId, nodeName: NodeName): boolean {
@@ -53,6 +54,7 @@ export function massDetachGuard(
     }
     heldBack.push({
       action,
+      code: MASS_DETACH_GUARD,
       reason: `mass-detach guard: ${guarded} of ${attachedCount} attached volumes would be detached; at most ${allowed} per pass`,
     });
   }

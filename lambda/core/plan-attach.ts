@@ -65,12 +65,10 @@ function attachNeed(ctx: PlanContext, record: VolumeRecord | undefined, target: 
   if (!ec2ShowsAttachment(own, ctx.observations.volumes?.get(target.volumeId)))
     return `EC2 no longer shows it attached, and pod(s) ${pods} need it`;
   if (own.instanceId !== target.instanceId) {
-    defer(
-      ctx,
-      target.volumeId,
-      target.nodeName,
-      `attached to ${own.instanceId}, a previous instance of node ${target.nodeName}: detached first`,
-    );
+    defer(ctx, target.volumeId, target.nodeName, 'attach', {
+      code: 'previous-instance',
+      text: `attached to ${own.instanceId}, a previous instance of node ${target.nodeName}: detached first`,
+    });
     return undefined;
   }
   if (own.state === 'uncertain') return 'attachment is uncertain: attach again (already attached to this instance counts as success)';
@@ -86,7 +84,10 @@ function planOne(ctx: PlanContext, target: DesiredAttachment, out: AttachPlan): 
   if (!need) return;
   const instanceState = instanceStateOf(ctx.observations, target.instanceId);
   if (instanceGone(instanceState) || instanceState === 'shutting-down') {
-    defer(ctx, volumeId, nodeName, `attach waits: EC2 reports instance ${target.instanceId} ${instanceState}`);
+    defer(ctx, volumeId, nodeName, 'attach', {
+      code: 'instance-not-running',
+      text: `attach waits: EC2 reports instance ${target.instanceId} ${instanceState}`,
+    });
     return;
   }
   const exclusive = !target.multiAttach || (record !== undefined && !record.multiAttach);
@@ -97,7 +98,7 @@ function planOne(ctx: PlanContext, target: DesiredAttachment, out: AttachPlan): 
   }
   const blocked = blockedReason(ctx, record, volumeId, nodeName, 'attach', exclusive);
   if (blocked) {
-    defer(ctx, volumeId, nodeName, `attach waits: ${blocked}`);
+    defer(ctx, volumeId, nodeName, 'attach', { code: blocked.code, text: `attach waits: ${blocked.text}` });
     return;
   }
   claim(ctx, volumeId, nodeName, exclusive);

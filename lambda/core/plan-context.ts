@@ -6,6 +6,7 @@ import type { Deferred, DetachRequestUpdate } from './actions.js';
 import { compareText } from './compare.js';
 import { inBackoff } from './backoff.js';
 import type { PlanConfig } from './config.js';
+import type { Coded, WaitCode } from './reasons.js';
 import {
   lockKey,
   operationKey,
@@ -62,8 +63,8 @@ export function createContext(
   };
 }
 
-export function defer(ctx: PlanContext, volumeId: VolumeId, nodeName: NodeName, reason: string): void {
-  ctx.deferred.push({ volumeId, nodeName, reason });
+export function defer(ctx: PlanContext, volumeId: VolumeId, nodeName: NodeName, operation: OperationKind, why: Coded<WaitCode>): void {
+  ctx.deferred.push({ volumeId, nodeName, operation, code: why.code, reason: why.text });
 }
 
 const WHOLE_VOLUME = '*';
@@ -80,21 +81,27 @@ export function blockedReason(
   nodeName: NodeName,
   kind: OperationKind,
   exclusive: boolean,
-): string | undefined {
+): Coded<WaitCode> | undefined {
   if (record) {
     const op = exclusive ? Object.values(record.operations)[0] : record.operations[lockKey(record, nodeName)];
     if (op) {
-      const expired = op.leaseExpiresAt <= ctx.now;
-      return `${op.kind} operation ${op.id} on node ${op.nodeName} ${expired ? 'has an expired lease and is resolved first' : `holds the lock until ${new Date(op.leaseExpiresAt).toISOString()}`}`;
+      const held = `${op.kind} operation ${op.id} on node ${op.nodeName}`;
+      return op.leaseExpiresAt <= ctx.now
+        ? { code: 'lease-expired', text: `${held} has an expired lease and is resolved first` }
+        : { code: 'lock-held', text: `${held} holds the lock until ${new Date(op.leaseExpiresAt).toISOString()}` };
     }
     const backoff = record.backoff[operationKey(kind, nodeName)];
     if (inBackoff(backoff, ctx.now)) {
-      return `${kind} is backing off after ${backoff!.failures} failure(s) until ${new Date(backoff!.notBefore).toISOString()}: ${backoff!.lastError}`;
+      const until = new Date(backoff!.notBefore).toISOString();
+      return {
+        code: 'backing-off',
+        text: `${kind} is backing off after ${backoff!.failures} failure(s) until ${until}: ${backoff!.lastError}`,
+      };
     }
   }
   const claimed = ctx.claims.get(volumeId);
   if (claimed && (exclusive ? claimed.size > 0 : claimed.has(WHOLE_VOLUME) || claimed.has(nodeName))) {
-    return 'another operation on this volume is already planned in this pass';
+    return { code: 'planned-this-pass', text: 'another operation on this volume is already planned in this pass' };
   }
   return undefined;
 }

@@ -33,12 +33,21 @@ function isDesiredHere(ctx: PlanContext, record: VolumeRecord, attachment: Actua
 function stuckDecision(ctx: PlanContext, record: VolumeRecord, attachment: ActualAttachment): DetachDecision {
   const seen = ctx.observations.volumes?.get(record.volumeId)?.attachments.find((a) => a.instanceId === attachment.instanceId);
   if (seen?.state !== 'attaching')
-    return { detach: false, why: 'attach in progress; a stuck attach is judged only on what EC2 says this pass' };
-  if (!attachStuck(seen, attachment.since, ctx.now, ctx.config)) return { detach: false, why: 'attach in progress' };
+    return {
+      detach: false,
+      code: 'attach-unverified',
+      why: 'attach in progress; a stuck attach is judged only on what EC2 says this pass',
+    };
+  if (!attachStuck(seen, attachment.since, ctx.now, ctx.config))
+    return { detach: false, code: 'attach-in-progress', why: 'attach in progress' };
   const attaching = attachingFor(seen, attachment.since, ctx.now);
   const node = nodeOfAttachment(ctx.desired.nodes.get(attachment.nodeName), attachment);
   if (attachment.reported && node?.ready && !node.outOfService && isMounted(node.volumesInUse, record.uniqueName)) {
-    return { detach: false, why: `attach stuck but already reported and mounted on Ready node ${attachment.nodeName}` };
+    return {
+      detach: false,
+      code: 'stuck-but-mounted',
+      why: `attach stuck but already reported and mounted on Ready node ${attachment.nodeName}`,
+    };
   }
   return {
     detach: true,
@@ -51,7 +60,8 @@ function stuckDecision(ctx: PlanContext, record: VolumeRecord, attachment: Actua
 /** Undesired and not attaching: safe to detach? Also starts (persists) the unmount timer. */
 function unneededDecision(ctx: PlanContext, record: VolumeRecord, attachment: ActualAttachment): DetachDecision {
   const node = ctx.desired.nodes.get(attachment.nodeName);
-  if (node && !node.managed) return { detach: false, why: `node ${attachment.nodeName} is not managed by this controller` };
+  if (node && !node.managed)
+    return { detach: false, code: 'node-unmanaged', why: `node ${attachment.nodeName} is not managed by this controller` };
   if (attachment.detachRequestedAt === undefined) {
     ctx.detachRequests.push({ volumeId: record.volumeId, nodeName: attachment.nodeName, detachRequestedAt: ctx.now });
   }
@@ -76,10 +86,10 @@ function decide(ctx: PlanContext, record: VolumeRecord, attachment: ActualAttach
   if (attachment.state === 'attaching') {
     if (!inScope(ctx.desired, volumeId, nodeName)) return undefined;
     const stuck = stuckDecision(ctx, record, attachment);
-    return stuck.detach && !ctx.desired.complete ? { detach: false, why: INCOMPLETE_INPUT } : stuck;
+    return stuck.detach && !ctx.desired.complete ? { detach: false, code: 'incomplete-input', why: INCOMPLETE_INPUT } : stuck;
   }
   if (desiredHere || !nodeInDetachScope(ctx.desired, nodeName)) return undefined;
-  if (!ctx.desired.complete) return { detach: false, why: INCOMPLETE_INPUT };
+  if (!ctx.desired.complete) return { detach: false, code: 'incomplete-input', why: INCOMPLETE_INPUT };
   return unneededDecision(ctx, record, attachment);
 }
 
@@ -111,12 +121,12 @@ function planAttachment(ctx: PlanContext, record: VolumeRecord, nodeName: NodeNa
   const decision = decide(ctx, record, attachment);
   if (!decision) return;
   if (!decision.detach) {
-    defer(ctx, record.volumeId, nodeName, decision.why);
+    defer(ctx, record.volumeId, nodeName, 'detach', { code: decision.code, text: decision.why });
     return;
   }
   const blocked = blockedReason(ctx, record, record.volumeId, nodeName, 'detach', !record.multiAttach);
   if (blocked) {
-    defer(ctx, record.volumeId, nodeName, `detach waits: ${blocked}`);
+    defer(ctx, record.volumeId, nodeName, 'detach', { code: blocked.code, text: `detach waits: ${blocked.text}` });
     return;
   }
   claim(ctx, record.volumeId, nodeName, !record.multiAttach);

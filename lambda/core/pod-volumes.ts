@@ -7,13 +7,15 @@
 import { accessModesOf, allowsMultiAttach } from './access-modes.js';
 import type { KubePod, KubePodVolume, KubePv, KubePvc } from './kube.js';
 import { podRefOf } from './pods.js';
+import { invalidVolumeEvent, type VolumeEvent } from './events.js';
+import type { SkipCode } from './reasons.js';
 import type { AccessMode, PodRef, VolumeId, VolumeSource } from './types.js';
 import { volumeOfInline, volumeOfPv } from './volume-sources.js';
 
 export type VolumeResolution =
   | { kind: 'ebs'; volumeId: VolumeId; accessModes: AccessMode[]; multiAttach: boolean; source: VolumeSource }
   | { kind: 'ignored' }
-  | { kind: 'skipped'; reason: string; problem?: string };
+  | { kind: 'skipped'; code: SkipCode; reason: string; problem?: string; event?: VolumeEvent };
 
 export interface ClaimLookup {
   pvc(namespace: string, name: string): KubePvc | undefined;
@@ -29,14 +31,25 @@ export function claimLookup(pvcs: readonly KubePvc[], pvs: readonly KubePv[]): C
   return { pvc: (namespace, name) => byClaim.get(`${namespace}/${name}`), pv: (name) => byName.get(name) };
 }
 
-function badId(raw: string, where: string, error: string): VolumeResolution {
-  return { kind: 'skipped', reason: `${where} has an invalid EBS volume id ${JSON.stringify(raw)}`, problem: `${where}: ${error}` };
+/** `specName` is what upstream's events name: the PV, or the pod's inline volume. */
+function badId(raw: string, where: string, error: string, specName: string): VolumeResolution {
+  return {
+    kind: 'skipped',
+    code: 'invalid-volume-id',
+    reason: `${where} has an invalid EBS volume id ${JSON.stringify(raw)}`,
+    problem: `${where}: ${error}`,
+    event: invalidVolumeEvent(specName, raw, error),
+  };
+}
+
+function skip(code: SkipCode, reason: string): VolumeResolution {
+  return { kind: 'skipped', code, reason };
 }
 
 function fromPv(pv: KubePv, pvName: string): VolumeResolution {
   const volume = volumeOfPv(pv);
   if (volume.kind === 'not-ours') return IGNORED;
-  if (volume.kind === 'invalid') return badId(volume.raw, `PV ${pvName}`, volume.error);
+  if (volume.kind === 'invalid') return badId(volume.raw, `PV ${pvName}`, volume.error, pvName);
   const accessModes = accessModesOf(pv.spec?.accessModes);
   return {
     kind: 'ebs',
@@ -55,27 +68,23 @@ function ownedBy(pvc: KubePvc, pod: PodRef): boolean {
 function fromClaim(pod: PodRef, claimName: string, ephemeral: boolean, lookup: ClaimLookup): VolumeResolution {
   const claim = `PVC ${pod.namespace}/${claimName}`;
   const pvc = lookup.pvc(pod.namespace, claimName);
-  if (!pvc) return { kind: 'skipped', reason: `${claim} not found` };
+  if (!pvc) return skip('claim-not-found', `${claim} not found`);
   if (ephemeral && !ownedBy(pvc, pod))
-    return { kind: 'skipped', reason: `${claim} was not created for pod ${pod.namespace}/${pod.name} (pod is not its owner)` };
+    return skip('claim-not-owned', `${claim} was not created for pod ${pod.namespace}/${pod.name} (pod is not its owner)`);
   const pvName = pvc.spec?.volumeName;
   if (pvc.status?.phase !== 'Bound' || !pvName) {
-    return {
-      kind: 'skipped',
-      reason: `${claim} is not bound (phase ${pvc.status?.phase ?? 'unknown'}, volumeName ${JSON.stringify(pvName ?? '')})`,
-    };
+    const phase = pvc.status?.phase ?? 'unknown';
+    return skip('claim-unbound', `${claim} is not bound (phase ${phase}, volumeName ${JSON.stringify(pvName ?? '')})`);
   }
   const pv = lookup.pv(pvName);
-  if (!pv) return { kind: 'skipped', reason: `PV ${pvName} bound to ${claim} not found` };
+  if (!pv) return skip('pv-not-found', `PV ${pvName} bound to ${claim} not found`);
   const resolved = fromPv(pv, pvName);
   if (resolved.kind !== 'ebs') return resolved;
   const claimRef = pv.spec?.claimRef;
-  if (!claimRef) return { kind: 'skipped', reason: `PV ${pvName} has no claimRef: it is not yet bound to ${claim}` };
+  if (!claimRef) return skip('pv-not-bound-back', `PV ${pvName} has no claimRef: it is not yet bound to ${claim}`);
   if (claimRef.uid !== pvc.metadata.uid) {
-    return {
-      kind: 'skipped',
-      reason: `PV ${pvName} claimRef UID ${JSON.stringify(claimRef.uid ?? '')} does not match ${claim} UID ${JSON.stringify(pvc.metadata.uid ?? '')}`,
-    };
+    const uids = `UID ${JSON.stringify(claimRef.uid ?? '')} does not match ${claim} UID ${JSON.stringify(pvc.metadata.uid ?? '')}`;
+    return skip('pv-claim-mismatch', `PV ${pvName} claimRef ${uids}`);
   }
   return resolved;
 }
@@ -83,7 +92,7 @@ function fromClaim(pod: PodRef, claimName: string, ephemeral: boolean, lookup: C
 function fromInline(pod: PodRef, volume: KubePodVolume): VolumeResolution {
   const resolved = volumeOfInline(volume.awsElasticBlockStore!);
   if (resolved.kind === 'invalid')
-    return badId(resolved.raw, `inline volume ${volume.name} of pod ${pod.namespace}/${pod.name}`, resolved.error);
+    return badId(resolved.raw, `inline volume ${volume.name} of pod ${pod.namespace}/${pod.name}`, resolved.error, volume.name);
   // Inline volumes carry no access modes: exclusive.
   return {
     kind: 'ebs',

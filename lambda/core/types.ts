@@ -3,6 +3,8 @@
  * the core never sees an SDK type or an AWS error code.
  */
 import type { AttachedVolume } from './kube.js';
+import type { VolumeEvent } from './events.js';
+import type { SkipCode } from './reasons.js';
 
 /** EBS volume id: `vol-` + 8 or 17 lowercase hex characters. */
 export type VolumeId = string;
@@ -43,7 +45,14 @@ export interface DesiredAttachment {
 export interface SkippedVolume {
   pod: PodRef;
   podVolumeName: string;
+  /** The node the pod is scheduled on. */
+  nodeName: NodeName;
+  /** The EBS volume, when it was resolved (the node was the obstacle). */
+  volumeId?: VolumeId;
+  code: SkipCode;
   reason: string;
+  /** The event the pod gets: upstream's FailedAttachVolume where no attach can succeed (an invalid volume id). */
+  event?: VolumeEvent;
 }
 
 /** What the core needs to know about a node, read from its object (and EC2). */

@@ -18,12 +18,13 @@ import type { ActionResult } from './types.js';
 
 export async function executePlan(ctx: PassContext, plan: Plan): Promise<ActionResult[]> {
   const limit = pLimit(ctx.deps.settings.maxConcurrentOperations);
+  const tick = progressOf(ctx, plan.actions.filter((a) => a.kind === 'resolve' || a.kind === 'attach' || a.kind === 'detach').length);
   const of = <K extends Action['kind']>(kind: K) => plan.actions.filter((a): a is Extract<Action, { kind: K }> => a.kind === kind);
   const results: ActionResult[] = [];
-  results.push(...(await Promise.all(of('resolve').map((a) => limit(() => guarded(ctx, a, () => executeResolve(ctx, a)))))));
+  results.push(...(await Promise.all(of('resolve').map((a) => limit(() => guarded(ctx, a, () => executeResolve(ctx, a), tick))))));
   results.push(...(await executeUnreports(ctx, of('unreport'))));
   const volumes = byVolume(plan.actions.filter((a): a is AttachAction | DetachAction => a.kind === 'attach' || a.kind === 'detach'));
-  const perVolume = await Promise.all([...volumes.values()].map((actions) => limit(() => runInOrder(ctx, actions))));
+  const perVolume = await Promise.all([...volumes.values()].map((actions) => limit(() => runInOrder(ctx, actions, tick))));
   results.push(...perVolume.flat());
   for (const conflict of of('multiAttachConflict')) results.push(await executeConflict(ctx, conflict));
   return results;
@@ -35,21 +36,30 @@ function byVolume(actions: (AttachAction | DetachAction)[]): Map<VolumeId, (Atta
   return groups;
 }
 
-async function runInOrder(ctx: PassContext, actions: (AttachAction | DetachAction)[]): Promise<ActionResult[]> {
+async function runInOrder(ctx: PassContext, actions: (AttachAction | DetachAction)[], tick: () => void): Promise<ActionResult[]> {
   const results: ActionResult[] = [];
   for (const action of actions) {
-    results.push(await guarded(ctx, action, () => (action.kind === 'attach' ? executeAttach(ctx, action) : executeDetach(ctx, action))));
+    const run = () => (action.kind === 'attach' ? executeAttach(ctx, action) : executeDetach(ctx, action));
+    results.push(await guarded(ctx, action, run, tick));
   }
   return results;
 }
 
+/** Counts EC2-facing actions as they finish, for the caller's progress display. */
+function progressOf(ctx: PassContext, total: number): () => void {
+  let done = 0;
+  return () => ctx.deps.progress?.('actions', ++done, total);
+}
+
 /** An unexpected error (store or API down) fails this action only; the rest of the pass goes on. */
-async function guarded(ctx: PassContext, action: Action, run: () => Promise<ActionResult>): Promise<ActionResult> {
+async function guarded(ctx: PassContext, action: Action, run: () => Promise<ActionResult>, done: () => void): Promise<ActionResult> {
   try {
     return await run();
   } catch (error) {
     const detail = error instanceof Error ? error.message : String(error);
     ctx.deps.log.error('action failed', { kind: action.kind, volumeId: action.volumeId, nodeName: action.nodeName, error: detail });
     return { kind: action.kind, volumeId: action.volumeId, nodeName: action.nodeName, outcome: 'failed', detail };
+  } finally {
+    done();
   }
 }

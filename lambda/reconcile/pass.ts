@@ -3,6 +3,7 @@
  * facts the plan asked for, execute, report, and sum up what happened.
  */
 import type { Plan } from '../core/actions.js';
+import { notAttached } from '../core/convergence.js';
 import { plan } from '../core/plan.js';
 import type { ActualState, DesiredState, VolumeId } from '../core/types.js';
 import type { PassContext } from './context.js';
@@ -11,6 +12,7 @@ import { executePlan } from './execute.js';
 import { recordFacts } from './facts.js';
 import { NodeStatusUpdater } from './node-status.js';
 import { removeIfEmpty } from './records.js';
+import { reportSkippedVolumes } from './skipped-events.js';
 import type { ActionResult, Budget, PassReport, ReconcileDeps } from './types.js';
 
 export function createPassContext(
@@ -67,6 +69,7 @@ export async function planAndExecute(ctx: PassContext, dryRun: boolean): Promise
   await recordFacts(ctx, planned.detachRequests ?? []);
   const results = await executePlan(ctx, planned);
   await ctx.nodeStatus.reportAll();
+  await reportSkippedVolumes(ctx);
   await forgetEmptyRecords(ctx);
   return { plan: planned, results };
 }
@@ -101,6 +104,8 @@ export function summarize(ctx: PassContext, summary: Summary, executed: Executed
     results.some((r) => r.outcome !== 'ok') ||
     planned.actions.some((a) => a.kind === 'multiAttachConflict') ||
     (summary.dryRun && planned.actions.length > 0);
+  // Every action may have succeeded and still a pod lacks its volume (a stuck attach was just detached).
+  const missing = notAttached(ctx.desired, ctx.actual);
   return {
     ...summary,
     durationMs: ctx.deps.clock() - summary.startedAt,
@@ -112,6 +117,8 @@ export function summarize(ctx: PassContext, summary: Summary, executed: Executed
     results,
     expiredOperations: planned.actions.filter((a) => a.kind === 'resolve').length,
     reportErrors: ctx.reportErrors,
-    converged: !workLeft && summary.clusterComplete,
+    skipped: ctx.desired.skipped,
+    notAttached: missing,
+    converged: !workLeft && summary.clusterComplete && ctx.desired.skipped.length === 0 && missing.length === 0,
   };
 }

@@ -15,8 +15,10 @@ export async function seedFromCluster(ctx: PassContext, snapshot: ClusterSnapsho
   const byVolume = takeoverSeeds(ctx.desired.nodes, snapshot);
   const now = ctx.deps.clock();
   let claims = 0;
+  let done = 0;
   for (const [volumeId, inputs] of byVolume) {
     claims += inputs.length;
+    ctx.deps.progress?.('seeding', ++done, byVolume.size);
     const written = await writeRecord(ctx.deps.store, ctx.actual, volumeId, ctx.actual.get(volumeId), (record) =>
       seedAll(record, inputs, now),
     );

@@ -5,7 +5,8 @@
 import type { Action, Deferred, HeldBack } from '../core/actions.js';
 import type { PlanConfig } from '../core/config.js';
 import type { DetachTrigger } from '../core/actions.js';
-import type { InstanceId, NodeName, VolumeId } from '../core/types.js';
+import type { NotAttached } from '../core/convergence.js';
+import type { InstanceId, NodeName, SkippedVolume, VolumeId } from '../core/types.js';
 import type { BlockStorage } from '../ports/block-storage.js';
 import type { Cluster } from '../ports/cluster.js';
 import type { VolumeStore } from '../ports/volume-store.js';
@@ -47,6 +48,8 @@ export interface ReconcileDeps extends Ports {
   clock: () => number;
   newId: () => string;
   log: PassLog;
+  /** Items done of a phase's total (`seeding`, `actions`), for a caller that shows long work advancing. */
+  progress?: (phase: string, done: number, total: number) => void;
 }
 
 /** What an event names: the pass reads only around it. */
@@ -117,6 +120,14 @@ export interface PassReport {
   problems: { source: 'kubernetes' | 'dynamodb'; message: string }[];
   /** Reporting steps that failed (node status, VolumeAttachments, events). */
   reportErrors: string[];
-  /** Nothing left to do: every action succeeded and nothing was held back or deferred. */
+  /** Pod volumes the desired state leaves out, each with its code and reason (unbound claim, unmanaged node, …). */
+  skipped: SkippedVolume[];
+  /** Desired attachments that ended the pass not attached to their node's instance or not reported on the node. */
+  notAttached: NotAttached[];
+  /**
+   * The cluster read was complete, every action succeeded, nothing was held back or deferred, no
+   * Multi-Attach conflict, no pod volume skipped, and `notAttached` is empty. A dry run converged
+   * only when it would do nothing.
+   */
   converged: boolean;
 }

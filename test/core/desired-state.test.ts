@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { buildDesiredState } from '../../lambda/core/desired-state.js';
 import type { ClusterSnapshot } from '../../lambda/core/kube.js';
+import { SKIP_CODES, type SkipCode } from '../../lambda/core/reasons.js';
 import { fresh, instanceOf, node, pod, pv, pvc, snapshot, uname, vol } from './builders.js';
 
 /** node-a (managed, Ready) with pod `web` claiming `data`, bound to PV pv-data on vol(1). */
@@ -206,94 +207,113 @@ describe('buildDesiredState: what is left out, silently', () => {
   });
 });
 
-describe('buildDesiredState: skipped volumes carry a reason', () => {
-  it.each<[string, (s: ClusterSnapshot) => void, RegExp]>([
-    [
-      'a missing PVC',
-      (s) => {
-        s.pvcs = [];
-      },
-      /^PVC default\/data not found$/,
-    ],
-    [
-      'an unbound PVC',
-      (s) => {
-        s.pvcs = [pvc('data', { pv: null })];
-      },
-      /^PVC default\/data is not bound \(phase Pending/,
-    ],
-    [
-      'a PVC that names a PV but is not Bound yet',
-      (s) => {
-        s.pvcs = [pvc('data', { phase: 'Lost' })];
-      },
-      /not bound \(phase Lost/,
-    ],
-    [
-      'a PVC without status',
-      (s) => {
-        s.pvcs = [{ metadata: { name: 'data', namespace: 'default' } }];
-      },
-      /not bound \(phase unknown, volumeName ""\)/,
-    ],
-    [
-      'a missing PV',
-      (s) => {
-        s.pvs = [];
-      },
-      /^PV pv-data bound to PVC default\/data not found$/,
-    ],
-    [
-      'a PV without claimRef',
-      (s) => {
-        s.pvs = [pv('pv-data', { claim: null })];
-      },
-      /^PV pv-data has no claimRef/,
-    ],
-    [
-      "a PV whose claimRef UID is another claim's",
-      (s) => {
-        s.pvs = [pv('pv-data', { claimUid: 'uid-old' })];
-      },
-      /^PV pv-data claimRef UID "uid-old" does not match PVC default\/data UID "uid-pvc-data"$/,
-    ],
-    [
-      'an ephemeral PVC not owned by the pod',
-      (s) => {
-        s.pods = [pod('web', { ephemeral: ['cache'] })];
-        s.pvcs = [pvc('web-cache', { ownerUid: 'someone-else' })];
-      },
-      /^PVC default\/web-cache was not created for pod default\/web \(pod is not its owner\)$/,
-    ],
-    [
-      'a pod on an unknown node',
-      (s) => {
-        s.nodes = [];
-      },
-      /^pod default\/web is on node node-a not found$/,
-    ],
-    [
-      'a pod on an unmanaged node',
-      (s) => {
-        s.nodes = [node('node-a', { managed: false })];
-      },
-      /not managed by the attach\/detach controller \(no volumes.kubernetes.io\/controller-managed-attach-detach annotation\)/,
-    ],
-    [
-      'a pod on a node without a valid instance id',
-      (s) => {
-        s.nodes = [node('node-a', { providerID: null })];
-      },
-      /node node-a has no valid EC2 instance id/,
-    ],
-  ])('%s', (_name, change, reason) => {
+const SKIP_ROWS: [string, (s: ClusterSnapshot) => void, SkipCode, RegExp][] = [
+  [
+    'a missing PVC',
+    (s) => {
+      s.pvcs = [];
+    },
+    'claim-not-found',
+    /^PVC default\/data not found$/,
+  ],
+  [
+    'an unbound PVC',
+    (s) => {
+      s.pvcs = [pvc('data', { pv: null })];
+    },
+    'claim-unbound',
+    /^PVC default\/data is not bound \(phase Pending/,
+  ],
+  [
+    'a PVC that names a PV but is not Bound yet',
+    (s) => {
+      s.pvcs = [pvc('data', { phase: 'Lost' })];
+    },
+    'claim-unbound',
+    /not bound \(phase Lost/,
+  ],
+  [
+    'a PVC without status',
+    (s) => {
+      s.pvcs = [{ metadata: { name: 'data', namespace: 'default' } }];
+    },
+    'claim-unbound',
+    /not bound \(phase unknown, volumeName ""\)/,
+  ],
+  [
+    'a missing PV',
+    (s) => {
+      s.pvs = [];
+    },
+    'pv-not-found',
+    /^PV pv-data bound to PVC default\/data not found$/,
+  ],
+  [
+    'a PV without claimRef',
+    (s) => {
+      s.pvs = [pv('pv-data', { claim: null })];
+    },
+    'pv-not-bound-back',
+    /^PV pv-data has no claimRef/,
+  ],
+  [
+    "a PV whose claimRef UID is another claim's",
+    (s) => {
+      s.pvs = [pv('pv-data', { claimUid: 'uid-old' })];
+    },
+    'pv-claim-mismatch',
+    /^PV pv-data claimRef UID "uid-old" does not match PVC default\/data UID "uid-pvc-data"$/,
+  ],
+  [
+    'an ephemeral PVC not owned by the pod',
+    (s) => {
+      s.pods = [pod('web', { ephemeral: ['cache'] })];
+      s.pvcs = [pvc('web-cache', { ownerUid: 'someone-else' })];
+    },
+    'claim-not-owned',
+    /^PVC default\/web-cache was not created for pod default\/web \(pod is not its owner\)$/,
+  ],
+  [
+    'a pod on an unknown node',
+    (s) => {
+      s.nodes = [];
+    },
+    'node-not-found',
+    /^pod default\/web is on node node-a not found$/,
+  ],
+  [
+    'a pod on an unmanaged node',
+    (s) => {
+      s.nodes = [node('node-a', { managed: false })];
+    },
+    'node-unmanaged',
+    /not managed by the attach\/detach controller \(no volumes.kubernetes.io\/controller-managed-attach-detach annotation\)/,
+  ],
+  [
+    'a pod on a node without a valid instance id',
+    (s) => {
+      s.nodes = [node('node-a', { providerID: null })];
+    },
+    'node-no-instance',
+    /node node-a has no valid EC2 instance id/,
+  ],
+];
+
+describe('buildDesiredState: skipped volumes carry a stable code and a reason', () => {
+  it.each(SKIP_ROWS)('%s', (_name, change, code, reason) => {
     const s = base();
     change(s);
     const state = buildDesiredState(s);
     expect(state.attachments).toEqual([]);
     expect(state.skipped).toHaveLength(1);
     expect(state.skipped[0]!.pod).toEqual({ namespace: 'default', name: 'web', uid: 'uid-pod-web' });
+    expect(state.skipped[0]!.code).toBe(code);
     expect(state.skipped[0]!.reason).toMatch(reason);
+  });
+
+  it('every skip code has its row here or in the invalid-id rows below', () => {
+    const rows = new Set<string>([...SKIP_ROWS.map((row) => row[2]), 'invalid-volume-id']);
+    expect([...rows].sort()).toEqual([...SKIP_CODES].sort());
   });
 
   it.each<[string, (s: ClusterSnapshot) => void, string]>([
@@ -325,6 +345,7 @@ describe('buildDesiredState: skipped volumes carry a reason', () => {
     const state = buildDesiredState(s);
     expect(state.attachments).toEqual([]);
     expect(state.skipped).toHaveLength(2);
+    expect(state.skipped[0]!.code).toBe('invalid-volume-id');
     expect(state.skipped[0]!.reason).toContain(`${where} has an invalid EBS volume id`);
     expect(state.problems).toEqual([expect.stringContaining(`${where}: invalid EBS volume id`)]);
   });

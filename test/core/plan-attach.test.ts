@@ -84,6 +84,8 @@ describe('plan: attaches', () => {
     expect(p.deferred).toContainEqual({
       volumeId: V,
       nodeName: 'node-a',
+      operation: 'attach',
+      code: 'previous-instance',
       reason: 'attached to i-0000000000000dead, a previous instance of node node-a: detached first',
     });
   });
@@ -100,7 +102,13 @@ describe('plan: attaches', () => {
     expect(attaches(p)).toHaveLength(planned ? 1 : 0);
     if (!planned)
       expect(p.deferred).toEqual([
-        { volumeId: V, nodeName: 'node-a', reason: `attach waits: EC2 reports instance ${instanceOf('node-a')} ${state}` },
+        {
+          volumeId: V,
+          nodeName: 'node-a',
+          operation: 'attach',
+          code: 'instance-not-running',
+          reason: `attach waits: EC2 reports instance ${instanceOf('node-a')} ${state}`,
+        },
       ]);
   });
 
@@ -111,6 +119,8 @@ describe('plan: attaches', () => {
       {
         volumeId: V,
         nodeName: 'node-a',
+        operation: 'attach',
+        code: 'lock-held',
         reason: matching(/^attach waits: detach operation op-detach-node-a on node node-a holds the lock/),
       },
     ]);
@@ -118,7 +128,13 @@ describe('plan: attaches', () => {
     const backingOff = attachPlan([want(V, 'node-a')], [record(V, [], { backoff })]);
     expect(attaches(backingOff)).toEqual([]);
     expect(backingOff.deferred).toEqual([
-      { volumeId: V, nodeName: 'node-a', reason: matching(/^attach waits: attach is backing off after 1 failure\(s\)/) },
+      {
+        volumeId: V,
+        nodeName: 'node-a',
+        operation: 'attach',
+        code: 'backing-off',
+        reason: matching(/^attach waits: attach is backing off after 1 failure\(s\)/),
+      },
     ]);
   });
 
@@ -288,6 +304,8 @@ describe('plan: expired operations', () => {
       {
         volumeId: V,
         nodeName: 'node-a',
+        operation: 'detach',
+        code: 'lease-expired',
         reason: 'detach waits: attach operation op-old on node node-a has an expired lease and is resolved first',
       },
     ]);

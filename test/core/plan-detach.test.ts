@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { DetachAction } from '../../lambda/core/actions.js';
 import type { PlanConfig } from '../../lambda/core/config.js';
 import { plan } from '../../lambda/core/plan.js';
+import type { WaitCode } from '../../lambda/core/reasons.js';
 import type { InstanceState, NodeView, Observations, VolumeRecord } from '../../lambda/core/types.js';
 import {
   matching,
@@ -122,48 +123,65 @@ describe('plan: when an unneeded attachment is detached', () => {
 
 describe('plan: when an unneeded attachment waits', () => {
   const mountedNotReady = [view('node-a', { ready: false, inUse: [V] })];
-  it.each<[string, Row, RegExp]>([
+  it.each<[string, Row, RegExp, WaitCode]>([
     [
       'mounted on a Ready node: never detached',
       { nodes: [view('node-a', { inUse: [V] })], attachment: { detachRequestedAt: T0 - 60 * MIN } },
       /still mounted on Ready node node-a/,
+      'mounted-on-ready-node',
     ],
     [
       'mounted on a Ready node even when EC2 says terminated: the node turns NotReady first',
       { nodes: [view('node-a', { inUse: [V] })], instance: 'terminated' },
       /still mounted on Ready node/,
+      'mounted-on-ready-node',
     ],
     [
       'mounted on a not-Ready node before maxWaitForUnmount',
       { nodes: mountedNotReady, attachment: { detachRequestedAt: T0 - 5 * MIN } },
       /not-Ready node node-a; detach when unmounted or in 60 s/,
+      'waiting-for-unmount-timeout',
     ],
     [
       'mounted on a not-Ready node with the timeout disabled',
       { nodes: mountedNotReady, attachment: { detachRequestedAt: T0 - 60 * MIN }, config: { maxWaitForUnmountMs: null } },
       /force detach on timeout is disabled/,
+      'force-detach-disabled',
     ],
-    ['mounted on a not-Ready node whose instance is stopping', { nodes: mountedNotReady, instance: 'stopping' }, /not-Ready node node-a/],
+    [
+      'mounted on a not-Ready node whose instance is stopping',
+      { nodes: mountedNotReady, instance: 'stopping' },
+      /not-Ready node node-a/,
+      'waiting-for-unmount-timeout',
+    ],
     [
       'mounted on a not-Ready node whose instance is shutting down',
       { nodes: mountedNotReady, instance: 'shutting-down' },
       /not-Ready node node-a/,
+      'waiting-for-unmount-timeout',
     ],
     [
       'node object gone but its instance still runs: treated as not Ready, timeout applies',
       { nodes: [], attachment: { mounted: true, detachRequestedAt: T0 - MIN }, instance: 'running' },
       /node node-a whose object is gone/,
+      'waiting-for-unmount-timeout',
     ],
     [
       'attachment on an unmanaged node: not ours to detach',
       { nodes: [view('node-a', { managed: false })] },
       /not managed by this controller/,
+      'node-unmanaged',
     ],
-    ['the first request starts the timer: waits the full maxWaitForUnmount', { nodes: mountedNotReady }, /in 360 s/],
-  ])('%s', (_name, row, why) => {
+    [
+      'the first request starts the timer: waits the full maxWaitForUnmount',
+      { nodes: mountedNotReady },
+      /in 360 s/,
+      'waiting-for-unmount-timeout',
+    ],
+  ])('%s', (_name, row, why, code) => {
     const p = detachPlan(row);
     expect(p.actions).toEqual([]);
-    expect(p.deferred).toEqual([{ volumeId: V, nodeName: 'node-a', reason: matching(why) }]);
+    expect(p.deferred).toEqual([{ volumeId: V, nodeName: 'node-a', operation: 'detach', code, reason: matching(why) }]);
   });
 });
 
@@ -234,7 +252,13 @@ describe('plan: stuck attaches', () => {
     const p = stuck(T0 - 10 * MIN, true, observations);
     expect(p.actions).toEqual([]);
     expect(p.deferred).toEqual([
-      { volumeId: V, nodeName: 'node-a', reason: 'attach in progress; a stuck attach is judged only on what EC2 says this pass' },
+      {
+        volumeId: V,
+        nodeName: 'node-a',
+        operation: 'detach',
+        code: 'attach-unverified',
+        reason: 'attach in progress; a stuck attach is judged only on what EC2 says this pass',
+      },
     ]);
   });
 
@@ -269,7 +293,9 @@ describe('plan: stuck attaches', () => {
   it('attaching for less than 90 s is left to finish', () => {
     const p = stuck(T0 - 89_000, false);
     expect(p.actions).toEqual([]);
-    expect(p.deferred).toEqual([{ volumeId: V, nodeName: 'node-a', reason: 'attach in progress' }]);
+    expect(p.deferred).toEqual([
+      { volumeId: V, nodeName: 'node-a', operation: 'detach', code: 'attach-in-progress', reason: 'attach in progress' },
+    ]);
     expect(p.detachRequests).toEqual([]);
   });
 });
@@ -330,7 +356,13 @@ describe('plan: locks and backoff hold detaches back', () => {
     const p = base({});
     expect(p.actions.filter((a) => a.kind === 'detach').map((a) => a.nodeName)).toEqual(['node-a']);
     expect(p.deferred).toEqual([
-      { volumeId: V, nodeName: 'node-b', reason: 'detach waits: another operation on this volume is already planned in this pass' },
+      {
+        volumeId: V,
+        nodeName: 'node-b',
+        operation: 'detach',
+        code: 'planned-this-pass',
+        reason: 'detach waits: another operation on this volume is already planned in this pass',
+      },
     ]);
   });
 

@@ -105,6 +105,7 @@ describe('plan: the mass-detach guard', () => {
     expect(p.heldBack).toHaveLength(6);
     expect(p.heldBack[0]).toEqual({
       action: like<DetachAction>({ kind: 'detach', volumeId: vol(7) }),
+      code: 'mass-detach-guard',
       reason: 'mass-detach guard: 12 of 12 attached volumes would be detached; at most 6 per pass',
     });
   });

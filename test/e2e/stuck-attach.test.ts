@@ -36,6 +36,9 @@ describe('an attach stuck in `attaching` (DESIGN §8)', () => {
     const unstuck = await fullPass();
     expect(unstuck.results).toEqual([expect.objectContaining({ kind: 'detach', outcome: 'ok', forcedTrigger: 'stuck-attach' })]);
     expect(world.ec2.requests('DetachVolume').map((r) => r.params)).toEqual([expect.not.objectContaining({ Force: 'true' })]);
+    // Every action succeeded, but the pod's volume is not attached: not converged.
+    expect(unstuck.converged).toBe(false);
+    expect(unstuck.notAttached).toEqual([{ volumeId: volume.volumeId, nodeName: 'node-1', state: 'not attached' }]);
 
     const retried = await fullPass();
     expect(retried).toMatchObject({ converged: true });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../lambda/config.js';
+import { ConfigError, loadConfig, SETTING_DEFAULTS } from '../../lambda/config.js';
+import { SETTINGS } from '../../lambda/settings.js';
 
 const lambdaEnv = (extra: Record<string, string> = {}) => ({
   TABLE_NAME: 'volumes',
@@ -49,17 +50,32 @@ describe('loadConfig', () => {
       { plan: { massDetachGuard: { maxFraction: 0.2, minAttached: 3 } } },
     ],
     ['blank variables as unset', { SYNC_PERIOD_SECONDS: '' }, { syncPeriodMs: 60_000 }],
+    ['stuck-attach limit', { STUCK_ATTACH_SECONDS: '120' }, { plan: { stuckAttachMs: 120_000 } }],
+    ['per-pass attach wait', { MAX_ATTACH_WAIT_SECONDS: '20' }, { maxAttachWaitMs: 20_000 }],
   ])('reads the %s', (_name, extra, expected) => {
     expect(loadConfig(lambdaEnv(extra))).toMatchObject(expected);
   });
 
   it.each([
-    ['a missing table name', { TABLE_NAME: '' }, 'TABLE_NAME'],
-    ['an http endpoint', { CLUSTER_ENDPOINT: 'http://insecure.example.com' }, 'CLUSTER_ENDPOINT: must be an https URL'],
-    ['a CA that is not base64', { CLUSTER_CA: 'not base64!' }, 'CLUSTER_CA'],
-    ['a negative concurrency', { MAX_CONCURRENT_OPERATIONS: '-1' }, 'MAX_CONCURRENT_OPERATIONS: must be positive'],
-    ['a fractional sync period', { SYNC_PERIOD_SECONDS: '1.5' }, 'SYNC_PERIOD_SECONDS: must be a whole number'],
-    ['a mass-detach fraction above 1', { MASS_DETACH_MAX_FRACTION: '2' }, 'MASS_DETACH_MAX_FRACTION: must be at most 1'],
+    ['a missing table name', { TABLE_NAME: '' }, 'TABLE_NAME: required: the DynamoDB table'],
+    ['an http endpoint', { CLUSTER_ENDPOINT: 'http://insecure.example.com' }, 'CLUSTER_ENDPOINT: an https URL'],
+    ['a CA that is not base64', { CLUSTER_CA: 'not base64!' }, 'CLUSTER_CA: base64'],
+    [
+      'a negative concurrency',
+      { MAX_CONCURRENT_OPERATIONS: '-1' },
+      'MAX_CONCURRENT_OPERATIONS: a whole number above 0 (e.g. 10); got "-1"',
+    ],
+    [
+      'a fractional sync period',
+      { SYNC_PERIOD_SECONDS: '1.5' },
+      'SYNC_PERIOD_SECONDS: a whole number of seconds above 0 (e.g. 60); got "1.5"',
+    ],
+    ['a mass-detach fraction above 1', { MASS_DETACH_MAX_FRACTION: '2' }, 'MASS_DETACH_MAX_FRACTION: a fraction above 0 and at most 1'],
+    [
+      'a timeout that is neither seconds nor disabled',
+      { MAX_WAIT_FOR_UNMOUNT_SECONDS: 'abc' },
+      'MAX_WAIT_FOR_UNMOUNT_SECONDS: a whole number of seconds above 0 (e.g. 360) or "disabled"; got "abc"',
+    ],
   ])('rejects %s with a message naming the variable', (_name, extra, message) => {
     expect(problemsOf(lambdaEnv(extra)).join('\n')).toContain(message);
   });
@@ -77,5 +93,35 @@ describe('loadConfig', () => {
     const config = loadConfig({ TABLE_NAME: 'volumes', AWS_REGION: 'us-east-1', KUBECONFIG: '/tmp/kubeconfig' }, 'local');
     expect(config.kube).toEqual({ kind: 'kubeconfig', path: '/tmp/kubeconfig' });
     expect(config.clusterName).toBe('local');
+  });
+
+  /** A value each setting refuses (settings that take any text refuse only being required and missing). */
+  const REFUSED: Record<string, string> = {
+    CLUSTER_ENDPOINT: 'http://x',
+    CLUSTER_CA: '%%',
+    AWS_ENDPOINT_URL_EC2: 'not a url',
+    AWS_ENDPOINT_URL_DYNAMODB: 'not a url',
+    SYNC_PERIOD_SECONDS: 'soon',
+    MAX_WAIT_FOR_UNMOUNT_SECONDS: '-5',
+    LEASE_SECONDS: '0',
+    MAX_CONCURRENT_OPERATIONS: 'many',
+    EC2_MUTATING_CALLS_PER_SECOND: '2.5',
+    MASS_DETACH_MAX_FRACTION: '0',
+    MASS_DETACH_MIN_ATTACHED: '-1',
+    STUCK_ATTACH_SECONDS: 'x',
+    MAX_ATTACH_WAIT_SECONDS: '1e',
+    POWERTOOLS_LOG_LEVEL: 'LOUD',
+  };
+
+  it.each(Object.entries(REFUSED))('%s: the problem says what is expected, with an example, and what it got', (name, value) => {
+    const spec = SETTINGS.find((s) => s.name === name)!;
+    expect(spec.expected).toMatch(/\(e\.g\. .+\)/);
+    expect(problemsOf(lambdaEnv({ [name]: value }))).toEqual([`${name}: ${spec.expected}; got ${JSON.stringify(value)}`]);
+  });
+
+  it('every setting with a default is in SETTING_DEFAULTS, spelled as its variable takes it', () => {
+    const withDefaults = SETTINGS.filter((s) => s.default !== undefined);
+    expect(SETTING_DEFAULTS).toEqual(Object.fromEntries(withDefaults.map((s) => [s.name, s.default])));
+    expect(loadConfig(lambdaEnv(SETTING_DEFAULTS))).toEqual(loadConfig(lambdaEnv()));
   });
 });

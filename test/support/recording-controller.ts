@@ -31,6 +31,8 @@ export function recordingController(options: { failTargets?: string[] } = {}): R
     expiredOperations: 0,
     problems: [],
     reportErrors: [],
+    skipped: [],
+    notAttached: [],
     converged: true,
   });
   const controller: RecordingController = {

@@ -1,0 +1,200 @@
+/**
+ * Every environment variable the controller reads, in one table: its schema, its default, what it
+ * takes (with an example) and what it means. The configuration loader parses with these schemas,
+ * configuration errors quote `expected`, and the README's settings table is rendered from this
+ * table (a test fails when they disagree). Defaults are strings, parsed like any value given.
+ */
+import { z } from 'zod';
+import { DEFAULT_PLAN_CONFIG } from './core/config.js';
+import { METRICS_NAMESPACE, SERVICE_NAME } from './observability/metric-names.js';
+import { DEFAULT_WAITS } from './reconcile/types.js';
+
+interface Setting<S extends z.ZodType = z.ZodType> {
+  schema: S;
+  /** As the variable spells it; undefined: no default (required, or unset means "not used"). */
+  default?: string;
+  /** What the variable takes, with an example: quoted by configuration errors. */
+  expected: string;
+  meaning: string;
+  /** Required wherever the controller runs (others may be required in Lambda only). */
+  required?: boolean;
+}
+
+const text = z.string().trim().min(1);
+const wholeAbove0 = z.coerce.number().int().positive();
+const url = z.url();
+const seconds = (example: string) => `a whole number of seconds above 0 (e.g. ${example})`;
+const LOG_LEVELS = ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR', 'CRITICAL', 'SILENT'] as const;
+
+const setting = <const T extends Setting>(spec: T): T => spec;
+
+export const SETTING_SPECS = {
+  TABLE_NAME: setting({
+    schema: text,
+    required: true,
+    expected: 'the DynamoDB table that holds the actual state (e.g. ebs-attach-detach-volumes)',
+    meaning: 'The state table: one item per volume, operation locks, leases and backoff. `ebs-attach-detach init` creates it locally.',
+  }),
+  AWS_REGION: setting({
+    schema: text,
+    required: true,
+    expected: 'an AWS region (e.g. eu-west-1)',
+    meaning: 'Region of the EC2 instances, the volumes and the table (any value for the local sandbox, e.g. us-east-1).',
+  }),
+  CLUSTER_NAME: setting({
+    schema: text,
+    expected: 'the EKS cluster name (e.g. prod)',
+    meaning: 'Signs the EKS API token and labels metrics. Required in Lambda; `local` for local runs when unset.',
+  }),
+  CLUSTER_ENDPOINT: setting({
+    schema: z.url({ protocol: /^https$/ }),
+    expected: 'an https URL of the EKS API server (e.g. https://ABC123.gr7.eu-west-1.eks.amazonaws.com)',
+    meaning: 'Where the Kubernetes API is reached in Lambda. Locally, KUBECONFIG is used when set.',
+  }),
+  CLUSTER_CA: setting({
+    schema: z.base64(),
+    expected: 'base64 of the cluster CA PEM, as `aws eks describe-cluster` prints it (e.g. LS0tLS1CRUdJTi...)',
+    meaning: 'Trust anchor of the EKS API server. Required in Lambda.',
+  }),
+  KUBECONFIG: setting({
+    schema: text,
+    expected: 'a kubeconfig file path (e.g. .sandbox/kube/kubeconfig)',
+    meaning: "Local runs: the cluster to reconcile (the current context). Unset: client-node's default (~/.kube/config).",
+  }),
+  AWS_ENDPOINT_URL_EC2: setting({
+    schema: url,
+    expected: 'a URL (e.g. http://127.0.0.1:4566)',
+    meaning: 'Local runs: the EC2 endpoint (the local EC2 of `npm run sandbox:ec2`). Unset: AWS.',
+  }),
+  AWS_ENDPOINT_URL_DYNAMODB: setting({
+    schema: url,
+    expected: 'a URL (e.g. http://127.0.0.1:8000)',
+    meaning: 'Local runs: the DynamoDB endpoint (`npm run sandbox:dynamodb`). Unset: AWS.',
+  }),
+  AWS_ACCESS_KEY_ID: setting({
+    schema: text,
+    expected: 'an access key id (any value for the local sandbox, e.g. local)',
+    meaning: "Local runs: static credentials (with AWS_SECRET_ACCESS_KEY). Unset: the SDK's provider chain (profile, SSO, role).",
+  }),
+  AWS_SECRET_ACCESS_KEY: setting({
+    schema: text,
+    expected: 'a secret access key (any value for the local sandbox, e.g. local)',
+    meaning: 'Local runs: the secret of AWS_ACCESS_KEY_ID.',
+  }),
+  AWS_SESSION_TOKEN: setting({
+    schema: text,
+    expected: 'a session token (e.g. from `aws sts get-session-token`)',
+    meaning: 'Local runs: the session token of temporary credentials.',
+  }),
+  SYNC_PERIOD_SECONDS: setting({
+    schema: wholeAbove0,
+    default: '60',
+    expected: seconds('60'),
+    meaning: "How often a full pass verifies the actual state against EC2 (upstream's reconciler sync period).",
+  }),
+  MAX_WAIT_FOR_UNMOUNT_SECONDS: setting({
+    schema: z.union([z.literal('disabled'), wholeAbove0]),
+    default: '360',
+    expected: `${seconds('360')} or "disabled"`,
+    meaning:
+      "A not-Ready (or gone) node's mounted volume is force-detached this long after the detach was requested; `disabled` never does.",
+  }),
+  LEASE_MARGIN_SECONDS: setting({
+    schema: wholeAbove0,
+    default: String(DEFAULT_PLAN_CONFIG.leaseMarginMs / 1000),
+    expected: seconds('15'),
+    meaning:
+      "An operation's lock lasts until its invocation's own end (the function timeout) plus this margin, for clock skew and a request on the wire; then a later pass resolves it against EC2.",
+  }),
+  STUCK_ATTACH_SECONDS: setting({
+    schema: wholeAbove0,
+    default: String(DEFAULT_PLAN_CONFIG.stuckAttachMs / 1000),
+    expected: seconds('90'),
+    meaning: 'An attach EC2 still shows `attaching` after this long is detached and retried from scratch.',
+  }),
+  MAX_ATTACH_WAIT_SECONDS: setting({
+    schema: wholeAbove0,
+    default: String(DEFAULT_WAITS.maxAttachWaitMs / 1000),
+    expected: seconds('60'),
+    meaning: 'How long one pass waits for an attach to reach `attached` before leaving it to the next pass.',
+  }),
+  MAX_CONCURRENT_OPERATIONS: setting({
+    schema: wholeAbove0,
+    default: '10',
+    expected: 'a whole number above 0 (e.g. 10)',
+    meaning: 'Volumes operated on at once within one pass.',
+  }),
+  EC2_MUTATING_CALLS_PER_SECOND: setting({
+    schema: wholeAbove0,
+    default: '4',
+    expected: 'a whole number above 0 (e.g. 4)',
+    meaning: "AttachVolume/DetachVolume calls per second this controller allows itself (EC2's bucket refills 5/s per account and region).",
+  }),
+  MASS_DETACH_MAX_FRACTION: setting({
+    schema: z.union([z.literal('disabled'), z.coerce.number().gt(0).max(1)]),
+    default: '0.5',
+    expected: 'a fraction above 0 and at most 1 (e.g. 0.5) or "disabled"',
+    meaning: 'The mass-detach guard: one pass detaches at most this fraction of the attached volumes; `disabled` turns the guard off.',
+  }),
+  MASS_DETACH_MIN_ATTACHED: setting({
+    schema: z.coerce.number().int().nonnegative(),
+    default: '10',
+    expected: 'a whole number, 0 or more (e.g. 10)',
+    meaning: 'The mass-detach guard applies only when more volumes than this are attached.',
+  }),
+  POWERTOOLS_SERVICE_NAME: setting({
+    schema: text,
+    default: SERVICE_NAME,
+    expected: `a service name (e.g. ${SERVICE_NAME})`,
+    meaning: 'The `service` of every log line and metric.',
+  }),
+  POWERTOOLS_METRICS_NAMESPACE: setting({
+    schema: text,
+    default: METRICS_NAMESPACE,
+    expected: `a CloudWatch namespace (e.g. ${METRICS_NAMESPACE})`,
+    meaning: 'CloudWatch namespace of the metrics.',
+  }),
+  POWERTOOLS_LOG_LEVEL: setting({
+    schema: z.string().toUpperCase().pipe(z.enum(LOG_LEVELS)),
+    default: 'INFO',
+    expected: `one of ${LOG_LEVELS.join(', ')} (e.g. DEBUG)`,
+    meaning: 'Log level. The CLI logs nothing unless this is set, and then to stderr.',
+  }),
+};
+
+export type SettingName = keyof typeof SETTING_SPECS;
+
+type Spec<K extends SettingName> = (typeof SETTING_SPECS)[K];
+/** Settings that may be unset after defaults are applied: no default and not required. */
+type OptionalName = { [K in SettingName]: Spec<K> extends { default: string } | { required: true } ? never : K }[SettingName];
+
+/** The parsed environment: every setting with a default or required is present. */
+export type Env = { [K in Exclude<SettingName, OptionalName>]: z.output<Spec<K>['schema']> } & {
+  [K in OptionalName]?: z.output<Spec<K>['schema']>;
+};
+
+/** The schema of the whole environment (defaults are merged in before parsing). */
+export const ENV_SCHEMA = z.object(
+  Object.fromEntries(
+    Object.entries(SETTING_SPECS).map(([name, spec]: [string, Setting]) => [
+      name,
+      spec.required || spec.default !== undefined ? spec.schema : spec.schema.optional(),
+    ]),
+  ),
+) as unknown as z.ZodType<Env>;
+
+/** The table as a list, in the order above (the README's order). */
+export const SETTINGS: ({ name: SettingName } & Setting)[] = Object.entries(SETTING_SPECS).map(([name, spec]) => ({
+  name: name as SettingName,
+  ...spec,
+}));
+
+/** The README's settings table, rendered from the specs. */
+export function settingsTable(): string {
+  const cell = (value: string) => value.replaceAll('|', '\\|');
+  const rows = SETTINGS.map((s) => {
+    const fallback = s.default === undefined ? (s.required ? 'required' : '–') : `\`${s.default}\``;
+    return `| \`${s.name}\` | ${fallback} | ${cell(s.expected)} | ${cell(s.meaning)} |`;
+  });
+  return ['| setting | default | takes | meaning |', '| --- | --- | --- | --- |', ...rows].join('\n');
+}
