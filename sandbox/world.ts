@@ -11,6 +11,7 @@ import type { Delays } from './ec2/state/model.js';
 import { nodeObject, podObject, pvcObject, pvObject } from './generate/kube-objects.js';
 import type { GenNode, GenPod, GenVolume } from './generate/model.js';
 import { startLocalStack, type LocalStack, type LocalStackOptions } from './local-stack.js';
+import { SANDBOX_IMAGE_ID } from './ec2/state/images.js';
 
 export interface WorldOptions {
   nodes?: number;
@@ -91,7 +92,7 @@ export async function startWorld(options: WorldOptions = {}): Promise<World> {
 async function runNode(client: EC2Client, name: string, zone: string): Promise<GenNode> {
   const ran = await client.send(
     new RunInstancesCommand({
-      ImageId: 'ami-0eks0node0amazonlinux',
+      ImageId: SANDBOX_IMAGE_ID,
       InstanceType: 'm6i.xlarge',
       MinCount: 1,
       MaxCount: 1,

@@ -6,6 +6,7 @@ import { attachmentState, attachmentsOf, changeInstanceState } from '../state/li
 import { getAll } from '../state/lookup.js';
 import { INSTANCE_STATE_CODES, newId, type InstanceStateName, type SandboxInstance, type World } from '../state/model.js';
 import type { ActionContext, ActionDefinition } from './context.js';
+import { registeredImage } from './images.js';
 import { applyFilters, paginate, tagField } from './query.js';
 import { tagSet } from './render.js';
 
@@ -61,6 +62,7 @@ function launchOne(world: World, params: Params, reservationId: string, now: num
 }
 
 function runInstances({ params, world, now }: ActionContext) {
+  registeredImage(world, required(params, 'ImageId'));
   const token = optional(params, 'ClientToken');
   const previous = token === undefined ? undefined : world.clientTokens.get(token);
   const minCount = optionalInt(params, 'MinCount') ?? 1;

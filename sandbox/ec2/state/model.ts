@@ -1,6 +1,7 @@
 /** The local EC2's state: instances, volumes and their attachments, and the knobs that shape them. */
 import { randomBytes } from 'node:crypto';
 import type { Clock } from '../clock.js';
+import { REGISTERED_IMAGES, type SandboxImage } from './images.js';
 
 export type InstanceStateName = 'pending' | 'running' | 'stopping' | 'stopped' | 'shutting-down' | 'terminated';
 
@@ -127,6 +128,8 @@ export class World {
   readonly sticky: StickyFaults = { attach: new Set(), detach: new Set() };
   /** Per-instance override of the attachment limit (slots on Nitro, volumes on Xen). */
   readonly attachmentLimits = new Map<string, number>();
+  /** AMIs RunInstances accepts and DescribeImages lists, by id. */
+  readonly images = new Map<string, SandboxImage>(REGISTERED_IMAGES.map((image) => [image.imageId, image]));
 
   constructor(
     readonly config: ModelConfig,
