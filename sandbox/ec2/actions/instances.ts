@@ -155,7 +155,10 @@ function describeInstances({ params, world, now }: ActionContext) {
   if (ids.length > 0 && maxResults !== undefined) {
     throw ec2Errors.combination('The parameter instancesSet cannot be used with the parameter maxResults');
   }
-  const candidates = ids.length > 0 ? getAll(ids, world.instances, ec2Errors.instanceNotFound) : [...world.instances.values()];
+  const candidates =
+    ids.length > 0
+      ? getAll(ids, world.instances, ec2Errors.instanceNotFound, world.config.notFoundNamesEveryId)
+      : [...world.instances.values()];
   candidates.sort((a, b) => a.instanceId.localeCompare(b.instanceId));
   const matching = applyFilters(candidates, filters(params), instanceField(world), INSTANCE_FILTERS);
   const page = paginate(matching, maxResults, optional(params, 'NextToken'), { min: 5, max: 1000 });

@@ -82,6 +82,8 @@ export interface ModelConfig {
   multiAttachMaxInstances: number;
   defaultZone: string;
   ownerId: string;
+  /** Describe NotFound errors name every requested id, not only the unknown ones (another EC2 implementation's habit). */
+  notFoundNamesEveryId: boolean;
 }
 
 const DEFAULT_DELAYS: Delays = {
@@ -101,6 +103,7 @@ export const DEFAULT_MODEL_CONFIG: ModelConfig = {
   multiAttachMaxInstances: 16,
   defaultZone: 'us-east-1a',
   ownerId: '123456789012',
+  notFoundNamesEveryId: false,
 };
 
 /** Previous-generation (Xen) families; everything else is treated as Nitro. */
