@@ -69,19 +69,20 @@ describe('throttling: one bucket per API action (EC2 "request rate limiting" is 
 describe('DryRun=true: DryRunOperation (HTTP 412) and nothing changes', () => {
   it.each([
     [
-      'AttachVolume',
-      (volumeId: string, instanceId: string) =>
-        new AttachVolumeCommand({ VolumeId: volumeId, InstanceId: instanceId, Device: '/dev/xvdg', DryRun: true }),
+      'AttachVolume of an available volume',
+      false,
+      (VolumeId: string, InstanceId: string) =>
+        client.send(new AttachVolumeCommand({ VolumeId, InstanceId, Device: '/dev/xvdh', DryRun: true })),
     ],
-    ['DetachVolume', (volumeId: string) => new DetachVolumeCommand({ VolumeId: volumeId, DryRun: true })],
-  ])('%s', async (_action, command) => {
+    ['DetachVolume of an attached volume', true, (VolumeId: string) => client.send(new DetachVolumeCommand({ VolumeId, DryRun: true }))],
+  ] as const)('%s', async (_case, attachFirst, send) => {
     const instanceId = await runInstance(client);
     const volumeId = await createVolume(client);
+    if (attachFirst) await client.send(new AttachVolumeCommand({ VolumeId: volumeId, InstanceId: instanceId, Device: '/dev/xvdg' }));
     const before = await volumeState(volumeId);
-    expect(await outcome(client.send(command(volumeId, instanceId)))).toBe(
-      'DryRunOperation 412: Request would have succeeded, but DryRun flag is set.',
-    );
+    expect(await outcome(send(volumeId, instanceId))).toBe('DryRunOperation 412: Request would have succeeded, but DryRun flag is set.');
     expect(await volumeState(volumeId)).toBe(before);
+    expect(before).toBe(attachFirst ? 'in-use' : 'available');
   });
 
   it('RunInstances with DryRun launches nothing', async () => {
