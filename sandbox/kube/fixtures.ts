@@ -2,6 +2,7 @@
  * Test-side access to the objects: seed fixtures (creating their namespaces on the way) and
  * read objects back by kind without going through HTTP.
  */
+import { canonical } from './canonical.js';
 import type { Registry } from './registry.js';
 import { apiVersionOf, findByKind, type ResourceType } from './resources.js';
 import { objectKey, type KubeObject } from './store.js';
@@ -59,7 +60,7 @@ export function seedObjects(registry: Registry, objects: object[]): KubeObject[]
         creationTimestamp: existing.metadata.creationTimestamp,
       },
     };
-    return registry.store.put(type.resource, objectKey(namespace, String(object.metadata.name)), replaced) as KubeObject;
+    return registry.store.put(type.resource, objectKey(namespace, String(object.metadata.name)), canonical(type, replaced)) as KubeObject;
   });
 }
 

@@ -118,11 +118,13 @@ describe('patch types', () => {
     expect(response.status).toBe(415);
   });
 
-  it('answers 202 with the object while finalizers hold a delete, and a Success Status when a node goes', async () => {
-    sandbox.seed([volumeAttachment('csi-held', 'n1', ['a/one']), node('n-gone')]);
+  it('answers 200 with the object while finalizers hold a delete (202 only for orphanDependents=false), and a Success Status when a node goes', async () => {
+    sandbox.seed([volumeAttachment('csi-held', 'n1', ['a/one']), volumeAttachment('csi-held-2', 'n1', ['a/one']), node('n-gone')]);
     const held = await raw(sandbox, 'DELETE', '/apis/storage.k8s.io/v1/volumeattachments/csi-held');
-    expect(held.status).toBe(202);
+    expect(held.status).toBe(200);
     expect(held.body.metadata.deletionTimestamp).toBeDefined();
+    const orphaning = await raw(sandbox, 'DELETE', '/apis/storage.k8s.io/v1/volumeattachments/csi-held-2?orphanDependents=false');
+    expect(orphaning.status).toBe(202);
     const gone = await raw(sandbox, 'DELETE', '/api/v1/nodes/n-gone');
     expect(gone.body).toMatchObject({ kind: 'Status', status: 'Success', details: { name: 'n-gone', kind: 'nodes' } });
   });
