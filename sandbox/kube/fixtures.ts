@@ -6,6 +6,7 @@ import { canonical } from './canonical.js';
 import type { Registry } from './registry.js';
 import { apiVersionOf, findByKind, type ResourceType } from './resources.js';
 import { objectKey, type KubeObject } from './store.js';
+import { validate } from './validation.js';
 
 export const defaultNamespaces = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
 
@@ -60,6 +61,7 @@ export function seedObjects(registry: Registry, objects: object[]): KubeObject[]
         creationTimestamp: existing.metadata.creationTimestamp,
       },
     };
+    validate(type, replaced);
     return registry.store.put(type.resource, objectKey(namespace, String(object.metadata.name)), canonical(type, replaced)) as KubeObject;
   });
 }

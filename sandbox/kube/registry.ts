@@ -25,7 +25,7 @@ export interface DeleteResult {
 }
 
 export interface WriteOptions {
-  /** Writes the sandbox makes itself (seeds, kubelet): no validation; creates keep their status. */
+  /** Writes the sandbox makes itself (seeds, kubelet): creates keep their status; updates skip update rules. */
   trusted?: boolean;
   dryRun?: boolean;
 }
@@ -59,10 +59,7 @@ export class Registry {
       this.now(),
       options.trusted === true,
     );
-    if (options.trusted) {
-      if (!object.metadata.name)
-        throw errors.invalid(type, '', [{ field: 'metadata.name', message: 'Required value: name or generateName is required' }]);
-    } else validate(type, object);
+    validate(type, object);
     if (type.namespaced && !options.trusted && !this.find(namespaceType, undefined, namespace as string))
       throw errors.namespaceNotFound(namespace as string);
     const name = String(object.metadata.name);

@@ -127,3 +127,78 @@ describe('a nodes/status write keeps metadata changes (the node status strategy 
     expect(patched.body.metadata.labels).toBeUndefined();
   });
 });
+
+const claim = (spec: Record<string, unknown>) => ({ metadata: { name: 'c' }, spec });
+const volume = (spec: Record<string, unknown>) => ({ metadata: { name: 'pv-v' }, spec });
+const CSI = { driver: 'ebs.csi.aws.com', volumeHandle: 'vol-1' };
+
+describe('validation the real server enforces (422 with the field)', () => {
+  it.each([
+    [
+      'a PVC without spec.resources.requests.storage',
+      '/api/v1/namespaces/default/persistentvolumeclaims',
+      claim({ accessModes: ['ReadWriteOnce'] }),
+      'spec.resources[storage]',
+    ],
+    [
+      'a PVC without access modes',
+      '/api/v1/namespaces/default/persistentvolumeclaims',
+      claim({ resources: { requests: { storage: '1Gi' } } }),
+      'spec.accessModes',
+    ],
+    ['a PV without capacity', '/api/v1/persistentvolumes', volume({ accessModes: ['ReadWriteOnce'], csi: CSI }), 'spec.capacity'],
+    [
+      'a PV with a capacity other than storage',
+      '/api/v1/persistentvolumes',
+      volume({ accessModes: ['ReadWriteOnce'], capacity: { cpu: '1' }, csi: CSI }),
+      'spec.capacity',
+    ],
+    [
+      'a PV without a volume source',
+      '/api/v1/persistentvolumes',
+      volume({ accessModes: ['ReadWriteOnce'], capacity: { storage: '1Gi' } }),
+      'spec',
+    ],
+    [
+      'a VolumeAttachment with an invalid attacher name',
+      VA_PATH,
+      { ...volumeAttachment('csi-bad', 'n1'), spec: { attacher: 'ebs csi/aws', nodeName: 'n1', source: { persistentVolumeName: 'pv' } } },
+      'spec.attacher',
+    ],
+    [
+      'a VolumeAttachment with an attacher name over 63 characters',
+      VA_PATH,
+      {
+        ...volumeAttachment('csi-long', 'n1'),
+        spec: { attacher: `a${'b'.repeat(63)}`, nodeName: 'n1', source: { persistentVolumeName: 'pv' } },
+      },
+      'spec.attacher',
+    ],
+  ])('%s', async (_case, path, body, field) => {
+    const response = await raw(sandbox, 'POST', path, { body });
+    expect(response.status).toBe(422);
+    expect(response.body.details.causes.map((cause: { field: string }) => cause.field)).toContain(field);
+  });
+
+  it('a valid PVC and PV are created', async () => {
+    const pvc = claim({ accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } });
+    expect((await raw(sandbox, 'POST', '/api/v1/namespaces/default/persistentvolumeclaims', { body: pvc })).status).toBe(201);
+    const pv = volume({ accessModes: ['ReadWriteOnce'], capacity: { storage: '1Gi' }, csi: CSI });
+    expect((await raw(sandbox, 'POST', '/api/v1/persistentvolumes', { body: pv })).status).toBe(201);
+  });
+
+  it('a node spec.providerID may go from "" to a value, never change after', async () => {
+    sandbox.seed([node('n-provider')]);
+    const set = await raw(sandbox, 'PATCH', '/api/v1/nodes/n-provider', mergePatch({ spec: { providerID: 'aws:///us-east-1a/i-0a' } }));
+    expect(set.status).toBe(200);
+    const changed = await raw(sandbox, 'PATCH', '/api/v1/nodes/n-provider', mergePatch({ spec: { providerID: 'aws:///us-east-1a/i-0b' } }));
+    expect(changed.status).toBe(422);
+    expect(changed.body.details.causes).toEqual([expect.objectContaining({ field: 'spec.providerID', reason: 'FieldValueForbidden' })]);
+  });
+
+  it('a seeded fixture is held to the same rules: the sandbox refuses to store what a cluster never would', () => {
+    expect(() => sandbox.seed([{ apiVersion: 'v1', kind: 'PersistentVolumeClaim', ...claim({ accessModes: ['ReadWriteOnce'] }) }])).toThrow(
+      /spec.resources\[storage\]: Required value/,
+    );
+  });
+});
