@@ -163,8 +163,44 @@ describe('discovery', () => {
       accept: 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json',
     });
     expect(response.body.kind).toBe('Table');
-    expect(response.body.columnDefinitions.map((c: { name: string }) => c.name)).toEqual(['Name', 'Status', 'Volumes Attached', 'Age']);
-    expect(response.body.rows[0].cells.slice(0, 2)).toEqual(['n1', 'Ready']);
+    const columns = response.body.columnDefinitions.map(
+      (c: { name: string; priority: number }) => `${c.name}${c.priority ? ' (wide)' : ''}`,
+    );
+    expect(columns).toEqual([
+      'Name',
+      'Status',
+      'Roles',
+      'Age',
+      'Version',
+      'Internal-IP (wide)',
+      'External-IP (wide)',
+      'OS-Image (wide)',
+      'Kernel-Version (wide)',
+      'Container-Runtime (wide)',
+    ]);
+    expect(response.body.rows[0].cells.slice(0, 3)).toEqual(['n1', 'Ready', '<none>']);
+  });
+
+  it('prints pods with upstream columns: ready containers, status, restarts', async () => {
+    const response = await raw(sandbox, 'GET', '/api/v1/namespaces/default/pods/web', {
+      accept: 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json',
+    });
+    const columns = response.body.columnDefinitions.map(
+      (c: { name: string; priority: number }) => `${c.name}${c.priority ? ' (wide)' : ''}`,
+    );
+    expect(columns).toEqual([
+      'Name',
+      'Ready',
+      'Status',
+      'Restarts',
+      'Age',
+      'IP (wide)',
+      'Node (wide)',
+      'Nominated Node (wide)',
+      'Readiness Gates (wide)',
+    ]);
+    expect(response.body.rows[0].cells.slice(0, 4)).toEqual(['web', '0/1', 'Running', '0']);
+    expect(response.body.rows[0].cells[6]).toBe('n1');
   });
 });
 
