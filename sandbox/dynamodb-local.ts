@@ -35,7 +35,7 @@ async function untilAnswering(endpoint: string, child: ChildProcess, output: () 
         return;
       } catch (error) {
         if (Date.now() > deadline)
-          throw new Error(`DynamoDB Local did not answer within ${STARTUP_TIMEOUT_MS} ms: ${String(error)}; ${output()}`);
+          throw new Error(`DynamoDB Local did not answer within ${STARTUP_TIMEOUT_MS} ms; its output: ${output()}`, { cause: error });
         await sleep(POLL_MS);
       }
     }

@@ -3,7 +3,7 @@
  * validation in kubernetes/kubernetes pkg/registry and pkg/apis/.../validation): timestamps,
  * always-serialised status, generation, unconditional updates, node status writes, validation.
  */
-/* eslint-disable @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-assignment --
+/* eslint-disable @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-call --
    tests read response bodies as loosely typed JSON, the way the wire sends them */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startKubeSandbox, type KubeSandbox } from '../../sandbox/kube/index.js';
