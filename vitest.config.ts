@@ -23,6 +23,11 @@ export default defineConfig({
     env: { POWERTOOLS_METRICS_DISABLED: 'true' },
     projects: [
       { extends: true, test: { name: 'unit', include: ['test/**/*.test.ts'], exclude: ['test/faults/faults.test.ts'] } },
+      // The store's contract suite again, against AWS's DynamoDB Local (Java) instead of dynalite.
+      {
+        extends: true,
+        test: { name: 'dynamodb-local', include: ['test/dynamodb/**/*.test.ts'], globalSetup: ['test/support/dynamodb-local-setup.ts'] },
+      },
       // The seeded fault suite: `npm run test:faults` runs it alone.
       { extends: true, test: { name: 'faults', include: ['test/faults/faults.test.ts'] } },
     ],

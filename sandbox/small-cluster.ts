@@ -3,6 +3,7 @@
  * volumes through CreateVolume, and the matching Node, PV, PVC and Pod objects (world.ts for tests,
  * seed-main.ts for a newcomer's sandbox).
  */
+import { SANDBOX_IMAGE_ID } from './ec2/state/images.js';
 import { createHash } from 'node:crypto';
 import { CreateVolumeCommand, RunInstancesCommand, type EC2Client } from '@aws-sdk/client-ec2';
 import type { GenNode, GenPod, GenVolume } from './generate/model.js';
@@ -30,7 +31,7 @@ export async function createGenVolume(client: EC2Client, options: VolumeOptions)
 export async function runNode(client: EC2Client, name: string, zone: string): Promise<GenNode> {
   const ran = await client.send(
     new RunInstancesCommand({
-      ImageId: 'ami-0eks0node0amazonlinux',
+      ImageId: SANDBOX_IMAGE_ID,
       InstanceType: 'm6i.xlarge',
       MinCount: 1,
       MaxCount: 1,

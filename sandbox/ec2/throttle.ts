@@ -1,7 +1,8 @@
 /**
- * EC2 request throttling: a token bucket per API category (EC2 Developer Guide, "Request
- * throttling"). Each request takes one token; an empty bucket answers RequestLimitExceeded.
- * Refill is computed from the injectable clock, so a manual clock controls it exactly.
+ * EC2 request throttling (EC2 Developer Guide, "Request throttling"): request rate limiting is
+ * per API, so each action has its own token bucket, sized by the action's category (mutating
+ * 50 +5/s, non-mutating 100 +20/s). Each request takes one token; an empty bucket answers
+ * RequestLimitExceeded. Refill is computed from the injectable clock, so a manual clock controls it exactly.
  */
 import type { ThrottleCategory } from './actions/context.js';
 import type { Clock } from './clock.js';
@@ -41,7 +42,9 @@ class Bucket {
 }
 
 export class Throttle {
-  private buckets: Map<ThrottleCategory, Bucket> | undefined;
+  private config: ThrottleConfig | false = false;
+  /** By action, created full on the action's first request. */
+  private readonly buckets = new Map<string, Bucket>();
 
   constructor(
     private readonly clock: Clock,
@@ -52,15 +55,16 @@ export class Throttle {
 
   /** Replace the buckets (full again), or `false` to stop throttling. */
   configure(config: ThrottleConfig | false): void {
-    const now = this.clock.now();
-    this.buckets =
-      config === false
-        ? undefined
-        : new Map(Object.entries(config).map(([category, size]) => [category as ThrottleCategory, new Bucket(size, now)]));
+    this.config = config;
+    this.buckets.clear();
   }
 
-  /** True when the request may proceed. */
-  admit(category: ThrottleCategory): boolean {
-    return this.buckets?.get(category)?.take(this.clock.now()) ?? true;
+  /** True when a request of `action` may proceed. */
+  admit(action: string, category: ThrottleCategory): boolean {
+    if (this.config === false) return true;
+    const now = this.clock.now();
+    let bucket = this.buckets.get(action);
+    if (!bucket) this.buckets.set(action, (bucket = new Bucket(this.config[category], now)));
+    return bucket.take(now);
   }
 }

@@ -6,6 +6,7 @@ import type { World, SandboxAttachment, SandboxInstance, SandboxVolume } from '.
 import type { KubeSandbox } from '../kube/index.js';
 import { clusterObjects } from './kube-objects.js';
 import type { GenAttachment, GeneratedCluster, GenNode, GenVolume } from './model.js';
+import { SANDBOX_IMAGE_ID } from '../ec2/state/images.js';
 
 const ROOT_DEVICE = '/dev/xvda';
 const CLUSTER_TAG = 'kubernetes.io/cluster/demo';
@@ -24,7 +25,7 @@ export function addInstance(world: World, node: GenNode, now: number): SandboxIn
   const instance: SandboxInstance = {
     instanceId: node.instanceId,
     reservationId: `r-${node.instanceId.slice(2)}`,
-    imageId: 'ami-0eks0node0amazonlinux',
+    imageId: SANDBOX_IMAGE_ID,
     instanceType: node.instanceType,
     zone: node.zone,
     state: 'running',

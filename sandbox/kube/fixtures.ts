@@ -2,9 +2,11 @@
  * Test-side access to the objects: seed fixtures (creating their namespaces on the way) and
  * read objects back by kind without going through HTTP.
  */
+import { canonical } from './canonical.js';
 import type { Registry } from './registry.js';
 import { apiVersionOf, findByKind, type ResourceType } from './resources.js';
 import { objectKey, type KubeObject } from './store.js';
+import { validate } from './validation.js';
 
 export const defaultNamespaces = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
 
@@ -59,7 +61,8 @@ export function seedObjects(registry: Registry, objects: object[]): KubeObject[]
         creationTimestamp: existing.metadata.creationTimestamp,
       },
     };
-    return registry.store.put(type.resource, objectKey(namespace, String(object.metadata.name)), replaced) as KubeObject;
+    validate(type, replaced);
+    return registry.store.put(type.resource, objectKey(namespace, String(object.metadata.name)), canonical(type, replaced)) as KubeObject;
   });
 }
 

@@ -31,7 +31,8 @@ export function prepareForCreate(type: ResourceType, object: KubeObject, now: Da
   if (!type.namespaced) delete meta.namespace;
   meta.uid = meta.uid ?? randomUUID();
   meta.creationTimestamp = meta.creationTimestamp ?? timestamp(now);
-  meta.generation = meta.generation ?? 1;
+  if (type.hasGeneration) meta.generation = meta.generation ?? 1;
+  else delete meta.generation;
   if (!keepStatus) {
     delete meta.deletionTimestamp;
     delete meta.deletionGracePeriodSeconds;
@@ -52,28 +53,37 @@ function withoutMetaAndStatus(object: KubeObject): string {
   return JSON.stringify(rest);
 }
 
-/**
- * The object an update stores. Main-resource writes keep the stored status of types with a
- * status subresource; status writes keep everything but status (metav1.ResetObjectMetaForStatus).
- */
-export function prepareForUpdate(type: ResourceType, current: KubeObject, next: KubeObject, subresource: string | undefined): KubeObject {
-  if (subresource === 'status') {
-    const merged: KubeObject = { ...current, metadata: { ...current.metadata } };
-    if (next.status === undefined) delete merged.status;
-    else merged.status = next.status;
-    return merged;
-  }
-  const meta = { ...next.metadata };
+/** `next` metadata with the server-owned fields as they are stored. */
+function serverOwnedFrom(current: KubeObject, next: KubeObject['metadata']): KubeObject['metadata'] {
+  const meta = { ...next };
   for (const field of serverOwned) {
     if (current.metadata[field] === undefined) delete meta[field];
     else meta[field] = current.metadata[field];
   }
+  return meta;
+}
+
+/**
+ * The object an update stores. Main-resource writes keep the stored status of types with a
+ * status subresource; status writes keep everything but status (metav1.ResetObjectMetaForStatus),
+ * except where the status strategy keeps metadata changes too (nodes).
+ */
+export function prepareForUpdate(type: ResourceType, current: KubeObject, next: KubeObject, subresource: string | undefined): KubeObject {
+  if (subresource === 'status') {
+    const metadata = type.statusKeepsMetadata ? serverOwnedFrom(current, next.metadata) : { ...current.metadata };
+    const merged: KubeObject = { ...current, metadata };
+    if (next.status === undefined) delete merged.status;
+    else merged.status = next.status;
+    return merged;
+  }
+  const meta = serverOwnedFrom(current, next.metadata);
   const prepared: KubeObject = { ...next, apiVersion: apiVersionOf(type), kind: type.kind, metadata: meta };
   if (type.hasStatus) {
     if (current.status === undefined) delete prepared.status;
     else prepared.status = current.status;
   }
-  if (withoutMetaAndStatus(current) !== withoutMetaAndStatus(prepared)) meta.generation = Number(current.metadata.generation ?? 0) + 1;
+  if (type.hasGeneration && withoutMetaAndStatus(current) !== withoutMetaAndStatus(prepared))
+    meta.generation = Number(current.metadata.generation ?? 0) + 1;
   return prepared;
 }
 

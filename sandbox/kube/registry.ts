@@ -3,6 +3,7 @@
  * (k8s.io/apiserver/pkg/registry/generic/registry) gives them: create, get, update with
  * resourceVersion preconditions, delete with finalizers and graceful pod deletion.
  */
+import { canonical } from './canonical.js';
 import { prepareForCreate, prepareForUpdate, sameObject, timestamp } from './object-meta.js';
 import type { ResourceType } from './resources.js';
 import { findByKind } from './resources.js';
@@ -12,17 +13,19 @@ import { validate, validateUpdate } from './validation.js';
 
 export interface DeleteOptions {
   gracePeriodSeconds?: number;
+  /** Deprecated; `false` with a pending deletion is the one case upstream answers 202. */
+  orphanDependents?: boolean;
   preconditions?: { uid?: string; resourceVersion?: string };
 }
 
 export interface DeleteResult {
   object: KubeObject;
-  /** False when deletion is pending on finalizers or a grace period (HTTP 202). */
+  /** False when deletion is pending on finalizers or a grace period. */
   deleted: boolean;
 }
 
 export interface WriteOptions {
-  /** Writes the sandbox makes itself (seeds, kubelet): no validation; creates keep their status. */
+  /** Writes the sandbox makes itself (seeds, kubelet): creates keep their status; updates skip update rules. */
   trusted?: boolean;
   dryRun?: boolean;
 }
@@ -50,16 +53,13 @@ export class Registry {
     if (!options.trusted && body.metadata.resourceVersion) {
       throw errors.internal('resourceVersion should not be set on objects to be created');
     }
-    const object = prepareForCreate(
+    const object = canonicalCreate(
       type,
       { ...body, metadata: { ...body.metadata, ...(type.namespaced ? { namespace } : {}) } },
       this.now(),
       options.trusted === true,
     );
-    if (options.trusted) {
-      if (!object.metadata.name)
-        throw errors.invalid(type, '', [{ field: 'metadata.name', message: 'Required value: name or generateName is required' }]);
-    } else validate(type, object);
+    validate(type, object);
     if (type.namespaced && !options.trusted && !this.find(namespaceType, undefined, namespace as string))
       throw errors.namespaceNotFound(namespace as string);
     const name = String(object.metadata.name);
@@ -87,6 +87,11 @@ export class Registry {
       throw errors.notFound(type, name);
     }
     const asked = next.metadata.resourceVersion;
+    if (!asked && !type.unconditionalUpdate && !options.trusted) {
+      throw errors.invalid(type, name, [
+        { reason: 'FieldValueInvalid', field: 'metadata.resourceVersion', message: 'Invalid value: 0x0: must be specified for an update' },
+      ]);
+    }
     if (asked && asked !== current.metadata.resourceVersion) throw errors.conflict(type, name);
     if (next.metadata.uid && next.metadata.uid !== current.metadata.uid) {
       throw errors.conflict(
@@ -95,7 +100,7 @@ export class Registry {
         `Precondition failed: UID in precondition: ${String(next.metadata.uid)}, UID in object meta: ${String(current.metadata.uid)}`,
       );
     }
-    const prepared = prepareForUpdate(type, current, { ...next, metadata: { ...next.metadata, name } }, subresource);
+    const prepared = canonical(type, prepareForUpdate(type, current, { ...next, metadata: { ...next.metadata, name } }, subresource));
     if (!options.trusted) validateUpdate(type, current, prepared);
     if (sameObject(current, prepared) || options.dryRun) return sameObject(current, prepared) ? current : prepared;
     if (finalizedAfterDeletion(prepared)) return this.remove(type, namespace, name, prepared);
@@ -141,6 +146,10 @@ export class Registry {
   private key(type: ResourceType, namespace: string | undefined, name: string): string {
     return objectKey(type.namespaced ? (namespace ?? 'default') : undefined, name);
   }
+}
+
+function canonicalCreate(type: ResourceType, body: KubeObject, now: Date, keepStatus: boolean): KubeObject {
+  return canonical(type, prepareForCreate(type, body, now, keepStatus));
 }
 
 /** The last finalizer of an object already being deleted (without grace) was removed: it goes. */

@@ -37,7 +37,12 @@ function asObject(body: unknown): KubeObject {
 function deleteOptions(body: unknown, query: URLSearchParams): DeleteOptions {
   const options = body !== null && typeof body === 'object' ? (body as DeleteOptions) : {};
   const grace = query.get('gracePeriodSeconds');
-  return grace !== null ? { ...options, gracePeriodSeconds: Number(grace) } : options;
+  const orphan = query.get('orphanDependents');
+  return {
+    ...options,
+    ...(grace !== null ? { gracePeriodSeconds: Number(grace) } : {}),
+    ...(orphan !== null ? { orphanDependents: orphan === 'true' } : {}),
+  };
 }
 
 function checkKind(type: ResourceType, object: KubeObject): void {
@@ -88,8 +93,10 @@ export function handleResource(registry: Registry, request: ResourceRequest): Re
     }
     case 'delete': {
       if (info.subresource !== undefined) throw errors.methodNotAllowed('DELETE is not allowed on a subresource');
-      const result = registry.delete(type, namespace, name, deleteOptions(request.body, query), dryRun);
-      if (!result.deleted) return { status: 202, body: result.object };
+      const options = deleteOptions(request.body, query);
+      const result = registry.delete(type, namespace, name, options, dryRun);
+      // Upstream answers a pending deletion with 200 and the object; 202 only for orphanDependents=false.
+      if (!result.deleted) return { status: options.orphanDependents === false ? 202 : 200, body: result.object };
       return {
         status: 200,
         body: type.returnsDeletedObject

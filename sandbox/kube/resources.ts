@@ -23,6 +23,12 @@ export interface ResourceType {
   createOnUpdate: boolean;
   /** DELETE answers with the deleted object (registry `ReturnDeletedObject`); otherwise with a Success Status. */
   returnsDeletedObject: boolean;
+  /** The strategy sets `metadata.generation` (pods); other kinds here have none. */
+  hasGeneration: boolean;
+  /** Strategy `AllowUnconditionalUpdate`: false makes a PUT without resourceVersion 422. */
+  unconditionalUpdate: boolean;
+  /** The status strategy keeps metadata changes (nodes); others reset them (metav1.ResetObjectMetaForStatus). */
+  statusKeepsMetadata: boolean;
 }
 
 const verbs = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
@@ -37,6 +43,9 @@ function type(t: Partial<ResourceType> & Pick<ResourceType, 'resource' | 'singul
     fieldLabels: [],
     createOnUpdate: false,
     returnsDeletedObject: true,
+    hasGeneration: false,
+    unconditionalUpdate: true,
+    statusKeepsMetadata: false,
     ...t,
   };
 }
@@ -60,6 +69,7 @@ export const resourceTypes: readonly ResourceType[] = [
     shortNames: ['no'],
     returnsDeletedObject: false,
     hasStatus: true,
+    statusKeepsMetadata: true,
     fieldLabels: ['spec.unschedulable'],
   }),
   type({
@@ -69,6 +79,7 @@ export const resourceTypes: readonly ResourceType[] = [
     namespaced: true,
     shortNames: ['po'],
     hasStatus: true,
+    hasGeneration: true,
     resetStatusOnCreate: true,
     fieldLabels: [
       'spec.nodeName',
@@ -128,6 +139,7 @@ export const resourceTypes: readonly ResourceType[] = [
     kind: 'VolumeAttachment',
     namespaced: false,
     hasStatus: true,
+    unconditionalUpdate: false,
     resetStatusOnCreate: true,
   }),
   type({ group: 'storage.k8s.io', resource: 'csinodes', singular: 'csinode', kind: 'CSINode', namespaced: false }),

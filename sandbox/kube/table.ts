@@ -1,11 +1,14 @@
 /**
  * Server-side printing for kubectl: when the client accepts `as=Table;g=meta.k8s.io`, gets and
- * lists answer with a meta.k8s.io/v1 Table of a few columns per kind (as upstream's printers do).
+ * lists answer with a meta.k8s.io/v1 Table. Nodes and pods have upstream's columns
+ * (pkg/printers/internalversion; priority 1 = `-o wide`); other kinds a few columns of ours.
  */
 import { asMap, asMaps, text } from './json.js';
 import type { KubeObject } from './store.js';
 
-type Column = [name: string, cell: (o: KubeObject) => string | number | boolean];
+type Cell = (o: KubeObject, now: number) => string | number | boolean;
+/** Priority 0 columns are printed by default, 1 only with `-o wide`. */
+type Column = [name: string, cell: Cell, priority?: 0 | 1];
 
 export function wantsTable(accept: string): boolean {
   return accept.split(',').some((part) => part.includes('as=Table') && part.includes('g=meta.k8s.io'));
@@ -44,16 +47,69 @@ function claim(o: KubeObject): string {
   return ref.name ? `${text(ref.namespace)}/${text(ref.name)}` : '';
 }
 
-const columns: Record<string, Column[]> = {
-  Namespace: [['Status', (o) => text(status(o).phase)]],
+/** Roles from `node-role.kubernetes.io/<role>` and `kubernetes.io/role` labels, as upstream's node printer finds them. */
+function nodeRoles(o: KubeObject): string {
+  const roles = new Set<string>();
+  for (const [key, value] of Object.entries(o.metadata.labels ?? {})) {
+    if (key.startsWith('node-role.kubernetes.io/') && key.length > 'node-role.kubernetes.io/'.length) roles.add(key.slice(24));
+    if (key === 'kubernetes.io/role' && value !== '') roles.add(value);
+  }
+  return roles.size > 0 ? [...roles].sort().join(',') : '<none>';
+}
+
+function nodeAddress(type: string): Cell {
+  return (o) => text(asMaps(status(o).addresses).find((address) => address.type === type)?.address) || '<none>';
+}
+
+const nodeInfo =
+  (field: string): Cell =>
+  (o) =>
+    text(asMap(status(o).nodeInfo)[field]) || '<unknown>';
+
+function podReady(o: KubeObject): string {
+  const containers = asMaps(spec(o).containers).length;
+  const ready = asMaps(status(o).containerStatuses).filter((c) => c.ready === true).length;
+  return `${ready}/${containers}`;
+}
+
+function podRestarts(o: KubeObject): string {
+  return String(asMaps(status(o).containerStatuses).reduce((sum, c) => sum + (typeof c.restartCount === 'number' ? c.restartCount : 0), 0));
+}
+
+function podStatus(o: KubeObject): string {
+  if (o.metadata.deletionTimestamp) return 'Terminating';
+  return text(status(o).reason) || text(status(o).phase);
+}
+
+const age: Column = ['Age', (o, now) => humanAge(o.metadata.creationTimestamp, now)];
+
+/** Full column lists where upstream's order differs from Name, extra columns, Age. */
+const fullColumns: Record<string, Column[]> = {
   Node: [
     ['Status', nodeStatus],
-    ['Volumes Attached', (o) => asMaps(status(o).volumesAttached).length],
+    ['Roles', nodeRoles],
+    age,
+    ['Version', nodeInfo('kubeletVersion')],
+    ['Internal-IP', nodeAddress('InternalIP'), 1],
+    ['External-IP', nodeAddress('ExternalIP'), 1],
+    ['OS-Image', nodeInfo('osImage'), 1],
+    ['Kernel-Version', nodeInfo('kernelVersion'), 1],
+    ['Container-Runtime', nodeInfo('containerRuntimeVersion'), 1],
   ],
   Pod: [
-    ['Status', (o) => (o.metadata.deletionTimestamp ? 'Terminating' : text(status(o).phase))],
-    ['Node', (o) => text(spec(o).nodeName) || '<none>'],
+    ['Ready', podReady],
+    ['Status', podStatus],
+    ['Restarts', podRestarts],
+    age,
+    ['IP', (o) => text(status(o).podIP) || '<none>', 1],
+    ['Node', (o) => text(spec(o).nodeName) || '<none>', 1],
+    ['Nominated Node', (o) => text(status(o).nominatedNodeName) || '<none>', 1],
+    ['Readiness Gates', () => '<none>', 1],
   ],
+};
+
+const columns: Record<string, Column[]> = {
+  Namespace: [['Status', (o) => text(status(o).phase)]],
   PersistentVolumeClaim: [
     ['Status', (o) => text(status(o).phase)],
     ['Volume', (o) => text(spec(o).volumeName)],
@@ -84,17 +140,17 @@ export function asTable(body: unknown): { body: unknown } {
   if (!isList && !metadata.name) return { body };
   const kind = text(answer.kind).replace(isList ? /List$/ : /$^/, '');
   const objects = (isList ? answer.items : [answer]) as KubeObject[];
-  const extra = columns[kind] ?? [];
+  const shown: Column[] = [['Name', (o) => text(o.metadata.name)], ...(fullColumns[kind] ?? [...(columns[kind] ?? []), age])];
   const now = Date.now();
-  const definitions = ['Name', ...extra.map(([name]) => name), 'Age'].map((name) => ({
+  const definitions = shown.map(([name, , priority = 0]) => ({
     name,
     type: 'string',
     format: name === 'Name' ? 'name' : '',
     description: name === 'Name' ? 'Name must be unique within a namespace.' : '',
-    priority: 0,
+    priority,
   }));
   const rows = objects.map((o) => ({
-    cells: [o.metadata.name, ...extra.map(([, cell]) => cell(o)), humanAge(o.metadata.creationTimestamp, now)],
+    cells: shown.map(([, cell]) => cell(o, now)),
     object: { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: o.metadata },
   }));
   const tableMeta = isList ? metadata : { resourceVersion: metadata.resourceVersion };

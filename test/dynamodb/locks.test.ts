@@ -11,7 +11,7 @@ import {
 } from '../../lambda/core/transitions.js';
 import type { VolumeRecord } from '../../lambda/core/types.js';
 import type { VolumeStore } from '../../lambda/ports/volume-store.js';
-import { useLocalDynamo } from '../support/dynalite.js';
+import { useLocalDynamo } from '../support/local-dynamo.js';
 import {
   accepted,
   attachedRecord,

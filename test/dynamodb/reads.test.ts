@@ -4,7 +4,7 @@ import { toItem, type Item } from '../../lambda/adapters/dynamodb/item.js';
 import { CorruptItemError, UnprocessedKeysError, VolumeStoreError } from '../../lambda/adapters/dynamodb/volume-store.js';
 import { injectDynamoFaults, InjectedFault } from '../../sandbox/dynamodb.js';
 import type { ReadResult, VolumeStore } from '../../lambda/ports/volume-store.js';
-import { useLocalDynamo, type LocalTable } from '../support/dynalite.js';
+import { useLocalDynamo, type LocalTable } from '../support/local-dynamo.js';
 import { attachedRecord, volumeId } from './builders.js';
 
 const local = useLocalDynamo();
@@ -73,7 +73,7 @@ describe('scan', () => {
     injectDynamoFaults(scanner, { failScanPage: 3 });
     const scan = otherStore({ client: scanner, scanPageSize: 100 }).scan({ segments });
     await expect(scan).rejects.toThrow(VolumeStoreError);
-    await expect(scan).rejects.toThrow(/scan of volumes-\d+ failed on page \d+ of segment \d\/\d: injected failure of Scan page 3/);
+    await expect(scan).rejects.toThrow(/scan of volumes-[\w-]+ failed on page \d+ of segment \d\/\d: injected failure of Scan page 3/);
     expect(((await scan.catch((error: unknown) => error)) as Error).cause).toBeInstanceOf(InjectedFault);
   });
 

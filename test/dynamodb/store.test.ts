@@ -4,7 +4,7 @@ import { CorruptItemError, DynamoVolumeStore, InvalidWriteError } from '../../la
 import { beginOperation, completeAttach, completeDetach, isEmpty, markReported } from '../../lambda/core/transitions.js';
 import type { VolumeRecord } from '../../lambda/core/types.js';
 import { LOCAL_REGION, meterCapacity } from '../../sandbox/dynamodb.js';
-import { useLocalDynamo } from '../support/dynalite.js';
+import { useLocalDynamo } from '../support/local-dynamo.js';
 import { accepted, attachedRecord, attachInput, LEASE, stored, T0, volumeId } from './builders.js';
 
 const local = useLocalDynamo();

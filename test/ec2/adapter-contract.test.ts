@@ -230,7 +230,7 @@ describe('describe', () => {
     for (const id of volumeIds) ec2.world.volumes.delete(id);
   });
 
-  it('a deleted volume in the batch comes back exists: false and the rest are described', async () => {
+  it('a deleted volume in the batch comes back exists: false (confirmed through the filter) and the rest are described', async () => {
     const { volumeId, instanceId, device } = await attachedPair();
     const idle = await createVolume(client);
     ec2.resetCounters();
@@ -238,7 +238,11 @@ describe('describe', () => {
     expect(observed.get(UNKNOWN_VOLUME)).toEqual({ volumeId: UNKNOWN_VOLUME, exists: false, attachments: [] });
     expect(observed.get(volumeId)).toMatchObject({ exists: true, attachments: [{ instanceId, device, state: 'attached' }] });
     expect(observed.get(idle)).toMatchObject({ exists: true, attachments: [] });
-    expect(ec2.counters().calls.DescribeVolumes).toBe(2);
+    expect(ec2.counters().calls.DescribeVolumes).toBe(3); // by ids, again without the named id, then the named id by filter
+    expect(ec2.requests('DescribeVolumes').at(-1)?.params).toMatchObject({
+      'Filter.1.Name': 'volume-id',
+      'Filter.1.Value.1': UNKNOWN_VOLUME,
+    });
   });
 
   it('a NotFound naming none of the ids falls back to the volume-id filter', async () => {

@@ -8,6 +8,7 @@ import {
 } from '@aws-sdk/client-ec2';
 import { createEc2Client, type Ec2ClientOptions } from '../../lambda/adapters/ec2/client.js';
 import { startLocalEc2, type LocalEc2, type LocalEc2Options } from '../../sandbox/ec2/server.js';
+import { SANDBOX_IMAGE_ID } from '../../sandbox/ec2/state/images.js';
 
 export const ZONE = 'us-east-1a';
 const TEST_CREDENTIALS = { accessKeyId: 'AKIDLOCAL', secretAccessKey: 'local-secret' };
@@ -49,7 +50,7 @@ export async function withEndpointEnv<T>(endpoint: string, body: () => Promise<T
 export async function runInstance(client: EC2Client, options: { zone?: string; type?: _InstanceType } = {}): Promise<string> {
   const output = await client.send(
     new RunInstancesCommand({
-      ImageId: 'ami-12345678',
+      ImageId: SANDBOX_IMAGE_ID,
       MinCount: 1,
       MaxCount: 1,
       InstanceType: options.type ?? 'm5.large',

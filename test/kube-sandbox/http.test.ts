@@ -118,11 +118,13 @@ describe('patch types', () => {
     expect(response.status).toBe(415);
   });
 
-  it('answers 202 with the object while finalizers hold a delete, and a Success Status when a node goes', async () => {
-    sandbox.seed([volumeAttachment('csi-held', 'n1', ['a/one']), node('n-gone')]);
+  it('answers 200 with the object while finalizers hold a delete (202 only for orphanDependents=false), and a Success Status when a node goes', async () => {
+    sandbox.seed([volumeAttachment('csi-held', 'n1', ['a/one']), volumeAttachment('csi-held-2', 'n1', ['a/one']), node('n-gone')]);
     const held = await raw(sandbox, 'DELETE', '/apis/storage.k8s.io/v1/volumeattachments/csi-held');
-    expect(held.status).toBe(202);
+    expect(held.status).toBe(200);
     expect(held.body.metadata.deletionTimestamp).toBeDefined();
+    const orphaning = await raw(sandbox, 'DELETE', '/apis/storage.k8s.io/v1/volumeattachments/csi-held-2?orphanDependents=false');
+    expect(orphaning.status).toBe(202);
     const gone = await raw(sandbox, 'DELETE', '/api/v1/nodes/n-gone');
     expect(gone.body).toMatchObject({ kind: 'Status', status: 'Success', details: { name: 'n-gone', kind: 'nodes' } });
   });
@@ -161,8 +163,44 @@ describe('discovery', () => {
       accept: 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json',
     });
     expect(response.body.kind).toBe('Table');
-    expect(response.body.columnDefinitions.map((c: { name: string }) => c.name)).toEqual(['Name', 'Status', 'Volumes Attached', 'Age']);
-    expect(response.body.rows[0].cells.slice(0, 2)).toEqual(['n1', 'Ready']);
+    const columns = response.body.columnDefinitions.map(
+      (c: { name: string; priority: number }) => `${c.name}${c.priority ? ' (wide)' : ''}`,
+    );
+    expect(columns).toEqual([
+      'Name',
+      'Status',
+      'Roles',
+      'Age',
+      'Version',
+      'Internal-IP (wide)',
+      'External-IP (wide)',
+      'OS-Image (wide)',
+      'Kernel-Version (wide)',
+      'Container-Runtime (wide)',
+    ]);
+    expect(response.body.rows[0].cells.slice(0, 3)).toEqual(['n1', 'Ready', '<none>']);
+  });
+
+  it('prints pods with upstream columns: ready containers, status, restarts', async () => {
+    const response = await raw(sandbox, 'GET', '/api/v1/namespaces/default/pods/web', {
+      accept: 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json',
+    });
+    const columns = response.body.columnDefinitions.map(
+      (c: { name: string; priority: number }) => `${c.name}${c.priority ? ' (wide)' : ''}`,
+    );
+    expect(columns).toEqual([
+      'Name',
+      'Ready',
+      'Status',
+      'Restarts',
+      'Age',
+      'IP (wide)',
+      'Node (wide)',
+      'Nominated Node (wide)',
+      'Readiness Gates (wide)',
+    ]);
+    expect(response.body.rows[0].cells.slice(0, 4)).toEqual(['web', '0/1', 'Running', '0']);
+    expect(response.body.rows[0].cells[6]).toBe('n1');
   });
 });
 

@@ -19,7 +19,15 @@ afterAll(() => sandbox.stop());
 
 describe('seed', () => {
   it('stores objects with their status, defaulting the namespace and creating it', async () => {
-    sandbox.seed([{ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'solo' }, spec: { nodeName: 'n1' }, status: { phase: 'Running' } }]);
+    sandbox.seed([
+      {
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: { name: 'solo' },
+        spec: { nodeName: 'n1', containers: [{ name: 'app', image: 'busybox' }] },
+        status: { phase: 'Running' },
+      },
+    ]);
     sandbox.seed([pod('fresh-ns', 'db', 'n1')]);
     expect(sandbox.get('Pod', undefined, 'solo').status.phase).toBe('Running');
     expect((await core.readNamespace({ name: 'fresh-ns' })).metadata?.name).toBe('fresh-ns');
@@ -107,13 +115,13 @@ describe('bind', () => {
         apiVersion: 'v1',
         kind: 'PersistentVolumeClaim',
         metadata: { namespace: 'default', name: 'data' },
-        spec: { accessModes: ['ReadWriteOnce'] },
+        spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } },
       },
       {
         apiVersion: 'v1',
         kind: 'PersistentVolume',
         metadata: { name: 'pv-data' },
-        spec: { accessModes: ['ReadWriteOnce'], csi: { driver: 'ebs.csi.aws.com', volumeHandle: 'vol-1' } },
+        spec: { accessModes: ['ReadWriteOnce'], capacity: { storage: '1Gi' }, csi: { driver: 'ebs.csi.aws.com', volumeHandle: 'vol-1' } },
       },
     ]);
     sandbox.bind('default', 'data', 'pv-data');

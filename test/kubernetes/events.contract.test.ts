@@ -30,8 +30,8 @@ describe('recordEvent', () => {
       source: { component, host: 'ebs-attach-detach-scheduled' },
       reportingComponent: component,
       count: 1,
-      firstTimestamp: '2025-06-01T12:00:00.000Z',
-      lastTimestamp: '2025-06-01T12:00:00.000Z',
+      firstTimestamp: '2025-06-01T12:00:00Z',
+      lastTimestamp: '2025-06-01T12:00:00Z',
     });
   });
 
@@ -42,7 +42,7 @@ describe('recordEvent', () => {
     await h.another(options).recordEvent(pod, event);
     const events = storedList(h.sandbox, 'Event', 'shop').filter((e) => e.reason === 'FailedAttachVolume');
     expect(events).toHaveLength(1);
-    expect(events[0]).toMatchObject({ count: 2, firstTimestamp: '2025-06-01T12:00:00.000Z', lastTimestamp: '2025-06-01T12:05:00.000Z' });
+    expect(events[0]).toMatchObject({ count: 2, firstTimestamp: '2025-06-01T12:00:00Z', lastTimestamp: '2025-06-01T12:05:00Z' });
     expect(h.sandbox.requests().map((r) => `${r.verb} ${r.status}`)).toEqual(['create 201', 'create 409', 'get 200', 'patch 200']);
   });
 

@@ -81,7 +81,11 @@ export function pod(namespace: string, name: string, nodeName: string | undefine
       volumes: volumes.map((v) => ({
         name: v.name,
         ...(v.claim ? { persistentVolumeClaim: { claimName: v.claim } } : {}),
-        ...(v.ephemeral ? { ephemeral: { volumeClaimTemplate: { spec: { accessModes: ['ReadWriteOnce'] } } } } : {}),
+        ...(v.ephemeral
+          ? {
+              ephemeral: { volumeClaimTemplate: { spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } } } },
+            }
+          : {}),
         ...(v.ebs ? { awsElasticBlockStore: { volumeID: v.ebs } } : {}),
       })),
     },
@@ -94,7 +98,7 @@ export function pvc(namespace: string, name: string) {
     apiVersion: 'v1',
     kind: 'PersistentVolumeClaim',
     metadata: { namespace, name },
-    spec: { accessModes: ['ReadWriteOnce'] },
+    spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } },
     status: { phase: 'Pending' },
   };
 }

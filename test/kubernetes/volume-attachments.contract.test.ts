@@ -61,7 +61,7 @@ describe('VolumeAttachment lifecycle', () => {
     await h.cluster.upsertVolumeAttachment(r, { attached: false, attachError: 'AttachmentLimitExceeded' });
     expect(mustExist(r).status).toEqual({
       attached: false,
-      attachError: { time: '2025-06-01T12:00:00.000Z', message: 'AttachmentLimitExceeded' },
+      attachError: { time: '2025-06-01T12:00:00Z', message: 'AttachmentLimitExceeded' },
     });
   });
 

@@ -1,8 +1,10 @@
 /**
  * Batched reads. DescribeVolumes takes up to 500 ids per call; when any id is unknown EC2 fails
- * the whole call with InvalidVolume.NotFound naming the ids, so those are recorded as missing and
- * the call repeated without them. If the message names none of ours (or keeps failing), the batch
- * falls back to the `volume-id` filter, which never fails on unknown ids (≤ 200 values per call).
+ * the whole call with InvalidVolume.NotFound naming ids. The named ids are only suspects (other
+ * implementations name every requested id): the call is repeated without them, and the suspects
+ * are then described through the `volume-id` filter, which never fails on unknown ids (≤ 200
+ * values per call), so only an id the filter does not return is concluded missing. If the
+ * message names none of ours (or keeps failing), the whole batch goes through the filter.
  * DescribeInstances is handled the same way with InvalidInstanceID.NotFound and `instance-id`.
  */
 import {
@@ -31,34 +33,34 @@ function chunk<T>(items: readonly T[], size: number): T[][] {
   return chunks;
 }
 
-interface Found<T> {
-  items: T[];
-  missing: string[];
-}
-
-/** Calls `byIds`; on a NotFound naming some of `ids`, drops them and repeats; else uses `byFilter`. */
+/**
+ * Calls `byIds`; on a NotFound naming some of `ids`, repeats without them and describes those
+ * through `byFilter` (a message never proves absence); otherwise the whole batch uses `byFilter`.
+ */
 async function withoutMissing<T>(
   ids: string[],
   notFoundReason: 'volume-not-found' | 'instance-not-found',
   prefix: 'vol-' | 'i-',
   byIds: (ids: string[]) => Promise<T[]>,
   byFilter: (ids: string[]) => Promise<T[]>,
-): Promise<Found<T>> {
-  const missing: string[] = [];
+): Promise<T[]> {
+  const suspects: string[] = [];
   let remaining = ids;
+  let items: T[] = [];
   for (let attempt = 0; remaining.length > 0; attempt += 1) {
     try {
-      return { items: await byIds(remaining), missing };
+      items = await byIds(remaining);
+      break;
     } catch (error) {
       const classified = classifyEc2Error(error);
       if (classified.reason !== notFoundReason) throw error;
       const named = idsInMessage(classified.message, prefix).filter((id) => remaining.includes(id));
-      if (named.length === 0 || attempt >= NOT_FOUND_RETRIES) return { items: await byFilter(remaining), missing };
-      missing.push(...named);
+      if (named.length === 0 || attempt >= NOT_FOUND_RETRIES) return byFilter(ids);
+      suspects.push(...named);
       remaining = remaining.filter((id) => !named.includes(id));
     }
   }
-  return { items: [], missing };
+  return suspects.length === 0 ? items : [...items, ...(await byFilter(suspects))];
 }
 
 export class Ec2Reader {
@@ -75,12 +77,12 @@ export class Ec2Reader {
         (ids) => this.volumesByIds(ids),
         (ids) => this.volumesByFilter('volume-id', ids),
       );
-      for (const volume of found.items) {
+      for (const volume of found) {
         const observation = toObservation(volume);
         if (observation) result.set(observation.volumeId, observation);
       }
     }
-    // Whatever EC2 did not return (named missing, or absent from a filtered answer) does not exist.
+    // Whatever EC2 did not return (absent from an answer by ids or by filter) does not exist.
     for (const id of unique) if (!result.has(id)) result.set(id, missingVolume(id));
     return result;
   }
@@ -117,7 +119,7 @@ export class Ec2Reader {
         (ids) => this.instancesByIds(ids),
         (ids) => this.instancesByFilter(ids),
       );
-      instances.push(...found.items);
+      instances.push(...found);
     }
     return instances;
   }

@@ -1,7 +1,8 @@
 /**
  * A token bucket bounding this adapter's mutating calls (AttachVolume, DetachVolume) per second,
- * so a pass leaves room in the account's shared EC2 bucket (50 tokens, 5/s). Callers reserve a
- * token; when the bucket is empty they wait their turn, first come first served.
+ * so a pass leaves room in the account's EC2 buckets (one per API: AttachVolume and DetachVolume
+ * each 50 tokens, 5/s; one limiter for both is the cautious side). Callers reserve a token; when
+ * the bucket is empty they wait their turn, first come first served.
  */
 import type { Clock } from '../../clock.js';
 

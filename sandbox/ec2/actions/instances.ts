@@ -6,6 +6,7 @@ import { attachmentState, attachmentsOf, changeInstanceState } from '../state/li
 import { getAll } from '../state/lookup.js';
 import { INSTANCE_STATE_CODES, newId, type InstanceStateName, type SandboxInstance, type World } from '../state/model.js';
 import type { ActionContext, ActionDefinition } from './context.js';
+import { registeredImage } from './images.js';
 import { applyFilters, paginate, tagField } from './query.js';
 import { tagSet } from './render.js';
 
@@ -61,6 +62,7 @@ function launchOne(world: World, params: Params, reservationId: string, now: num
 }
 
 function runInstances({ params, world, now }: ActionContext) {
+  registeredImage(world, required(params, 'ImageId'));
   const token = optional(params, 'ClientToken');
   const previous = token === undefined ? undefined : world.clientTokens.get(token);
   const minCount = optionalInt(params, 'MinCount') ?? 1;
@@ -153,7 +155,10 @@ function describeInstances({ params, world, now }: ActionContext) {
   if (ids.length > 0 && maxResults !== undefined) {
     throw ec2Errors.combination('The parameter instancesSet cannot be used with the parameter maxResults');
   }
-  const candidates = ids.length > 0 ? getAll(ids, world.instances, ec2Errors.instanceNotFound) : [...world.instances.values()];
+  const candidates =
+    ids.length > 0
+      ? getAll(ids, world.instances, ec2Errors.instanceNotFound, world.config.notFoundNamesEveryId)
+      : [...world.instances.values()];
   candidates.sort((a, b) => a.instanceId.localeCompare(b.instanceId));
   const matching = applyFilters(candidates, filters(params), instanceField(world), INSTANCE_FILTERS);
   const page = paginate(matching, maxResults, optional(params, 'NextToken'), { min: 5, max: 1000 });

@@ -107,7 +107,8 @@ function describeVolumes({ params, world, now }: ActionContext) {
   if (ids.length > 0 && maxResults !== undefined) {
     throw ec2Errors.combination('The parameter volumeSet cannot be used with the parameter maxResults');
   }
-  const candidates = ids.length > 0 ? getAll(ids, world.volumes, ec2Errors.volumeNotFound) : [...world.volumes.values()];
+  const candidates =
+    ids.length > 0 ? getAll(ids, world.volumes, ec2Errors.volumeNotFound, world.config.notFoundNamesEveryId) : [...world.volumes.values()];
   candidates.sort((a, b) => a.volumeId.localeCompare(b.volumeId));
   const matching = applyFilters(candidates, filters(params), volumeField(world, now), VOLUME_FILTERS);
   const page = paginate(matching, maxResults, optional(params, 'NextToken'), { min: 5, max: 500 });

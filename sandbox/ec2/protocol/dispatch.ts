@@ -1,6 +1,6 @@
 /**
  * One EC2 Query request, start to finish: credentials present → action known → counted →
- * injected latency/failure → throttle → settle the world → handle → (read lag) → XML.
+ * injected latency/failure → throttle → DryRun → settle the world → handle → (read lag) → XML.
  */
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -11,7 +11,7 @@ import { settle } from '../state/lifecycle.js';
 import type { World } from '../state/model.js';
 import type { Throttle } from '../throttle.js';
 import { Ec2Error, ec2Errors } from './errors.js';
-import { parseParams } from './form.js';
+import { optionalBool, parseParams } from './form.js';
 import { renderError, renderResponse } from './xml.js';
 
 export interface Ec2Request {
@@ -60,10 +60,12 @@ async function run({ world, faults, throttle, counters }: Dispatcher, request: E
     counters.recordInjected(action);
     throw injected;
   }
-  if (!throttle.admit(definition.category)) {
+  if (!throttle.admit(action, definition.category)) {
     counters.recordThrottled(action);
     throw ec2Errors.throttled();
   }
+  // Every credential may do everything here, so a dry run always has the permissions it asks about.
+  if (optionalBool(params, 'DryRun') === true) throw ec2Errors.dryRun();
   const now = settle(world);
   const succeeded = faults.beforeAction(action, params, world, now);
   const answer = definition.handle({ params, world, now });

@@ -54,6 +54,9 @@ export const ec2Errors = {
   invalidAction: (action: string) => new Ec2Error('InvalidAction', `The action ${action} is not valid for this web service.`),
   missingAction: () => new Ec2Error('MissingAction', 'The request must contain the parameter Action'),
   missingAuth: () => new Ec2Error('MissingAuthenticationToken', 'The request must contain valid credentials.', 401),
+  dryRun: () => new Ec2Error('DryRunOperation', 'Request would have succeeded, but DryRun flag is set.', 412),
+  imageNotFound: (ids: string[]) => new Ec2Error('InvalidAMIID.NotFound', `The image id '[${ids.join(', ')}]' does not exist`),
+  imageMalformed: (id: string) => new Ec2Error('InvalidAMIID.Malformed', `Invalid id: "${id}" (expecting "ami-...")`),
   throttled: () => new Ec2Error('RequestLimitExceeded', 'Request limit exceeded.', 503),
   internal: (message = 'An internal error has occurred') => new Ec2Error('InternalError', message, 500),
 };

@@ -14,9 +14,13 @@ export function getInstance(world: World, instanceId: string): SandboxInstance {
   return instance;
 }
 
-/** All of `ids`, or one NotFound error naming every missing id (as EC2's Describe calls do). */
-export function getAll<T>(ids: string[], table: ReadonlyMap<string, T>, notFound: (missing: string[]) => Error): T[] {
+/**
+ * All of `ids`, or one NotFound error naming every missing id (as EC2's Describe calls do).
+ * With `namesEveryId` the error names every requested id instead, as some other EC2
+ * implementations do: a client must not take the named ids as proof that they are missing.
+ */
+export function getAll<T>(ids: string[], table: ReadonlyMap<string, T>, notFound: (missing: string[]) => Error, namesEveryId = false): T[] {
   const missing = ids.filter((id) => !table.has(id));
-  if (missing.length > 0) throw notFound([...new Set(missing)]);
+  if (missing.length > 0) throw notFound([...new Set(namesEveryId ? ids : missing)]);
   return [...new Set(ids)].map((id) => table.get(id) as T);
 }

@@ -1,6 +1,7 @@
 /** The local EC2's state: instances, volumes and their attachments, and the knobs that shape them. */
 import { randomBytes } from 'node:crypto';
 import type { Clock } from '../clock.js';
+import { REGISTERED_IMAGES, type SandboxImage } from './images.js';
 
 export type InstanceStateName = 'pending' | 'running' | 'stopping' | 'stopped' | 'shutting-down' | 'terminated';
 
@@ -81,6 +82,8 @@ export interface ModelConfig {
   multiAttachMaxInstances: number;
   defaultZone: string;
   ownerId: string;
+  /** Describe NotFound errors name every requested id, not only the unknown ones (another EC2 implementation's habit). */
+  notFoundNamesEveryId: boolean;
 }
 
 const DEFAULT_DELAYS: Delays = {
@@ -100,6 +103,7 @@ export const DEFAULT_MODEL_CONFIG: ModelConfig = {
   multiAttachMaxInstances: 16,
   defaultZone: 'us-east-1a',
   ownerId: '123456789012',
+  notFoundNamesEveryId: false,
 };
 
 /** Previous-generation (Xen) families; everything else is treated as Nitro. */
@@ -127,6 +131,8 @@ export class World {
   readonly sticky: StickyFaults = { attach: new Set(), detach: new Set() };
   /** Per-instance override of the attachment limit (slots on Nitro, volumes on Xen). */
   readonly attachmentLimits = new Map<string, number>();
+  /** AMIs RunInstances accepts and DescribeImages lists, by id. */
+  readonly images = new Map<string, SandboxImage>(REGISTERED_IMAGES.map((image) => [image.imageId, image]));
 
   constructor(
     readonly config: ModelConfig,
