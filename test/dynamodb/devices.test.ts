@@ -3,7 +3,7 @@
  * conditional write per name, so concurrent stores on separate clients never both win a name.
  */
 import { describe, expect, it } from 'vitest';
-import { useLocalDynamo } from '../support/dynalite.js';
+import { useLocalDynamo } from '../support/local-dynamo.js';
 import { T0 } from './builders.js';
 
 const local = useLocalDynamo();

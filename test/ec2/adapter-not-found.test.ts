@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Ec2BlockStorage } from '../../lambda/adapters/ec2/block-storage.js';
 import { systemClock } from '../../lambda/clock.js';
 import type { LocalEc2 } from '../../sandbox/ec2/server.js';
+import { memoryClaims } from '../support/device-claims.js';
 import { clientFor, createVolume, localEc2, runInstance } from './support.js';
 
 const UNKNOWN_VOLUME = 'vol-0000000000000dead';
@@ -31,7 +32,7 @@ describe.each([
     const instanceId = await runInstance(client);
     const attached = await createVolume(client);
     const idle = await createVolume(client);
-    const outcome = await storage.attach({ volumeId: attached, instanceId });
+    const outcome = await storage.attach({ volumeId: attached, instanceId, devices: memoryClaims() });
     const observed = await storage.describeVolumes([attached, UNKNOWN_VOLUME, idle]);
     expect(observed.get(attached)).toMatchObject({
       exists: true,
