@@ -30,7 +30,7 @@ export function renderSummary(director: Director, chapters: ChapterOutcome[], ti
     `  Invocations  ${invocationLine(director)}`,
     `  Actions      ${actionLine(director.invocations.flatMap((i) => i.reports.flatMap((r) => r.results)))}`,
     ...apiLines(director),
-    `  Invariants   1–5 of DESIGN §11 checked at ${director.checkpoints} checkpoints: ${director.violations.length === 0 ? 'none broken' : `${director.violations.length} broken`}`,
+    `  Invariants   1–6 of DESIGN §11 checked at ${director.checkpoints} checkpoints: ${director.violations.length === 0 ? 'none broken' : `${director.violations.length} broken`}`,
     ...director.violations
       .slice(0, 10)
       .map((v) => `    ✗ ${v.invariant} (${INVARIANT_TITLES[v.invariant]}) during "${v.step}": ${v.message}`),
