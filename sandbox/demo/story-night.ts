@@ -168,16 +168,18 @@ export const lambdaDies: Chapter = {
     say(
       `${pod.name} is scheduled on ${short(node)}; the cluster-event Lambda writes its intent, calls AttachVolume — and is killed (SIGKILL).`,
     );
+    const crashedAt = director.stage.clock.now();
     const result = await deadInvocation(director, pod);
     const orphan = served(director, volume, node);
     const mark = director.ec2Mutations.length;
     await director.tick('scheduled full pass (lease still held)');
     const secondAttach = director.ec2Mutations.slice(mark).some((m) => m.action === 'AttachVolume' && m.volumeId === volume.volumeId);
     say(
-      'EC2 finished the attach, but nothing reported it. The intent holds its lease; when the lease expires the next pass asks EC2 and records the truth.',
+      "EC2 finished the attach, but nothing reported it. The intent's lease ends with the dead invocation's own timeout (5 min) plus a 15 s margin; then the next pass asks EC2 and records the truth.",
     );
-    director.stage.clock.advance(16 * MINUTE);
+    director.stage.clock.advance(5 * MINUTE + 20_000);
     await director.settle(3);
+    const recoveredAfter = director.stage.clock.now() - crashedAt;
     return [
       check(
         'the invocation was killed after EC2 received AttachVolume',
@@ -187,6 +189,11 @@ export const lambdaDies: Chapter = {
       check('right after the crash the volume is not yet reported to the kubelet', !orphan.ok, orphan.detail),
       check("no second AttachVolume while the dead invocation's lease holds", !secondAttach),
       served(director, volume, node),
+      check(
+        "recovered within the dead invocation's timeout plus the lease margin, not a fixed 15 minutes",
+        recoveredAfter < 6 * MINUTE,
+        `${Math.round(recoveredAfter / 1000)} s of story time from the crash to the volume reported`,
+      ),
     ];
   },
 };
