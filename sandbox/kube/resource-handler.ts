@@ -10,6 +10,7 @@ import type { DeleteOptions, Registry } from './registry.js';
 import { findByResource, type ResourceType } from './resources.js';
 import { ApiError, errors, successStatus } from './status.js';
 import type { KubeObject } from './store.js';
+import type { WatchRequest } from './watch.js';
 
 export interface ResourceRequest {
   info: RequestInfo;
@@ -21,6 +22,8 @@ export interface ResourceRequest {
 export interface Reply {
   status: number;
   body: unknown;
+  /** Set for a watch: the server streams it instead of sending `body`. */
+  watch?: WatchRequest;
 }
 
 function notFoundPath(): ApiError {
@@ -66,7 +69,13 @@ export function handleResource(registry: Registry, request: ResourceRequest): Re
   const name = info.name as string;
   switch (info.verb) {
     case 'watch':
-      throw errors.methodNotAllowed('watch is not supported by the kube sandbox: list instead (the controller never watches)');
+      if (info.subresource !== undefined) throw errors.methodNotAllowed('watch is not allowed on a subresource');
+      // A watch on a named object is a watch with the name as a field selector.
+      return {
+        status: 200,
+        body: undefined,
+        watch: { type, ...(namespace !== undefined ? { namespace } : {}), ...(info.name !== undefined ? { name } : {}), query },
+      };
     case 'list':
       return { status: 200, body: listObjects(registry.store, type, namespace, query) };
     case 'get':

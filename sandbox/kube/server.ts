@@ -14,6 +14,7 @@ import type { RequestLog } from './request-log.js';
 import { handleResource, type Reply } from './resource-handler.js';
 import { ApiError, errors } from './status.js';
 import { asTable, wantsTable } from './table.js';
+import { planWatch, type WatchPlan, type WatchRequest, type Watches } from './watch.js';
 
 export interface PipelineDeps {
   registry: Registry;
@@ -21,12 +22,14 @@ export interface PipelineDeps {
   log: RequestLog;
   token: string;
   control: SandboxControl;
+  watches: Watches;
   serverAddress: () => string;
 }
 
 interface Answer extends Reply {
   contentType?: string;
   injected?: boolean;
+  stream?: { request: WatchRequest; plan: WatchPlan };
 }
 
 async function readBody(request: IncomingMessage): Promise<string> {
@@ -69,6 +72,8 @@ async function serveApi(deps: PipelineDeps, request: IncomingMessage, url: URL, 
       contentType: request.headers['content-type'] ?? '',
       body: parseJson(text),
     });
+    if (reply.watch)
+      return { status: 200, body: undefined, stream: { request: reply.watch, plan: planWatch(reply.watch, wantsTable(accept)) } };
     if (wantsTable(accept) && (info.verb === 'get' || info.verb === 'list')) return { ...asTable(reply.body), status: reply.status };
     return reply;
   } catch (error) {
@@ -103,7 +108,8 @@ export function createRequestHandler(deps: PipelineDeps): (request: IncomingMess
       const info = parseRequest(method, url);
       const answer = await serveApi(deps, request, url, info, text);
       deps.log.record(method, info, answer.status, answer.injected === true);
-      send(response, answer);
+      if (answer.stream) deps.watches.serve(response, answer.stream.request, answer.stream.plan);
+      else send(response, answer);
     })().catch((error: unknown) => {
       // A request that broke mid-way (client gone, body unreadable) must not take the server down.
       try {
