@@ -7,6 +7,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { isAuthorized, isPublicPath } from './auth.js';
 import { handleControl, type SandboxControl } from './control-api.js';
 import { discovery } from './discovery.js';
+import { openApi } from './openapi.js';
 import type { Faults } from './faults.js';
 import { parseRequest, type RequestInfo } from './paths.js';
 import type { Registry } from './registry.js';
@@ -62,7 +63,7 @@ async function serveApi(deps: PipelineDeps, request: IncomingMessage, url: URL, 
   try {
     const accept = request.headers.accept ?? '';
     if (!info.isResourceRequest) {
-      const document = discovery(url.pathname, accept, deps.serverAddress());
+      const document = openApi(url.pathname, accept) ?? discovery(url.pathname, accept, deps.serverAddress());
       if (!document) throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
       return { status: 200, ...document };
     }
@@ -82,7 +83,7 @@ async function serveApi(deps: PipelineDeps, request: IncomingMessage, url: URL, 
 }
 
 function send(response: ServerResponse, answer: Answer): void {
-  const text = typeof answer.body === 'string' ? answer.body : JSON.stringify(answer.body);
+  const text = typeof answer.body === 'string' || Buffer.isBuffer(answer.body) ? answer.body : JSON.stringify(answer.body);
   const headers: Record<string, string> = { 'content-type': answer.contentType ?? 'application/json' };
   const retryAfter = (answer.body as { details?: { retryAfterSeconds?: number } } | undefined)?.details?.retryAfterSeconds;
   if (retryAfter !== undefined) headers['retry-after'] = String(retryAfter);
