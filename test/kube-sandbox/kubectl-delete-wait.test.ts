@@ -4,7 +4,7 @@
  * fieldSelector=metadata.name=<name> and a WATCH from that list's resourceVersion with the same
  * selector — until a DELETED event. No kubectl binary here: these tests send the same requests.
  */
-/* eslint-disable @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-assignment --
+/* eslint-disable @typescript-eslint/no-unsafe-member-access --
    tests read response bodies as loosely typed JSON, the way the wire sends them */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startKubeSandbox, type KubeSandbox } from '../../sandbox/kube/index.js';
@@ -25,7 +25,8 @@ async function kubectlWaitsFor(collection: string, name: string) {
   expect((await raw(sandbox, 'GET', `${collection}/${name}`)).status).toBe(200);
   const selector = `fieldSelector=${encodeURIComponent(`metadata.name=${name}`)}`;
   const list = await raw(sandbox, 'GET', `${collection}?${selector}&limit=500&resourceVersion=0`);
-  expect(list.body.items.map((i: { metadata: { name: string } }) => i.metadata.name)).toEqual([name]);
+  const items = list.body.items as { metadata: { name: string } }[];
+  expect(items.map((i) => i.metadata.name)).toEqual([name]);
   const from = list.body.metadata.resourceVersion as string;
   return openWatch(sandbox, `${collection}?allowWatchBookmarks=true&${selector}&resourceVersion=${from}&timeoutSeconds=377&watch=true`);
 }
