@@ -74,6 +74,12 @@ const documents = new Map(
   }),
 );
 
+/** components.schemas of the group-version serving `type`. */
+export function schemasOf(type: ResourceType): Record<string, Schema> {
+  const document = documents.get(gvPath(type.group, type.version))?.body as { components: { schemas: Record<string, Schema> } };
+  return document.components.schemas;
+}
+
 /** gnostic's openapi_v2.Document with only `swagger = 1: "2.0"` set, protobuf-encoded. */
 function minimalV2Protobuf(): Buffer {
   const swagger = Buffer.from('2.0');

@@ -14,6 +14,7 @@ let sandbox: KubeSandbox;
 
 beforeAll(async () => {
   sandbox = await startKubeSandbox();
+  sandbox.seed([{ apiVersion: 'v1', kind: 'Node', metadata: { name: 'n-strict' }, spec: {}, status: {} }]);
 });
 afterAll(() => sandbox.stop());
 
@@ -85,6 +86,38 @@ describe('/openapi/v2', () => {
 });
 
 describe('fieldValidation on writes', () => {
+  const base = pod('default', 'checked');
+  it.each([
+    ['an unknown spec field', { ...base, spec: { ...base.spec, bogus: 1 } }, 'unknown field "spec.bogus"'],
+    [
+      'an unknown field in a list item',
+      { ...base, spec: { containers: [{ name: 'a', image: 'b', imagePullPolicy: 'Always', colour: 'red' }] } },
+      'unknown field "spec.containers[0].colour"',
+    ],
+    ['an unknown top-level field', { ...base, extra: true }, 'unknown field "extra"'],
+  ])('answers 400 to %s with Strict', async (_name, body, field) => {
+    const response = await raw(sandbox, 'POST', '/api/v1/namespaces/default/pods?fieldValidation=Strict', { body });
+    expect(response.status).toBe(400);
+    expect(response.body.message).toBe(`strict decoding error: ${field}`);
+  });
+
+  it('accepts any label or annotation key, and unknown fields when not asked to be strict', async () => {
+    const labelled = {
+      ...base,
+      metadata: { ...base.metadata, name: 'lenient', labels: { 'any.key/x': 'y' } },
+      spec: { ...base.spec, bogus: 1 },
+    };
+    expect((await raw(sandbox, 'POST', '/api/v1/namespaces/default/pods', { body: labelled })).status).toBe(201);
+  });
+
+  it('checks the patched object of a Strict patch', async () => {
+    const response = await raw(sandbox, 'PATCH', '/api/v1/nodes/n-strict?fieldValidation=Strict', {
+      body: { spec: { unschedulabel: true } },
+      contentType: 'application/merge-patch+json',
+    });
+    expect([response.status, response.body.message]).toEqual([400, 'strict decoding error: unknown field "spec.unschedulabel"']);
+  });
+
   it('accepts fieldValidation=Strict, as kubectl sends it once v3 says the server validates', async () => {
     const created = await raw(sandbox, 'POST', '/api/v1/namespaces/default/pods?fieldValidation=Strict&fieldManager=kubectl-create', {
       body: pod('default', 'strict'),
