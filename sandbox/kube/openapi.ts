@@ -10,7 +10,7 @@ import { createHash } from 'node:crypto';
 import { groupsServed, resourceTypes, type ResourceType } from './resources.js';
 import { componentName, schemasFor, type Schema } from './openapi-schemas.js';
 
-export interface OpenApiResponse {
+interface OpenApiResponse {
   body: unknown;
   contentType?: string;
 }

@@ -12,9 +12,9 @@ import { ApiError, errors } from './status.js';
 import type { Change, KubeObject, VersionedStore } from './store.js';
 import { asTable } from './table.js';
 
-export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
+type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
 
-export interface WatchEvent {
+interface WatchEvent {
   type: WatchEventType;
   object: unknown;
 }
@@ -29,7 +29,7 @@ export interface WatchRequest {
 /** Runs `fire` after `ms` unless the returned function is called first (injectable so tests move time). */
 export type WatchScheduler = (ms: number, fire: () => void) => () => void;
 
-export const realScheduler: WatchScheduler = (ms, fire) => {
+const realScheduler: WatchScheduler = (ms, fire) => {
   const timer = setTimeout(fire, ms).unref();
   return () => clearTimeout(timer);
 };
@@ -100,7 +100,7 @@ function withTypeMeta(type: ResourceType, object: KubeObject): KubeObject {
 }
 
 /** The event a write makes for one watcher, if any (the watch cache's convertToWatchEvent). */
-export function eventFor(change: Change, matches: Matcher): { type: WatchEventType; object: KubeObject } | undefined {
+function eventFor(change: Change, matches: Matcher): { type: WatchEventType; object: KubeObject } | undefined {
   const was = change.previous !== null && matches(change.previous);
   const is = change.object !== null && matches(change.object);
   if (is) return { type: was ? 'MODIFIED' : 'ADDED', object: change.object as KubeObject };
@@ -119,7 +119,7 @@ function bookmark(type: ResourceType, rv: number, initialEventsEnd: boolean): Wa
 }
 
 /** Events to send before following live writes: initial state or history, or one ERROR. */
-export function openingEvents(store: VersionedStore, request: WatchRequest, plan: WatchPlan): { events: WatchEvent[]; failed: boolean } {
+function openingEvents(store: VersionedStore, request: WatchRequest, plan: WatchPlan): { events: WatchEvent[]; failed: boolean } {
   const { type } = request;
   const current = store.currentRv();
   const out: WatchEvent[] = [];
@@ -186,10 +186,15 @@ export class Watches {
     response.on('close', end);
   }
 
-  /** Ends every stream with its terminating chunk, as a server shutting down closes its watches; resolves once sent. */
-  async endAll(): Promise<void> {
-    const sent = [...this.open.values()];
+  /**
+   * Ends every stream with its terminating chunk, as a server shutting down closes its watches;
+   * resolves once sent, or after `graceMs` when a client stopped reading (its socket is then cut).
+   */
+  async endAll(graceMs = 1000): Promise<void> {
+    const sent = Promise.all(this.open.values());
     for (const end of [...this.open.keys()]) end();
-    await Promise.all(sent);
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([sent, new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs).unref()))]);
+    clearTimeout(timer);
   }
 }
