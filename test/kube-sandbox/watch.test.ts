@@ -193,4 +193,22 @@ describe('through @kubernetes/client-node Watch', () => {
     await done;
     expect(seen).toEqual(['ADDED web', 'MODIFIED web', 'DELETED web']);
   });
+
+  it('hands a compacted resourceVersion to the callback as an ERROR with the 410 Status, then calls done without error', async () => {
+    const config = new k8s.KubeConfig();
+    config.loadFromFile(sandbox.kubeconfigPath);
+    const from = await lifecycle('client-gone', 'web');
+    sandbox.compact();
+    const seen: [string, number | undefined][] = [];
+    const error = await new Promise<unknown>((resolve) => {
+      void new k8s.Watch(config).watch(
+        '/api/v1/namespaces/client-gone/pods',
+        { resourceVersion: from },
+        (type: string, object: k8s.V1Status) => seen.push([type, object.code]),
+        resolve,
+      );
+    });
+    expect(seen).toEqual([['ERROR', 410]]);
+    expect(error).toBeNull();
+  });
 });
