@@ -18,6 +18,7 @@ import { RequestLog } from './request-log.js';
 import { createRequestHandler } from './server.js';
 import { VersionedStore } from './store.js';
 import { tlsMaterial } from './tls.js';
+import { Watches } from './watch.js';
 import type { KubeSandbox, KubeSandboxOptions } from './types.js';
 
 export type { KubeSandbox, KubeSandboxOptions } from './types.js';
@@ -38,6 +39,7 @@ export async function startKubeSandbox(options: KubeSandboxOptions = {}): Promis
   for (const namespace of defaultNamespaces) ensureNamespace(registry, namespace);
   const faults = new Faults();
   const log = new RequestLog();
+  const watches = new Watches(registry.store, options.watchScheduler);
 
   const sandbox: Omit<KubeSandbox, 'url' | 'kubeconfigPath' | 'stop'> = {
     token,
@@ -69,6 +71,7 @@ export async function startKubeSandbox(options: KubeSandboxOptions = {}): Promis
       log,
       token,
       control: sandbox,
+      watches,
       serverAddress: () => address,
     }),
   );
@@ -100,6 +103,7 @@ export async function startKubeSandbox(options: KubeSandboxOptions = {}): Promis
     kubeconfigPath,
     async stop() {
       clearInterval(compaction);
+      await watches.endAll();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       if (tempDir) await rm(tempDir, { recursive: true, force: true });

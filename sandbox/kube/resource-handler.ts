@@ -2,7 +2,9 @@
  * Serves one resource request (already authenticated and parsed): maps the RBAC verb and
  * subresource to a registry operation and returns the status code and body to send.
  */
+import { checkStrictFields } from './field-validation.js';
 import { listObjects } from './list.js';
+import { schemasOf } from './openapi.js';
 import { applyPatch } from './patch.js';
 import { patchSchemaFor } from './patch-schema.js';
 import type { RequestInfo } from './paths.js';
@@ -10,6 +12,7 @@ import type { DeleteOptions, Registry } from './registry.js';
 import { findByResource, type ResourceType } from './resources.js';
 import { ApiError, errors, successStatus } from './status.js';
 import type { KubeObject } from './store.js';
+import type { WatchRequest } from './watch.js';
 
 export interface ResourceRequest {
   info: RequestInfo;
@@ -21,6 +24,8 @@ export interface ResourceRequest {
 export interface Reply {
   status: number;
   body: unknown;
+  /** Set for a watch: the server streams it instead of sending `body`. */
+  watch?: WatchRequest;
 }
 
 function notFoundPath(): ApiError {
@@ -63,23 +68,33 @@ export function handleResource(registry: Registry, request: ResourceRequest): Re
   const namespace = type.namespaced ? info.namespace : undefined;
   if (type.namespaced && info.name !== undefined && namespace === undefined) throw notFoundPath();
   const dryRun = query.getAll('dryRun').includes('All');
+  const strict = (object: KubeObject) => {
+    if (query.get('fieldValidation') === 'Strict') checkStrictFields(type, object, schemasOf(type));
+    return object;
+  };
   const name = info.name as string;
   switch (info.verb) {
     case 'watch':
-      throw errors.methodNotAllowed('watch is not supported by the kube sandbox: list instead (the controller never watches)');
+      if (info.subresource !== undefined) throw errors.methodNotAllowed('watch is not allowed on a subresource');
+      // A watch on a named object is a watch with the name as a field selector.
+      return {
+        status: 200,
+        body: undefined,
+        watch: { type, ...(namespace !== undefined ? { namespace } : {}), ...(info.name !== undefined ? { name } : {}), query },
+      };
     case 'list':
       return { status: 200, body: listObjects(registry.store, type, namespace, query) };
     case 'get':
       return { status: 200, body: registry.get(type, namespace, name) };
     case 'create': {
       if (info.name !== undefined) throw errors.methodNotAllowed(`POST is not allowed on a named ${type.resource} resource`);
-      const object = asObject(request.body);
+      const object = strict(asObject(request.body));
       checkKind(type, object);
       if (type.namespaced && namespace === undefined) throw notFoundPath();
       return { status: 201, body: registry.create(type, namespace, object, { dryRun }) };
     }
     case 'update': {
-      const object = asObject(request.body);
+      const object = strict(asObject(request.body));
       checkKind(type, object);
       const existed = registry.find(type, namespace, name) !== undefined;
       const updated = registry.update(type, namespace, name, object, info.subresource, { dryRun });
@@ -87,7 +102,7 @@ export function handleResource(registry: Registry, request: ResourceRequest): Re
     }
     case 'patch': {
       const current = registry.get(type, namespace, name);
-      const patched = asObject(applyPatch(request.contentType, current, request.body, patchSchemaFor(type.kind)));
+      const patched = strict(asObject(applyPatch(request.contentType, current, request.body, patchSchemaFor(type.kind))));
       // A resourceVersion the patch did not touch is the current one; a changed one is a precondition.
       return { status: 200, body: registry.update(type, namespace, name, patched, info.subresource, { dryRun }) };
     }

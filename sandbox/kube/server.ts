@@ -7,6 +7,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { isAuthorized, isPublicPath } from './auth.js';
 import { handleControl, type SandboxControl } from './control-api.js';
 import { discovery } from './discovery.js';
+import { openApi } from './openapi.js';
 import type { Faults } from './faults.js';
 import { parseRequest, type RequestInfo } from './paths.js';
 import type { Registry } from './registry.js';
@@ -14,6 +15,7 @@ import type { RequestLog } from './request-log.js';
 import { handleResource, type Reply } from './resource-handler.js';
 import { ApiError, errors } from './status.js';
 import { asTable, wantsTable } from './table.js';
+import { planWatch, type WatchPlan, type WatchRequest, type Watches } from './watch.js';
 
 export interface PipelineDeps {
   registry: Registry;
@@ -21,12 +23,14 @@ export interface PipelineDeps {
   log: RequestLog;
   token: string;
   control: SandboxControl;
+  watches: Watches;
   serverAddress: () => string;
 }
 
 interface Answer extends Reply {
   contentType?: string;
   injected?: boolean;
+  stream?: { request: WatchRequest; plan: WatchPlan };
 }
 
 async function readBody(request: IncomingMessage): Promise<string> {
@@ -59,7 +63,7 @@ async function serveApi(deps: PipelineDeps, request: IncomingMessage, url: URL, 
   try {
     const accept = request.headers.accept ?? '';
     if (!info.isResourceRequest) {
-      const document = discovery(url.pathname, accept, deps.serverAddress());
+      const document = openApi(url.pathname, accept) ?? discovery(url.pathname, accept, deps.serverAddress());
       if (!document) throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
       return { status: 200, ...document };
     }
@@ -69,6 +73,8 @@ async function serveApi(deps: PipelineDeps, request: IncomingMessage, url: URL, 
       contentType: request.headers['content-type'] ?? '',
       body: parseJson(text),
     });
+    if (reply.watch)
+      return { status: 200, body: undefined, stream: { request: reply.watch, plan: planWatch(reply.watch, wantsTable(accept)) } };
     if (wantsTable(accept) && (info.verb === 'get' || info.verb === 'list')) return { ...asTable(reply.body), status: reply.status };
     return reply;
   } catch (error) {
@@ -77,7 +83,7 @@ async function serveApi(deps: PipelineDeps, request: IncomingMessage, url: URL, 
 }
 
 function send(response: ServerResponse, answer: Answer): void {
-  const text = typeof answer.body === 'string' ? answer.body : JSON.stringify(answer.body);
+  const text = typeof answer.body === 'string' || Buffer.isBuffer(answer.body) ? answer.body : JSON.stringify(answer.body);
   const headers: Record<string, string> = { 'content-type': answer.contentType ?? 'application/json' };
   const retryAfter = (answer.body as { details?: { retryAfterSeconds?: number } } | undefined)?.details?.retryAfterSeconds;
   if (retryAfter !== undefined) headers['retry-after'] = String(retryAfter);
@@ -103,7 +109,8 @@ export function createRequestHandler(deps: PipelineDeps): (request: IncomingMess
       const info = parseRequest(method, url);
       const answer = await serveApi(deps, request, url, info, text);
       deps.log.record(method, info, answer.status, answer.injected === true);
-      send(response, answer);
+      if (answer.stream) deps.watches.serve(response, answer.stream.request, answer.stream.plan);
+      else send(response, answer);
     })().catch((error: unknown) => {
       // A request that broke mid-way (client gone, body unreadable) must not take the server down.
       try {

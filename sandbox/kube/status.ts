@@ -98,6 +98,13 @@ export const errors = {
       kind: type.kind,
       causes,
     }),
+  /** Upstream validates list/watch options into a 422 on the ListOptions kind of meta.k8s.io. */
+  invalidQuery: (field: string, message: string) =>
+    new ApiError(422, 'Invalid', `ListOptions.meta.k8s.io "" is invalid: ${field}: Forbidden: ${message}`, {
+      group: 'meta.k8s.io',
+      kind: 'ListOptions',
+      causes: [{ reason: 'FieldValueForbidden', message: `Forbidden: ${message}`, field }],
+    }),
   badRequest: (message: string) => new ApiError(400, 'BadRequest', message),
   unauthorized: () => new ApiError(401, 'Unauthorized', 'Unauthorized'),
   methodNotAllowed: (message: string) => new ApiError(405, 'MethodNotAllowed', message),

@@ -53,6 +53,17 @@ export interface ListQuery {
   countRemaining?: boolean;
 }
 
+/** One write as a watch sees it: the object before and after (null: absent / deleted). */
+export interface Change {
+  resource: string;
+  key: string;
+  rv: number;
+  previous: KubeObject | null;
+  object: KubeObject | null;
+}
+
+export type ChangeListener = (change: Change) => void;
+
 export function objectKey(namespace: string | undefined, name: string): string {
   return namespace === undefined ? name : `${namespace}/${name}`;
 }
@@ -62,6 +73,7 @@ export class VersionedStore {
   private compacted = 0;
   private readonly byResource = new Map<string, Map<string, Version[]>>();
   private readonly sortedKeys = new Map<string, string[]>();
+  private readonly listeners = new Set<ChangeListener>();
 
   currentRv(): number {
     return this.revision;
@@ -86,12 +98,37 @@ export class VersionedStore {
     let keys = this.byResource.get(resource);
     if (!keys) this.byResource.set(resource, (keys = new Map<string, Version[]>()));
     const versions = keys.get(key);
+    const previous = versions?.at(-1)?.object ?? null;
     if (versions) versions.push({ rv, object: stored });
     else {
       keys.set(key, [{ rv, object: stored }]);
       this.sortedKeys.delete(resource);
     }
+    for (const listener of this.listeners) listener({ resource, key, rv, previous, object: stored });
     return stored;
+  }
+
+  /** Calls `listener` after every write; returns the function that stops it. */
+  onChange(listener: ChangeListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /**
+   * The writes to `resource` after revision `fromRv`, in revision order, as etcd's watch from a
+   * revision replays them; a compacted revision is 410 Expired, as etcd answers ErrCompacted.
+   */
+  changesSince(resource: string, fromRv: number): Change[] {
+    if (fromRv < this.compacted) throw new ApiError(410, 'Expired', `too old resource version: ${fromRv} (${this.compacted})`);
+    const changes: Change[] = [];
+    for (const [key, versions] of this.byResource.get(resource) ?? []) {
+      versions.forEach((version, index) => {
+        if (version.rv <= fromRv) return;
+        const previous = index > 0 ? (versions[index - 1] as Version).object : null;
+        changes.push({ resource, key, rv: version.rv, previous, object: version.object });
+      });
+    }
+    return changes.sort((a, b) => a.rv - b.rv);
   }
 
   /** One page of the snapshot at `atRv`, keys in etcd order (namespace, then name). */

@@ -2,6 +2,7 @@
 import type { PaginationBreak, RequestMatch } from './faults.js';
 import type { Kubelet } from './kubelet.js';
 import type { LoggedRequest } from './request-log.js';
+import type { WatchScheduler } from './watch.js';
 
 export interface KubeSandboxOptions {
   /** 0 or absent: a free port chosen by the OS. */
@@ -14,6 +15,8 @@ export interface KubeSandboxOptions {
   host?: string;
   /** Compact (forget old revisions, expiring older continue tokens) this often; off when absent. */
   compactionIntervalMs?: number;
+  /** Runs watch timeouts (`timeoutSeconds`); real timers when absent, a test's own to move time. */
+  watchScheduler?: WatchScheduler;
 }
 
 interface SandboxFaults {

@@ -54,7 +54,16 @@ describe('errors as Status objects', () => {
     ['a missing object', 'GET', '/api/v1/nodes/ghost', undefined, 404, 'NotFound'],
     ['an unknown resource', 'GET', '/api/v1/widgets', undefined, 404, 'NotFound'],
     ['a cluster-scoped type under a namespace', 'GET', '/api/v1/namespaces/default/nodes', undefined, 404, 'NotFound'],
-    ['a watch', 'GET', '/api/v1/pods?watch=true', undefined, 405, 'MethodNotAllowed'],
+    [
+      'a watch with resourceVersionMatch alone',
+      'GET',
+      '/api/v1/pods?watch=true&resourceVersionMatch=NotOlderThan',
+      undefined,
+      422,
+      'Invalid',
+    ],
+    ['a watch on a subresource', 'GET', '/api/v1/nodes/n1/status?watch=true', undefined, 405, 'MethodNotAllowed'],
+    ['a watch with an invalid resourceVersion', 'GET', '/api/v1/pods?watch=true&resourceVersion=abc', undefined, 400, 'BadRequest'],
     ['an unsupported field selector', 'GET', '/api/v1/pods?fieldSelector=spec.priority%3D1', undefined, 400, 'BadRequest'],
     ['a create in a missing namespace', 'POST', '/api/v1/namespaces/nowhere/pods', pod('nowhere', 'p'), 404, 'NotFound'],
     [

@@ -44,7 +44,10 @@ export function raw(sandbox: KubeSandbox, method: string, path: string, options:
         ca: options.ca ?? sandbox.caPem,
         headers: {
           ...(token !== null ? { authorization: `Bearer ${token}` } : {}),
-          ...(payload !== undefined ? { 'content-type': options.contentType ?? 'application/json' } : {}),
+          // Node's client sends a DELETE body unframed unless told its length.
+          ...(payload !== undefined
+            ? { 'content-type': options.contentType ?? 'application/json', 'content-length': String(Buffer.byteLength(payload)) }
+            : {}),
           ...(options.accept ? { accept: options.accept } : {}),
         },
       },
