@@ -6,7 +6,9 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { parseArgs } from 'node:util';
 import { progressReporter } from '../lambda/cli/progress.js';
+import { SETTING_DEFAULTS } from '../lambda/config.js';
 import { measureBundles } from './bundles.js';
+import { measureEnvironmentBurst } from './burst-environments.js';
 import { markdown, shortTable, type BenchFigures } from './report.js';
 import { measureSize } from './size.js';
 
@@ -20,18 +22,24 @@ const { values } = parseArgs({
     'pass-cap': { type: 'string', default: '240' },
     'burst-cap': { type: 'string', default: '420' },
     'takeover-max': { type: 'string', default: '100' },
+    'env-burst': { type: 'string', default: '1000' },
+    'env-counts': { type: 'string', default: '1,3,5' },
+    'env-budget': { type: 'string', default: '' },
     'no-bundles': { type: 'boolean', default: false },
     help: { type: 'boolean', default: false },
   },
 });
 if (values.help) {
   console.log(
-    'npm run bench -- [--sizes 100,1000,5000] [--burst 1000 (on the smallest size; 0: none)] [--pass-cap <seconds per pass>] [--burst-cap 420]',
+    'npm run bench -- [--sizes 100,1000,5000 (none: only the burst across environments)] [--burst 1000 (on the smallest size; 0: none)] [--pass-cap <seconds per pass>] [--burst-cap 420]',
   );
   console.log('                  [--takeover-max 100 (larger sizes start from an actual state seeded into DynamoDB)] [--no-bundles]');
+  console.log(
+    "                  [--env-burst 1000 (0: none)] [--env-counts 1,3,5] [--env-budget <rate>/<burst> (AttachVolume; default: the settings' default)]",
+  );
   process.exit(0);
 }
-const sizes = values.sizes.split(',').map((x) => Number(x.trim()));
+const sizes = values.sizes === 'none' ? [] : values.sizes.split(',').map((x) => Number(x.trim()));
 if (sizes.some((n) => !Number.isInteger(n) || n < 3)) throw new Error(`--sizes must be whole numbers of at least 3, got "${values.sizes}"`);
 
 const figures: BenchFigures = {
@@ -55,6 +63,25 @@ for (const nodes of sizes) {
       progress,
     }),
   );
+}
+const envBurst = Number(values['env-burst']);
+if (envBurst > 0) {
+  const [rate = SETTING_DEFAULTS.EC2_ATTACH_VOLUME_RATE, burst = SETTING_DEFAULTS.EC2_ATTACH_VOLUME_BURST] = values['env-budget']
+    ? values['env-budget'].split('/')
+    : [];
+  console.log(`Burst of ${envBurst} attaches across environments, budget ${rate}/s, burst ${burst}…`);
+  figures.environmentBursts = [];
+  for (const environments of values['env-counts'].split(',').map(Number)) {
+    figures.environmentBursts.push(
+      await measureEnvironmentBurst(environments, {
+        size: envBurst,
+        capMs: Number(values['burst-cap']) * 1000,
+        env: { EC2_ATTACH_VOLUME_RATE: rate, EC2_ATTACH_VOLUME_BURST: burst },
+        budget: { ratePerSecond: Number(rate), burst: Number(burst) },
+        log: (line) => console.log(line),
+      }),
+    );
+  }
 }
 if (!values['no-bundles']) {
   console.log('Bundles…');

@@ -46,7 +46,7 @@ export interface SizeFigures {
 
 export interface SizeOptions {
   passCapMs: number;
-  /** The burst runs at about 4 attaches a second (the controller's limiter): 1,000 need some 250 s. */
+  /** The burst runs at about 4 attaches a second (the shared budget's default): 1,000 need some 250 s. */
   burstCapMs: number;
   /** Measure the takeover pass (seeding the actual state from the cluster) instead of seeding DynamoDB directly. */
   takeover: boolean;

@@ -7,10 +7,10 @@
 import { randomUUID } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { defaultProvider } from '@aws-sdk/credential-provider-node';
+import { DynamoRateBudget } from './adapters/dynamodb/rate-budget.js';
 import { DynamoVolumeStore } from './adapters/dynamodb/volume-store.js';
 import { Ec2BlockStorage, type Ec2BlockStorageOptions } from './adapters/ec2/block-storage.js';
 import { createEc2Client, type Ec2ClientOptions } from './adapters/ec2/client.js';
-import { TokenBucketLimiter } from './adapters/ec2/rate-limit.js';
 import { createKubeClients, type KubeClientOptions } from './adapters/kubernetes/clients.js';
 import { eksTokenProvider } from './adapters/kubernetes/eks-token.js';
 import { KubernetesCluster, type KubernetesClusterOptions } from './adapters/kubernetes/kubernetes-cluster.js';
@@ -75,7 +75,9 @@ export function createController(config: Config, overrides: ControllerOverrides 
   const tuning = overrides.tuning ?? {};
   const kubeClients = createKubeClients(kubeConfigOf(config), { clock, ...pick(tuning.kubernetes, 'policy') });
   const dynamo = createDynamoClient(config, tuning.dynamodb);
-  const ec2 = createEc2Client({ ...awsOf(config), ...endpoint(config.endpoints.ec2), ...tuning.ec2 });
+  // One budget for every invocation (and, given a shared budget table, every cluster of the account and region).
+  const budget = new DynamoRateBudget({ client: dynamo, region: config.region, clock, ...config.ec2Budget });
+  const ec2 = createEc2Client({ ...awsOf(config), ...endpoint(config.endpoints.ec2), ...tuning.ec2, budget });
   const built: Ports = {
     cluster: new KubernetesCluster(kubeClients, clock, {
       ...pick(tuning.kubernetes, 'paging'),
@@ -85,7 +87,6 @@ export function createController(config: Config, overrides: ControllerOverrides 
     blockStorage: new Ec2BlockStorage({
       client: ec2,
       clock,
-      limiter: new TokenBucketLimiter({ ratePerSecond: config.ec2MutatingCallsPerSecond, burst: config.ec2MutatingCallsPerSecond, clock }),
       ...(overrides.ec2Wait === undefined ? {} : { wait: overrides.ec2Wait }),
     }),
   };

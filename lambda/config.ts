@@ -25,7 +25,11 @@ export interface Config {
   /** How long one pass waits for an attach to reach `attached` (the rest is left to the next pass). */
   maxAttachWaitMs: number;
   maxConcurrentOperations: number;
-  ec2MutatingCallsPerSecond: number;
+  /** The shared budget of EC2's mutating calls, per action, and the table that keeps it. */
+  ec2Budget: {
+    tableName: string;
+    sizes: Record<'AttachVolume' | 'DetachVolume', { ratePerSecond: number; burst: number }>;
+  };
   plan: PlanConfig;
   serviceName: string;
   metricsNamespace: string;
@@ -94,7 +98,13 @@ function toConfig(env: Env, runtime: Runtime): Config {
     syncPeriodMs: env.SYNC_PERIOD_SECONDS * 1000,
     maxAttachWaitMs: env.MAX_ATTACH_WAIT_SECONDS * 1000,
     maxConcurrentOperations: env.MAX_CONCURRENT_OPERATIONS,
-    ec2MutatingCallsPerSecond: env.EC2_MUTATING_CALLS_PER_SECOND,
+    ec2Budget: {
+      tableName: env.EC2_BUDGET_TABLE_NAME ?? env.TABLE_NAME,
+      sizes: {
+        AttachVolume: { ratePerSecond: env.EC2_ATTACH_VOLUME_RATE, burst: env.EC2_ATTACH_VOLUME_BURST },
+        DetachVolume: { ratePerSecond: env.EC2_DETACH_VOLUME_RATE, burst: env.EC2_DETACH_VOLUME_BURST },
+      },
+    },
     plan: {
       ...DEFAULT_PLAN_CONFIG,
       maxWaitForUnmountMs: env.MAX_WAIT_FOR_UNMOUNT_SECONDS === 'disabled' ? null : env.MAX_WAIT_FOR_UNMOUNT_SECONDS * 1000,

@@ -26,7 +26,19 @@ const url = z.url();
 const seconds = (example: string) => `a whole number of seconds above 0 (e.g. ${example})`;
 const LOG_LEVELS = ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR', 'CRITICAL', 'SILENT'] as const;
 
+const perSecond = z.coerce.number().positive();
 const setting = <const T extends Setting>(spec: T): T => spec;
+
+/**
+ * EC2's bucket per mutating action holds 50 tokens refilled 5/s, per account and region, shared
+ * with every other client there (CI, consoles, backup tools). The defaults take 4/s and a burst of
+ * 20: the other clients keep 1/s (20% of the refill) and 30 tokens for their own bursts, and a
+ * budget that runs dry still never drains EC2's bucket, so nothing of ours is throttled.
+ */
+const BUDGET_RATE = (action: string) =>
+  `${action} calls per second every invocation together allows itself, retries included (EC2's bucket refills 5/s per account and region, shared with its other clients).`;
+const BUDGET_BURST = (action: string) =>
+  `${action} calls every invocation together may send at once after a quiet spell (EC2's bucket holds 50).`;
 
 export const SETTING_SPECS = {
   TABLE_NAME: setting({
@@ -124,11 +136,35 @@ export const SETTING_SPECS = {
     expected: 'a whole number above 0 (e.g. 10)',
     meaning: 'Volumes operated on at once within one pass.',
   }),
-  EC2_MUTATING_CALLS_PER_SECOND: setting({
-    schema: wholeAbove0,
+  EC2_ATTACH_VOLUME_RATE: setting({
+    schema: perSecond,
     default: '4',
-    expected: 'a whole number above 0 (e.g. 4)',
-    meaning: "AttachVolume/DetachVolume calls per second this controller allows itself (EC2's bucket refills 5/s per account and region).",
+    expected: 'calls per second above 0 (e.g. 4)',
+    meaning: BUDGET_RATE('AttachVolume'),
+  }),
+  EC2_ATTACH_VOLUME_BURST: setting({
+    schema: wholeAbove0,
+    default: '20',
+    expected: 'a whole number above 0 (e.g. 20)',
+    meaning: BUDGET_BURST('AttachVolume'),
+  }),
+  EC2_DETACH_VOLUME_RATE: setting({
+    schema: perSecond,
+    default: '4',
+    expected: 'calls per second above 0 (e.g. 4)',
+    meaning: BUDGET_RATE('DetachVolume'),
+  }),
+  EC2_DETACH_VOLUME_BURST: setting({
+    schema: wholeAbove0,
+    default: '20',
+    expected: 'a whole number above 0 (e.g. 20)',
+    meaning: BUDGET_BURST('DetachVolume'),
+  }),
+  EC2_BUDGET_TABLE_NAME: setting({
+    schema: text,
+    expected: 'a DynamoDB table with a string partition key `pk` (e.g. ebs-attach-detach-ec2-budget)',
+    meaning:
+      "Where the EC2 budget is kept; unset: the state table (a budget per cluster). Clusters sharing an account and region that name one table share one budget, as EC2 counts it (each controller's role needs GetItem and UpdateItem on it).",
   }),
   MASS_DETACH_MAX_FRACTION: setting({
     schema: z.union([z.literal('disabled'), z.coerce.number().gt(0).max(1)]),

@@ -6,7 +6,7 @@
  * the local endpoints and credentials to the SDK clients.
  *
  * Each `invocation()` is a separate execution environment, as Lambda runs them: its own composition
- * root, SDK clients, caches and rate limiter. What invocations must agree on lives in the store.
+ * root, SDK clients and caches. What invocations must agree on (locks, device names, the EC2 budget) lives in the store.
  */
 import { EC2Client } from '@aws-sdk/client-ec2';
 import { createController, type Controller, type ControllerOverrides } from '../lambda/composition.js';
@@ -29,7 +29,7 @@ export interface LocalStackOptions {
   ec2?: Omit<LocalEc2Options, 'clock'>;
   tableName?: string;
   clusterName?: string;
-  /** Controller settings on top of the stack's (e.g. LEASE_SECONDS, EC2_MUTATING_CALLS_PER_SECOND). */
+  /** Controller settings on top of the stack's (e.g. LEASE_MARGIN_SECONDS, EC2_ATTACH_VOLUME_RATE). */
   env?: Record<string, string>;
   /** Seams every invocation gets (the clock is always the stack's). */
   controller?: Omit<ControllerOverrides, 'clock'>;
@@ -57,7 +57,7 @@ export interface LocalStack {
   config: Config;
   /** The first execution environment. */
   controller: Controller;
-  /** Another execution environment: its own composition root, clients, caches and limiter. */
+  /** Another execution environment: its own composition root, clients and caches; the EC2 budget is the store's. */
   invocation(overrides?: Omit<ControllerOverrides, 'clock'>): Controller;
   /** The real Lambda handlers, wired to `runner` (default: the first execution environment). */
   handlers(runner?: PassRunner): Handlers;

@@ -2,16 +2,16 @@
  * Executes a plan (the plan itself is pure data from the core). Order: expired operations are
  * resolved, unreports written (one node-status write per node), then each volume's detaches and
  * attaches in plan order — so a rescheduled pod's volume leaves the old node before it is
- * attached to the new one — with at most `maxConcurrentOperations` volumes in flight; Multi-Attach
- * warnings last.
+ * attached to the new one — with at most `maxConcurrentOperations` volumes in flight, volumes a
+ * pending pod waits for first (execute-order.ts); Multi-Attach warnings last.
  */
 import pLimit from 'p-limit';
 import type { Action, AttachAction, DetachAction, Plan } from '../core/actions.js';
-import type { VolumeId } from '../core/types.js';
 import type { PassContext } from './context.js';
 import { executeAttach } from './execute-attach.js';
 import { executeConflict } from './execute-conflict.js';
 import { executeDetach } from './execute-detach.js';
+import { volumesInPriority } from './execute-order.js';
 import { executeResolve } from './execute-resolve.js';
 import { executeUnreports } from './execute-unreport.js';
 import type { ActionResult } from './types.js';
@@ -23,17 +23,13 @@ export async function executePlan(ctx: PassContext, plan: Plan): Promise<ActionR
   const results: ActionResult[] = [];
   results.push(...(await Promise.all(of('resolve').map((a) => limit(() => guarded(ctx, a, () => executeResolve(ctx, a), tick))))));
   results.push(...(await executeUnreports(ctx, of('unreport'))));
-  const volumes = byVolume(plan.actions.filter((a): a is AttachAction | DetachAction => a.kind === 'attach' || a.kind === 'detach'));
-  const perVolume = await Promise.all([...volumes.values()].map((actions) => limit(() => runInOrder(ctx, actions, tick))));
+  const volumes = volumesInPriority(
+    plan.actions.filter((a): a is AttachAction | DetachAction => a.kind === 'attach' || a.kind === 'detach'),
+  );
+  const perVolume = await Promise.all(volumes.map((actions) => limit(() => runInOrder(ctx, actions, tick))));
   results.push(...perVolume.flat());
   for (const conflict of of('multiAttachConflict')) results.push(await executeConflict(ctx, conflict));
   return results;
-}
-
-function byVolume(actions: (AttachAction | DetachAction)[]): Map<VolumeId, (AttachAction | DetachAction)[]> {
-  const groups = new Map<VolumeId, (AttachAction | DetachAction)[]>();
-  for (const action of actions) groups.set(action.volumeId, [...(groups.get(action.volumeId) ?? []), action]);
-  return groups;
 }
 
 async function runInOrder(ctx: PassContext, actions: (AttachAction | DetachAction)[], tick: () => void): Promise<ActionResult[]> {

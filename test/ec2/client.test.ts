@@ -3,7 +3,7 @@ import { DescribeVolumesCommand } from '@aws-sdk/client-ec2';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Ec2BlockStorage } from '../../lambda/adapters/ec2/block-storage.js';
 import { createEc2Client, EC2_RETRY_DEFAULTS } from '../../lambda/adapters/ec2/client.js';
-import type { RateLimiter } from '../../lambda/adapters/ec2/rate-limit.js';
+import type { MutatingAction, RateLimiter } from '../../lambda/adapters/ec2/rate-limit.js';
 import type { LocalEc2 } from '../../sandbox/ec2/server.js';
 import { clientFor, createVolume, localEc2, runInstance, withEndpointEnv } from './support.js';
 import { memoryClaims } from '../support/device-claims.js';
@@ -32,18 +32,41 @@ describe('createEc2Client', () => {
   });
 });
 
-describe('rate limiter', () => {
-  it('only AttachVolume and DetachVolume wait for a token', async () => {
-    const client = await clientFor(ec2);
-    let acquired = 0;
-    const limiter: RateLimiter = { acquire: () => Promise.resolve(void (acquired += 1)) };
-    const storage = new Ec2BlockStorage({ client, clock: systemClock, limiter });
+describe('the mutating budget on the client', () => {
+  async function budgeted(maxAttempts: number) {
+    const taken: MutatingAction[] = [];
+    const budget: RateLimiter = { acquire: (action) => Promise.resolve(void taken.push(action)) };
+    const client = await clientFor(ec2, { maxAttempts, budget });
+    return { client, taken, storage: new Ec2BlockStorage({ client, clock: systemClock }) };
+  }
+
+  it('only AttachVolume and DetachVolume take a token, one each for a call that succeeds at once', async () => {
+    const { client, taken, storage } = await budgeted(1);
     const instanceId = await runInstance(client);
     const volumeId = await createVolume(client);
     await storage.attach({ volumeId, instanceId, devices: memoryClaims() });
     await storage.describeVolumes([volumeId]);
     await storage.describeInstances([instanceId]);
     await storage.detach({ volumeId, instanceId, force: false });
-    expect(acquired).toBe(2);
+    expect(taken).toEqual(['AttachVolume', 'DetachVolume']);
+  });
+
+  it.each([
+    ['AttachVolume', 2, 3],
+    ['DetachVolume', 1, 2],
+  ] as const)('%s retried by the SDK: every attempt takes a token (%i failures → %i tokens)', async (action, failures, tokens) => {
+    const { client, taken, storage } = await budgeted(3);
+    const instanceId = await runInstance(client);
+    const volumeId = await createVolume(client);
+    if (action === 'DetachVolume') await storage.attach({ volumeId, instanceId, devices: memoryClaims() });
+    taken.length = 0;
+    ec2.failNext({ action, count: failures, code: 'InternalError' });
+    const outcome =
+      action === 'AttachVolume'
+        ? await storage.attach({ volumeId, instanceId, devices: memoryClaims() })
+        : await storage.detach({ volumeId, instanceId, force: false });
+    expect(outcome.kind).toBe('started');
+    expect(ec2.counters().calls[action]).toBe(tokens);
+    expect(taken).toEqual(Array.from({ length: tokens }, () => action));
   });
 });

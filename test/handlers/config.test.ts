@@ -30,7 +30,10 @@ describe('loadConfig', () => {
       kube: { kind: 'eks', endpoint: 'https://ABC.gr7.eu-west-1.eks.amazonaws.com' },
       syncPeriodMs: 60_000,
       maxConcurrentOperations: 10,
-      ec2MutatingCallsPerSecond: 4,
+      ec2Budget: {
+        tableName: 'volumes',
+        sizes: { AttachVolume: { ratePerSecond: 4, burst: 20 }, DetachVolume: { ratePerSecond: 4, burst: 20 } },
+      },
       serviceName: 'ebs-attach-detach',
       metricsNamespace: 'EbsAttachDetach',
       logLevel: 'INFO',
@@ -43,6 +46,11 @@ describe('loadConfig', () => {
   it.each([
     ['sync period', { SYNC_PERIOD_SECONDS: '30' }, { syncPeriodMs: 30_000 }],
     ['lease margin', { LEASE_MARGIN_SECONDS: '45' }, { plan: { leaseMarginMs: 45_000 } }],
+    [
+      'a budget table shared with other clusters, and a fractional rate',
+      { EC2_BUDGET_TABLE_NAME: 'shared-budget', EC2_ATTACH_VOLUME_RATE: '2.5' },
+      { ec2Budget: { tableName: 'shared-budget', sizes: { AttachVolume: { ratePerSecond: 2.5, burst: 20 } } } },
+    ],
     ['disabled force detach on timeout', { MAX_WAIT_FOR_UNMOUNT_SECONDS: 'disabled' }, { plan: { maxWaitForUnmountMs: null } }],
     [
       'mass-detach guard',
@@ -105,7 +113,8 @@ describe('loadConfig', () => {
     MAX_WAIT_FOR_UNMOUNT_SECONDS: '-5',
     LEASE_MARGIN_SECONDS: '0',
     MAX_CONCURRENT_OPERATIONS: 'many',
-    EC2_MUTATING_CALLS_PER_SECOND: '2.5',
+    EC2_ATTACH_VOLUME_RATE: '0',
+    EC2_DETACH_VOLUME_BURST: '2.5',
     MASS_DETACH_MAX_FRACTION: '0',
     MASS_DETACH_MIN_ATTACHED: '-1',
     STUCK_ATTACH_SECONDS: 'x',

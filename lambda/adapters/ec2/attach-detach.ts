@@ -1,18 +1,16 @@
 /**
  * AttachVolume and DetachVolume, mapped to the port's outcomes. Neither throws: every failure is
- * classified (errors.ts). Only the two mutating calls pass through the rate limiter.
+ * classified (errors.ts). The EC2 client paces both per attempt (client.ts `addBudget`).
  */
 import { AttachVolumeCommand, DetachVolumeCommand, type EC2Client } from '@aws-sdk/client-ec2';
 import type { AttachOutcome, AttachRequest, DetachOutcome, DetachRequest } from '../../ports/block-storage.js';
 import type { Ec2Reader } from './describe.js';
 import { freeDeviceNames } from './devices.js';
 import { attachOutcomeOf, classifyEc2Error, detachOutcomeOf, type ClassifiedError } from './errors.js';
-import type { RateLimiter } from './rate-limit.js';
 
 export interface AttachDetachDeps {
   client: EC2Client;
   reader: Ec2Reader;
-  limiter: RateLimiter;
 }
 
 const GONE_STATES = new Set(['shutting-down', 'terminated']);
@@ -39,7 +37,6 @@ export async function attachVolume(deps: AttachDetachDeps, request: AttachReques
 async function sendAttach(deps: AttachDetachDeps, request: AttachRequest, device: string): Promise<AttachOutcome> {
   const { volumeId, instanceId } = request;
   try {
-    await deps.limiter.acquire();
     const output = await deps.client.send(new AttachVolumeCommand({ VolumeId: volumeId, InstanceId: instanceId, Device: device }));
     return { kind: 'started', device: output.Device ?? device };
   } catch (error) {
@@ -79,7 +76,6 @@ async function resolveInUse(deps: AttachDetachDeps, volumeId: string, instanceId
 
 export async function detachVolume(deps: AttachDetachDeps, request: DetachRequest): Promise<DetachOutcome> {
   try {
-    await deps.limiter.acquire();
     // Force only when the caller says so (instance gone or node out of service, DESIGN §8).
     const force = request.force ? { Force: true } : {};
     await deps.client.send(new DetachVolumeCommand({ VolumeId: request.volumeId, InstanceId: request.instanceId, ...force }));

@@ -16,13 +16,10 @@ import type {
 } from '../../ports/block-storage.js';
 import { attachVolume, detachVolume, type AttachDetachDeps } from './attach-detach.js';
 import { Ec2Reader } from './describe.js';
-import { unlimited, type RateLimiter } from './rate-limit.js';
 import { waitForAttachment } from './wait.js';
 
 export interface Ec2BlockStorageOptions {
   client: EC2Client;
-  /** Bounds AttachVolume/DetachVolume per second (see TokenBucketLimiter); unlimited by default. */
-  limiter?: RateLimiter;
   /** Polling delays and device holds. */
   clock: Clock;
   /** waitFor's backoff: first delay (1 s) and growth factor (1.8). */
@@ -35,7 +32,7 @@ export class Ec2BlockStorage implements BlockStorage {
 
   constructor(private readonly options: Ec2BlockStorageOptions) {
     this.reader = new Ec2Reader(options.client);
-    this.deps = { client: options.client, reader: this.reader, limiter: options.limiter ?? unlimited };
+    this.deps = { client: options.client, reader: this.reader };
   }
 
   attach(request: AttachRequest): Promise<AttachOutcome> {

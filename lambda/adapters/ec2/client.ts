@@ -3,7 +3,9 @@
  * In Lambda neither endpoint nor credentials are set: the SDK finds the regional endpoint and the
  * role's credentials itself. Local runs name the local EC2 and its static credentials.
  */
-import { EC2Client, type EC2ClientConfig } from '@aws-sdk/client-ec2';
+import { EC2Client, type EC2ClientConfig, type ServiceInputTypes, type ServiceOutputTypes } from '@aws-sdk/client-ec2';
+import type { FinalizeRequestMiddleware } from '@smithy/types';
+import { MUTATING_ACTIONS, type MutatingAction, type RateLimiter } from './rate-limit.js';
 
 export interface Ec2ClientOptions {
   region: string;
@@ -17,6 +19,8 @@ export interface Ec2ClientOptions {
   credentials?: EC2ClientConfig['credentials'];
   /** Local runs only (the local EC2). */
   endpoint?: string;
+  /** Paces AttachVolume/DetachVolume: every attempt, retries included, takes a token. */
+  budget?: RateLimiter;
 }
 
 /**
@@ -27,12 +31,12 @@ export interface Ec2ClientOptions {
  * well inside a pass. Beyond that the adapter reports `throttled` and the operation's persisted
  * backoff takes over. Not `adaptive`: its client-side limiter drops this process's whole sending
  * rate after a throttle (against the local EC2, two throttles made the next calls wait seconds
- * each), which would stall a pass's reads; pacing of mutating calls is done by rate-limit.ts.
+ * each), which would stall a pass's reads; pacing of mutating calls is the shared budget's (rate-limit.ts).
  */
 export const EC2_RETRY_DEFAULTS = { retryMode: 'standard', maxAttempts: 5 } as const;
 
 export function createEc2Client(options: Ec2ClientOptions): EC2Client {
-  return new EC2Client({
+  const client = new EC2Client({
     region: options.region,
     retryMode: options.retryMode ?? EC2_RETRY_DEFAULTS.retryMode,
     maxAttempts: options.maxAttempts ?? EC2_RETRY_DEFAULTS.maxAttempts,
@@ -44,5 +48,27 @@ export function createEc2Client(options: Ec2ClientOptions): EC2Client {
     },
     ...(options.credentials ? { credentials: options.credentials } : {}),
     ...(options.endpoint ? { endpoint: options.endpoint } : {}),
+  });
+  if (options.budget) addBudget(client, options.budget);
+  return client;
+}
+
+const MUTATING_COMMANDS = new Map<string, MutatingAction>(MUTATING_ACTIONS.map((action) => [`${action}Command`, action]));
+
+/**
+ * EC2 charges every request, retries included, to the action's bucket; so the token is taken below
+ * the retry middleware (smithy's `retryMiddleware`), once per attempt, never once per call.
+ */
+export function addBudget(client: EC2Client, budget: RateLimiter): void {
+  const perAttempt: FinalizeRequestMiddleware<ServiceInputTypes, ServiceOutputTypes> = (next, context) => async (args) => {
+    const action = MUTATING_COMMANDS.get(context.commandName ?? '');
+    if (action) await budget.acquire(action);
+    return next(args);
+  };
+  client.middlewareStack.addRelativeTo(perAttempt, {
+    name: 'ec2MutatingBudget',
+    relation: 'after',
+    toMiddleware: 'retryMiddleware',
+    override: true,
   });
 }

@@ -1,42 +1,50 @@
 /**
- * A token bucket bounding this adapter's mutating calls (AttachVolume, DetachVolume) per second,
- * so a pass leaves room in the account's EC2 buckets (one per API: AttachVolume and DetachVolume
- * each 50 tokens, 5/s; one limiter for both is the cautious side). Callers reserve a token; when
- * the bucket is empty they wait their turn, first come first served.
+ * The budget of EC2's mutating calls. EC2 throttles per account and region with one token bucket
+ * per API action (AttachVolume and DetachVolume each hold 50 tokens, refilled 5/s), so the budget
+ * is kept per action. Callers reserve a slot and wait for it (reserve-then-wait), first come first
+ * served; the arithmetic is GCRA, whose whole state is one number per action (the theoretical
+ * arrival time, TAT), so it can live in one store item shared by every invocation (rate-budget.ts).
  */
-import type { Clock } from '../../clock.js';
+export const MUTATING_ACTIONS = ['AttachVolume', 'DetachVolume'] as const;
+export type MutatingAction = (typeof MUTATING_ACTIONS)[number];
 
 export interface RateLimiter {
-  acquire(): Promise<void>;
+  /** Resolves when one call of `action` may be sent. */
+  acquire(action: MutatingAction): Promise<void>;
 }
 
-export interface TokenBucketOptions {
+/** A bucket's shape: `burst` calls at once, then `ratePerSecond` on average. */
+export interface BucketSize {
   ratePerSecond: number;
   burst: number;
-  clock: Clock;
 }
 
 export const unlimited: RateLimiter = { acquire: () => Promise.resolve() };
 
-export class TokenBucketLimiter implements RateLimiter {
-  private tokens: number;
-  private updatedAt: number;
+export interface Reservation {
+  /** When the reserved call may be sent (epoch ms). */
+  slot: number;
+  /** The TAT to store. */
+  tat: number;
+}
 
-  constructor(private readonly options: TokenBucketOptions) {
-    if (!(options.ratePerSecond > 0) || !(options.burst >= 1)) {
-      throw new RangeError(`token bucket needs ratePerSecond > 0 and burst >= 1, got ${options.ratePerSecond}/${options.burst}`);
-    }
-    this.tokens = options.burst;
-    this.updatedAt = options.clock.now();
-  }
+/**
+ * GCRA's virtual scheduling: each call is spaced one emission interval T = 1/rate after the last,
+ * and may be sent up to (burst − 1)·T ahead of its theoretical time. `tat` is the stored TAT
+ * (undefined: never used). A TAT in the past is a full bucket, so it restarts from `now`. Over any
+ * window W at most burst + rate·W slots fall in it.
+ */
+export function reserveSlot(tat: number | undefined, now: number, size: BucketSize): Reservation {
+  const interval = 1000 / size.ratePerSecond;
+  const tolerance = (size.burst - 1) * interval;
+  const theoretical = Math.max(tat ?? now, now);
+  return { slot: Math.max(now, theoretical - tolerance), tat: theoretical + interval };
+}
 
-  /** Reserves a token now (possibly going into debt) and waits until the debt is repaid. */
-  async acquire(): Promise<void> {
-    const now = this.options.clock.now();
-    const refill = ((now - this.updatedAt) / 1000) * this.options.ratePerSecond;
-    this.tokens = Math.min(this.options.burst, this.tokens + refill) - 1;
-    this.updatedAt = now;
-    if (this.tokens >= 0) return;
-    await this.options.clock.sleep((-this.tokens / this.options.ratePerSecond) * 1000);
+export function checkBucketSize(action: string, size: BucketSize): void {
+  if (!(size.ratePerSecond > 0) || !Number.isInteger(size.burst) || !(size.burst >= 1)) {
+    throw new RangeError(
+      `${action}: a budget needs a rate above 0 and a whole burst of at least 1, got ${size.ratePerSecond}/${size.burst}`,
+    );
   }
 }
