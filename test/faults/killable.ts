@@ -4,6 +4,7 @@
  * from then on nothing it started ever comes back. Nothing else of the pass runs: as with a
  * Lambda that times out or runs out of memory, whatever it wrote so far is all that remains.
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Ports } from '../../lambda/reconcile/types.js';
 
 export interface Kill {
@@ -21,6 +22,13 @@ export interface Killable {
 
 const never = new Promise<never>(() => undefined);
 
+/**
+ * Set while the fatal call's own effect runs: a port call may itself call other ports (an attach
+ * claims its device name in the store), and those belong to the effect, which must be able to
+ * finish. Everything else the pass starts after the kill never comes back.
+ */
+const inFatalEffect = new AsyncLocalStorage<true>();
+
 export function killable(ports: Ports, kill: Kill | undefined): Killable {
   let calls = 0;
   let dead = false;
@@ -32,6 +40,7 @@ export function killable(ports: Ports, kill: Kill | undefined): Killable {
         const value: unknown = Reflect.get(target, property, receiver);
         if (typeof value !== 'function') return value;
         return (...args: unknown[]) => {
+          if (inFatalEffect.getStore() === true) return (value as (...a: unknown[]) => unknown).apply(target, args);
           if (dead) return never;
           calls += 1;
           if (kill === undefined || calls !== kill.atCall) return (value as (...a: unknown[]) => unknown).apply(target, args);
@@ -40,7 +49,7 @@ export function killable(ports: Ports, kill: Kill | undefined): Killable {
             announce();
             return never;
           }
-          const effect = (value as (...a: unknown[]) => unknown).apply(target, args);
+          const effect = inFatalEffect.run(true, () => (value as (...a: unknown[]) => unknown).apply(target, args));
           // Dead once the effect landed (or failed): the caller never hears back.
           return Promise.resolve(effect)
             .then(announce, announce)

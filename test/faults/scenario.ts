@@ -126,6 +126,7 @@ async function playStep(
   const advance = random.pick(ADVANCES);
   const label = `step ${step}: ${change.kind === 'none' ? 'no change' : JSON.stringify(change)}; faults [${faults.map(describeFault).join(', ')}]; passes [${passes.map(describePass).join(', ')}]; then +${advance / 1000}s`;
   result.trace.push(label);
+  if (process.env.DEBUG_PASSES) console.log(label);
   const before = readTruth(world.ec2, world.kube);
   ledger.drain();
   for (const fault of faults) inject(world, fault);
