@@ -1,14 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { runFullPass } from '../../lambda/reconcile/full-pass.js';
 import { runTargetedPass } from '../../lambda/reconcile/targeted-pass.js';
-import type { ReconcileDeps } from '../../lambda/reconcile/types.js';
 import type { ClusterSnapshot } from '../../lambda/core/kube.js';
 import type { VolumeRecord } from '../../lambda/core/types.js';
-import { attachment, config, instanceOf, node, pod, pv, pvc, record, snapshot, T0, uname, vol } from '../core/builders.js';
-import { FakeBlockStorage, FakeCluster, FakeStore } from '../support/fake-ports.js';
+import { attachment, instanceOf, node, pod, pv, pvc, record, snapshot, T0, uname, vol } from '../core/builders.js';
+import { FakeBlockStorage, FakeCluster, FakeStore, fakeDeps } from '../support/fake-ports.js';
 
 const V = vol(1);
-const quiet = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
 
 /** A pass over fakes at T0; verification is not due (the store says it just ran). */
 function harness(cluster: ClusterSnapshot, records: VolumeRecord[] = []) {
@@ -18,22 +16,7 @@ function harness(cluster: ClusterSnapshot, records: VolumeRecord[] = []) {
   const kube = new FakeCluster(cluster);
   const ec2 = new FakeBlockStorage();
   let ids = 0;
-  const deps: ReconcileDeps = {
-    cluster: kube,
-    store,
-    blockStorage: ec2,
-    clock: () => T0,
-    newId: () => `id-${++ids}`,
-    log: quiet,
-    settings: {
-      plan: config(),
-      syncPeriodMs: 60_000,
-      maxConcurrentOperations: 4,
-      maxAttachWaitMs: 5_000,
-      maxDetachWaitMs: 5_000,
-      reserveMs: 1_000,
-    },
-  };
+  const deps = fakeDeps({ cluster: kube, store, blockStorage: ec2, newId: () => `id-${++ids}` });
   return { deps, store, kube, ec2, pass: (deadline = T0 + 60_000) => runFullPass(deps, { deadline }) };
 }
 

@@ -7,35 +7,18 @@ import { describe, expect, it } from 'vitest';
 import { buildDesiredState } from '../../lambda/core/desired-state.js';
 import type { VolumeRecord } from '../../lambda/core/types.js';
 import { createPassContext } from '../../lambda/reconcile/pass.js';
-import type { ReconcileDeps } from '../../lambda/reconcile/types.js';
-import { attachment, config, node, record, snapshot, T0, uname, vol } from '../core/builders.js';
-import { FakeBlockStorage, FakeCluster, FakeStore } from '../support/fake-ports.js';
+import { attachment, node, record, snapshot, T0, uname, vol } from '../core/builders.js';
+import { FakeCluster, FakeStore, fakeDeps } from '../support/fake-ports.js';
 
 const V = vol(1);
 const W = vol(2);
-const quiet = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
 const entry = (volumeId: string, devicePath = '/dev/xvdaa') => ({ name: uname(volumeId), devicePath });
 
 function pass(records: VolumeRecord[]) {
   const kube = new FakeCluster(snapshot({ nodes: [node('node-a', { attached: [entry(V), entry(W, '/dev/xvdab')] })] }));
   const store = new FakeStore();
   for (const r of records) store.items.set(r.volumeId, structuredClone(r));
-  const deps: ReconcileDeps = {
-    cluster: kube,
-    store,
-    blockStorage: new FakeBlockStorage(),
-    clock: () => T0,
-    newId: () => 'id-1',
-    log: quiet,
-    settings: {
-      plan: config(),
-      syncPeriodMs: 60_000,
-      maxConcurrentOperations: 4,
-      maxAttachWaitMs: 5_000,
-      maxDetachWaitMs: 5_000,
-      reserveMs: 1_000,
-    },
-  };
+  const deps = fakeDeps({ cluster: kube, store });
   const ctx = createPassContext(
     deps,
     { deadline: T0 + 60_000 },

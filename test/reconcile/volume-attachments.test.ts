@@ -7,14 +7,12 @@
 import { describe, expect, it } from 'vitest';
 import type { KubeVolumeAttachment } from '../../lambda/core/kube.js';
 import { runFullPass } from '../../lambda/reconcile/full-pass.js';
-import type { ReconcileDeps } from '../../lambda/reconcile/types.js';
 import { EBS_CSI_DRIVER } from '../../lambda/core/types.js';
 import type { VolumeAttachmentStatus } from '../../lambda/ports/cluster.js';
-import { attachment, config, node, pod, pv, pvc, record, snapshot, T0, uname, vol } from '../core/builders.js';
-import { FakeBlockStorage, FakeCluster, FakeStore } from '../support/fake-ports.js';
+import { attachment, node, pod, pv, pvc, record, snapshot, T0, uname, vol } from '../core/builders.js';
+import { FakeCluster, FakeStore, fakeDeps } from '../support/fake-ports.js';
 
 const V = vol(3);
-const quiet = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
 
 function volumeAttachment(nodeName: string, status: KubeVolumeAttachment['status']): KubeVolumeAttachment {
   return {
@@ -38,22 +36,7 @@ async function passWith(onNodeA: KubeVolumeAttachment['status']): Promise<FakeCl
   const store = new FakeStore();
   store.items.set(V, record(V, [attachment('node-b', { reported: false })]));
   store.state = { version: 1, lastVerifiedAt: T0, seededAt: T0 };
-  const deps: ReconcileDeps = {
-    cluster: kube,
-    store,
-    blockStorage: new FakeBlockStorage(),
-    clock: () => T0,
-    newId: () => 'id-1',
-    log: quiet,
-    settings: {
-      plan: config(),
-      syncPeriodMs: 60_000,
-      maxConcurrentOperations: 4,
-      maxAttachWaitMs: 5_000,
-      maxDetachWaitMs: 5_000,
-      reserveMs: 1_000,
-    },
-  };
+  const deps = fakeDeps({ cluster: kube, store });
   await runFullPass(deps, { deadline: T0 + 60_000 });
   return kube;
 }
@@ -116,22 +99,7 @@ describe('VolumeAttachments of an inline volume are matched by the EBS id their 
     const store = new FakeStore();
     store.items.set(V, record(V, [attachment('node-a')]));
     store.state = { version: 1, lastVerifiedAt: T0, seededAt: T0 };
-    const deps: ReconcileDeps = {
-      cluster: kube,
-      store,
-      blockStorage: new FakeBlockStorage(),
-      clock: () => T0,
-      newId: () => 'id-1',
-      log: quiet,
-      settings: {
-        plan: config(),
-        syncPeriodMs: 60_000,
-        maxConcurrentOperations: 4,
-        maxAttachWaitMs: 5_000,
-        maxDetachWaitMs: 5_000,
-        reserveMs: 1_000,
-      },
-    };
+    const deps = fakeDeps({ cluster: kube, store });
 
     await runFullPass(deps, { deadline: T0 + 60_000 });
 

@@ -21,6 +21,8 @@ import type {
 } from '../../lambda/ports/cluster.js';
 import type { ControllerState, DeviceHolder, VolumeStore, WriteResult } from '../../lambda/ports/volume-store.js';
 import type { PodRef } from '../../lambda/core/types.js';
+import type { ReconcileDeps } from '../../lambda/reconcile/types.js';
+import { config, T0 } from '../core/builders.js';
 
 export class FakeStore implements VolumeStore {
   readonly items = new Map<VolumeId, VolumeRecord>();
@@ -181,4 +183,25 @@ export class FakeBlockStorage implements BlockStorage {
     this.lastWait = request;
     return Promise.resolve(this.waitResult ?? { state: request.target, device: '/dev/xvdaa', reachedTarget: true });
   }
+}
+
+const quiet = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
+
+/** A pass's dependencies over fakes at T0, with the settings every reconcile test shares. */
+export function fakeDeps(ports: Pick<ReconcileDeps, 'cluster' | 'store'> & Partial<ReconcileDeps>): ReconcileDeps {
+  return {
+    blockStorage: new FakeBlockStorage(),
+    clock: () => T0,
+    newId: () => 'id-1',
+    log: quiet,
+    settings: {
+      plan: config(),
+      syncPeriodMs: 60_000,
+      maxConcurrentOperations: 4,
+      maxAttachWaitMs: 5_000,
+      maxDetachWaitMs: 5_000,
+      reserveMs: 1_000,
+    },
+    ...ports,
+  };
 }
