@@ -24,14 +24,8 @@ export function localDynamoClient(endpoint: string): DynamoDBClient {
   return new DynamoDBClient({ endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
 }
 
-export async function startLocalDynamo(options: { port?: number; host?: string } = {}): Promise<LocalDynamo> {
-  const server = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
-  const host = options.host ?? '127.0.0.1';
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, host, () => resolve());
-  });
-  const endpoint = `http://${host}:${(server.address() as AddressInfo).port}`;
+/** Clients of one local DynamoDB, all destroyed by `stop` (which leaves the server alone). */
+export function localDynamoClients(endpoint: string): LocalDynamo {
   const clients = [localDynamoClient(endpoint)];
   return {
     endpoint,
@@ -41,8 +35,26 @@ export async function startLocalDynamo(options: { port?: number; host?: string }
       clients.push(client);
       return client;
     },
-    stop: async () => {
+    stop: () => {
       for (const client of clients) client.destroy();
+      return Promise.resolve();
+    },
+  };
+}
+
+export async function startLocalDynamo(options: { port?: number; host?: string } = {}): Promise<LocalDynamo> {
+  const server = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
+  const host = options.host ?? '127.0.0.1';
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, host, () => resolve());
+  });
+  const endpoint = `http://${host}:${(server.address() as AddressInfo).port}`;
+  const pool = localDynamoClients(endpoint);
+  return {
+    ...pool,
+    stop: async () => {
+      await pool.stop();
       server.closeAllConnections();
       await new Promise<void>((resolve, reject) => server.close((error) => (error ? reject(error) : resolve())));
     },

@@ -7,7 +7,7 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, inject } from 'vitest';
 import { DynamoVolumeStore, type DynamoVolumeStoreOptions } from '../../lambda/adapters/dynamodb/volume-store.js';
-import { createVolumeTable, localDynamoClient, startLocalDynamo, type LocalDynamo } from '../../sandbox/dynamodb.js';
+import { createVolumeTable, localDynamoClients, startLocalDynamo, type LocalDynamo } from '../../sandbox/dynamodb.js';
 
 export type DynamoBackend = 'dynalite' | 'dynamodb-local';
 
@@ -22,24 +22,6 @@ export interface LocalTable {
   otherStore: (options?: Partial<DynamoVolumeStoreOptions>) => DynamoVolumeStore;
 }
 
-/** Clients on the shared DynamoDB Local; the server itself belongs to the global setup. */
-function sharedDynamoDbLocal(endpoint: string): LocalDynamo {
-  const clients = [localDynamoClient(endpoint)];
-  return {
-    endpoint,
-    client: clients[0] as DynamoDBClient,
-    newClient: () => {
-      const client = localDynamoClient(endpoint);
-      clients.push(client);
-      return client;
-    },
-    stop: () => {
-      for (const client of clients) client.destroy();
-      return Promise.resolve();
-    },
-  };
-}
-
 export function useLocalDynamo() {
   let dynamo: LocalDynamo | undefined;
   // Test files share one DynamoDB Local: table names must not meet.
@@ -47,7 +29,7 @@ export function useLocalDynamo() {
   let tables = 0;
   beforeAll(async () => {
     const endpoint = inject('dynamoDbLocalEndpoint');
-    dynamo = endpoint ? sharedDynamoDbLocal(endpoint) : await startLocalDynamo();
+    dynamo = endpoint ? localDynamoClients(endpoint) : await startLocalDynamo();
   });
   afterAll(async () => {
     await dynamo?.stop();
