@@ -182,11 +182,14 @@ export function checkConvergence(truth: Truth): Violation[] {
 
 /** Desired pairs on running instances; an exclusive volume wanted on several nodes counts once, where EC2 has it. */
 function wantedPairs(truth: Truth) {
-  const live = truth.desired.filter((p) => truth.instanceStates.get(truth.nodes.get(p.nodeName)?.instanceId ?? '') === RUNNING);
-  return [...Map.groupBy(live, (p) => p.volumeId).values()].flatMap((pairs) => {
-    if (pairs.length < 2 || !truth.exclusive.has(pairs[0]?.volumeId ?? '')) return pairs;
-    const holder = pairs.find((p) => ec2Attachment(truth, p.volumeId, truth.nodes.get(p.nodeName)?.instanceId));
-    return holder ? [holder] : pairs.slice(0, 1);
+  const running = (p: { nodeName: string }) => truth.instanceStates.get(truth.nodes.get(p.nodeName)?.instanceId ?? '') === RUNNING;
+  return [...Map.groupBy(truth.desired, (p) => p.volumeId).values()].flatMap((all) => {
+    const pairs = all.filter(running);
+    if (all.length < 2 || !truth.exclusive.has(all[0]?.volumeId ?? '')) return pairs;
+    // An exclusive volume a pod on a stopped machine still holds stays there: wanted nowhere else.
+    const holder = all.find((p) => ec2Attachment(truth, p.volumeId, truth.nodes.get(p.nodeName)?.instanceId));
+    if (holder) return running(holder) ? [holder] : [];
+    return pairs.slice(0, 1);
   });
 }
 

@@ -11,14 +11,18 @@ import { addPod, type FaultCluster } from './cluster.js';
 import type { World } from './rig.js';
 
 export interface MidPassRestart {
-  /** Which API request of the step fires it (1-based). */
-  atRequest: number;
+  /**
+   * Which API request of the step fires it (1-based), or `unreport`: the first node-status write
+   * to a node holding a candidate, the moment a pass is about to detach from it after its read.
+   */
+  atRequest: number | 'unreport';
   /** Which candidate it picks, as a fraction of the list (drawn up front, so the seed alone decides). */
   pick: number;
 }
 
 export function pickRestart(random: Random): MidPassRestart | undefined {
-  return random.chance(0.4) ? { atRequest: random.between(1, 40), pick: random.next() } : undefined;
+  if (!random.chance(0.4)) return undefined;
+  return { atRequest: random.chance(0.5) ? 'unreport' : random.between(1, 40), pick: random.next() };
 }
 
 /** Arms the restart for this step; returns what stops it, and a note of what happened. */
@@ -33,9 +37,13 @@ export function armRestart(
   let seen = 0;
   let note: string | undefined;
   const stop = world.kube.onRequest({
-    before: () => {
-      if (++seen !== restart.atRequest) return;
-      const candidates = restartCandidates(world, cluster);
+    before: (info) => {
+      seen += 1;
+      if (note !== undefined) return;
+      const unreport = info.resource === 'nodes' && info.subresource === 'status' && info.verb === 'patch';
+      if (restart.atRequest === 'unreport' ? !unreport : seen !== restart.atRequest) return;
+      const candidates = restartCandidates(world, cluster).filter((c) => restart.atRequest !== 'unreport' || c.node.name === info.name);
+      if (restart.atRequest === 'unreport' && candidates.length === 0) return;
       const chosen = candidates[Math.floor(restart.pick * candidates.length)];
       if (!chosen) return void (note = `no pod to restart at request ${seen}`);
       addPod(world, cluster, random, chosen.claim, chosen.node);
