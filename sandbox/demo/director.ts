@@ -8,7 +8,7 @@ import type { Controller } from '../../lambda/composition.js';
 import type { PassReport } from '../../lambda/reconcile/types.js';
 import type { Handlers, LocalStack } from '../local-stack.js';
 import { ec2StateChange, kubernetesEvent, lambdaContext, scheduledInput, sqsBatch, type InvolvedObject } from '../events.js';
-import { runKubelets } from '../kubelets.js';
+import { Kubelets } from '../kubelets.js';
 import { checkConvergence, checkStep, type Violation } from '../oracle/checks.js';
 import type { Ec2Mutation } from '../oracle/ledger.js';
 import { readTruth, type Truth } from '../oracle/truth.js';
@@ -40,8 +40,10 @@ export class Director {
   private listeners: ((invocation: Invocation) => void)[] = [];
 
   private readonly handlers: Handlers;
+  private readonly nodeAgents: Kubelets;
 
   constructor(readonly stage: LocalStack) {
+    this.nodeAgents = new Kubelets(stage.kube, stage.ec2);
     this.handlers = stage.handlers(observing(stage.controller, (report) => this.current.getStore()?.push(report)));
   }
 
@@ -90,9 +92,17 @@ export class Director {
     return invocations;
   }
 
-  /** The kubelets mount what was reported attached and unmount what no pod needs. */
+  /** The kubelets mount what was reported attached (and EC2 attached) and unmount, in a few seconds, what no pod needs. */
   kubelets(): void {
-    runKubelets(this.stage.kube);
+    this.nodeAgents.run();
+  }
+
+  /** The kubelets unmount what no pod needs any more: story time moves on until the last unmount has finished. */
+  unmount(): void {
+    this.nodeAgents.run();
+    const last = this.nodeAgents.pendingUnmounts().at(-1);
+    if (last !== undefined) this.stage.clock.advance(Math.max(0, last - this.stage.clock.now()));
+    this.nodeAgents.run();
   }
 
   private async run(name: keyof Handlers, label: string, event: unknown): Promise<Invocation> {

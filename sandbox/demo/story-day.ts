@@ -62,7 +62,7 @@ export const reschedule: Chapter = {
     actors.used.add(from.name).add(to.name);
     say(`${old.namespace}/${old.name} is drained from ${short(from)}; its Deployment's new pod lands on ${short(to)} (same zone).`);
     actors.remove(old);
-    director.kubelets();
+    director.unmount();
     const replacement = actors.schedule(
       { namespace: old.namespace, name: `${old.owner.name}-${actors.suffix()}`, app: old.app, owner: old.owner, claims: old.claims },
       to,

@@ -9,6 +9,7 @@ import type { Clock } from './clock.js';
 import { handleControl, type Ec2Controls } from './control.js';
 import { Counters, type CounterSnapshot, type RecordedRequest } from './counters.js';
 import { Faults, type FailureSpec } from './faults.js';
+import { ActionHooks, type ActionHook } from './hooks.js';
 import { dispatch } from './protocol/dispatch.js';
 import { settle } from './state/lifecycle.js';
 import { DEFAULT_MODEL_CONFIG, World, type Delays, type ModelConfig } from './state/model.js';
@@ -33,6 +34,8 @@ export interface LocalEc2 extends Ec2Controls {
   /** The model itself, for assertions and setup; settle() first to see current states. */
   world: World;
   settle(): number;
+  /** Observes every action EC2 carries out, just before and after it changes the world; returns the function that stops it. */
+  onAction(hook: ActionHook): () => void;
   stop(): Promise<void>;
 }
 
@@ -55,6 +58,7 @@ export async function startLocalEc2(options: LocalEc2Options = {}): Promise<Loca
   const world = new World(config, clock);
   const faults = new Faults();
   const counters = new Counters();
+  const hooks = new ActionHooks();
   const throttle = new Throttle(clock, throttleConfig(options.throttle));
   const controls: Ec2Controls = {
     counters: (): CounterSnapshot => counters.snapshot(),
@@ -84,7 +88,7 @@ export async function startLocalEc2(options: LocalEc2Options = {}): Promise<Loca
         const url = new URL(request.url ?? '/', 'http://local');
         if (url.pathname.startsWith('/_control/')) return handleControl(controls, request, body, response);
         const reply = await dispatch(
-          { world, faults, throttle, counters },
+          { world, faults, throttle, counters, hooks },
           { body, query: url.search.slice(1), authorization: request.headers.authorization },
         );
         response.writeHead(reply.status, { 'content-type': 'text/xml;charset=UTF-8', 'x-amzn-requestid': reply.requestId });
@@ -106,6 +110,7 @@ export async function startLocalEc2(options: LocalEc2Options = {}): Promise<Loca
     clock,
     world,
     settle: () => settle(world),
+    onAction: (hook) => hooks.add(hook),
     stop: () =>
       new Promise<void>((resolve, reject) => {
         server.closeAllConnections();

@@ -15,6 +15,7 @@ import { writeKubeconfig } from './kubeconfig.js';
 import { bindClaim, createKubelet } from './kubelet.js';
 import { Registry } from './registry.js';
 import { RequestLog } from './request-log.js';
+import { RequestHooks } from './request-hooks.js';
 import { createRequestHandler } from './server.js';
 import { VersionedStore } from './store.js';
 import { tlsMaterial } from './tls.js';
@@ -40,6 +41,7 @@ export async function startKubeSandbox(options: KubeSandboxOptions = {}): Promis
   const faults = new Faults();
   const log = new RequestLog();
   const watches = new Watches(registry.store, options.watchScheduler);
+  const hooks = new RequestHooks();
 
   const sandbox: Omit<KubeSandbox, 'url' | 'kubeconfigPath' | 'stop'> = {
     token,
@@ -58,6 +60,7 @@ export async function startKubeSandbox(options: KubeSandboxOptions = {}): Promis
     requests: () => log.requests(),
     counters: () => log.counters(),
     resetRequests: () => log.reset(),
+    onRequest: (hook) => hooks.add(hook),
     compact: () => registry.store.compact(),
     resourceVersion: () => String(registry.store.currentRv()),
   };
@@ -72,6 +75,7 @@ export async function startKubeSandbox(options: KubeSandboxOptions = {}): Promis
       token,
       control: sandbox,
       watches,
+      hooks,
       serverAddress: () => address,
     }),
   );

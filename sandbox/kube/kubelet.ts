@@ -19,6 +19,8 @@ export interface Kubelet {
   deletePod(namespace: string, name: string, options?: { graceful?: boolean }): void;
   /** Sets `status.phase` (e.g. Running, Succeeded, Failed). */
   setPodPhase(namespace: string, name: string, phase: string): void;
+  /** The node object goes, as the cloud node-lifecycle controller removes it (the instance may live on). */
+  deleteNode(name: string): void;
 }
 
 const trusted = { trusted: true };
@@ -74,6 +76,9 @@ export function createKubelet(registry: Registry, now: () => Date = () => new Da
     },
     setPodPhase(namespace, name, phase) {
       writeStatus(kinds.pod, namespace, name, (p) => ({ ...p, status: { ...status(p), phase } }));
+    },
+    deleteNode(name) {
+      registry.delete(kinds.node, undefined, name, {});
     },
   };
 }

@@ -12,6 +12,7 @@ import type { Faults } from './faults.js';
 import { parseRequest, type RequestInfo } from './paths.js';
 import type { Registry } from './registry.js';
 import type { RequestLog } from './request-log.js';
+import type { RequestHooks } from './request-hooks.js';
 import { handleResource, type Reply } from './resource-handler.js';
 import { ApiError, errors } from './status.js';
 import { asTable, wantsTable } from './table.js';
@@ -24,6 +25,7 @@ export interface PipelineDeps {
   token: string;
   control: SandboxControl;
   watches: Watches;
+  hooks: RequestHooks;
   serverAddress: () => string;
 }
 
@@ -107,7 +109,9 @@ export function createRequestHandler(deps: PipelineDeps): (request: IncomingMess
         return send(response, handleControl(deps.control, method, url, body));
       }
       const info = parseRequest(method, url);
+      if (info.isResourceRequest) deps.hooks.before(info);
       const answer = await serveApi(deps, request, url, info, text);
+      if (info.isResourceRequest) deps.hooks.after(info, answer.status);
       deps.log.record(method, info, answer.status, answer.injected === true);
       if (answer.stream) deps.watches.serve(response, answer.stream.request, answer.stream.plan);
       else send(response, answer);

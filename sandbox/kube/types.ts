@@ -2,6 +2,7 @@
 import type { PaginationBreak, RequestMatch } from './faults.js';
 import type { Kubelet } from './kubelet.js';
 import type { LoggedRequest } from './request-log.js';
+import type { RequestHook } from './request-hooks.js';
 import type { WatchScheduler } from './watch.js';
 
 export interface KubeSandboxOptions {
@@ -46,6 +47,8 @@ export interface KubeSandbox {
   requests(): LoggedRequest[];
   counters(): Record<string, number>;
   resetRequests(): void;
+  /** Observes every API request just before it is served and once it is answered; returns the function that stops it. */
+  onRequest(hook: RequestHook): () => void;
   /** Forgets old revisions as etcd compaction does: continue tokens from before the last write expire (410). */
   compact(): void;
   /** The current global resourceVersion. */

@@ -79,7 +79,7 @@ function attachesOnFreshGround(before: Truth, mutations: Ec2Mutation[]): Violati
   return violations;
 }
 
-function exclusiveOnce(truth: Truth): Violation[] {
+export function exclusiveOnce(truth: Truth): Violation[] {
   const holders = Map.groupBy(
     truth.attachments.filter((a) => truth.exclusive.has(a.volumeId)),
     (a) => a.volumeId,
@@ -92,7 +92,7 @@ function exclusiveOnce(truth: Truth): Violation[] {
     }));
 }
 
-function nodeOfInstance(truth: Truth, instanceId: string | undefined): TruthNode | undefined {
+export function nodeOfInstance(truth: Truth, instanceId: string | undefined): TruthNode | undefined {
   return [...truth.nodes.values()].find((n) => n.instanceId === instanceId);
 }
 
@@ -115,7 +115,7 @@ function forbiddenDetaches(
   });
 }
 
-function mounted(truth: Truth, volumeId: string, node: TruthNode): boolean {
+export function mounted(truth: Truth, volumeId: string, node: TruthNode): boolean {
   const running = truth.instanceStates.get(node.instanceId ?? '') === RUNNING;
   return running && node.ready && !node.outOfService && node.volumesInUse.some((name) => volumeIdOf(name) === volumeId);
 }
@@ -128,7 +128,7 @@ function mountedNeverDetached(before: Truth, after: Truth, detaches: DetachCall[
 }
 
 /** Needed by a scheduled pod and fully attached on a running instance: only a wrong read could make it look unneeded. */
-function needed(truth: Truth, volumeId: string, node: TruthNode): boolean {
+export function needed(truth: Truth, volumeId: string, node: TruthNode): boolean {
   const attached = ec2Attachment(truth, volumeId, node.instanceId)?.state === 'attached';
   const running = truth.instanceStates.get(node.instanceId ?? '') === RUNNING;
   return attached && running && truth.desired.some((p) => p.volumeId === volumeId && p.nodeName === node.name);
@@ -144,13 +144,14 @@ function neededNeverDetached(before: Truth, after: Truth, detaches: DetachCall[]
 }
 
 /** A stopped or terminated machine's list goes stale by itself; only running instances are held to it. */
-function reportedIsAttached(truth: Truth): Violation[] {
+export function reportedIsAttached(truth: Truth): Violation[] {
   const violations: Violation[] = [];
   for (const node of truth.nodes.values()) {
     if (truth.instanceStates.get(node.instanceId ?? '') !== RUNNING) continue;
     for (const entry of node.volumesAttached) {
+      // `detaching` (or `busy`) is no longer attached: the list must have dropped it before DetachVolume.
       const state = ec2Attachment(truth, volumeIdOf(entry.name) ?? '', node.instanceId)?.state;
-      if (state === 'attached' || state === 'detaching' || state === 'busy') continue;
+      if (state === 'attached') continue;
       violations.push({ invariant: 5, message: `${node.name} reports ${entry.name} but EC2 has it ${state ?? 'not attached'} there` });
     }
   }
@@ -167,9 +168,11 @@ export function checkConvergence(truth: Truth): Violation[] {
     if (attachment?.state !== 'attached')
       violations.push(`${pair.volumeId} is needed on ${pair.nodeName} but EC2 has it ${attachment?.state ?? 'not attached'} there`);
   }
+  // A pod on a stopped machine still holds its volume there: not a leak.
+  const held = [...wanted, ...truth.desired];
   for (const attachment of truth.attachments) {
     const node = nodeOfInstance(truth, attachment.instanceId);
-    if (!wanted.some((p) => p.volumeId === attachment.volumeId && p.nodeName === node?.name)) {
+    if (!held.some((p) => p.volumeId === attachment.volumeId && p.nodeName === node?.name)) {
       violations.push(`${attachment.volumeId} is ${attachment.state} on ${node?.name ?? attachment.instanceId} but no pod there needs it`);
     }
   }
@@ -179,11 +182,14 @@ export function checkConvergence(truth: Truth): Violation[] {
 
 /** Desired pairs on running instances; an exclusive volume wanted on several nodes counts once, where EC2 has it. */
 function wantedPairs(truth: Truth) {
-  const live = truth.desired.filter((p) => truth.instanceStates.get(truth.nodes.get(p.nodeName)?.instanceId ?? '') === RUNNING);
-  return [...Map.groupBy(live, (p) => p.volumeId).values()].flatMap((pairs) => {
-    if (pairs.length < 2 || !truth.exclusive.has(pairs[0]?.volumeId ?? '')) return pairs;
-    const holder = pairs.find((p) => ec2Attachment(truth, p.volumeId, truth.nodes.get(p.nodeName)?.instanceId));
-    return holder ? [holder] : pairs.slice(0, 1);
+  const running = (p: { nodeName: string }) => truth.instanceStates.get(truth.nodes.get(p.nodeName)?.instanceId ?? '') === RUNNING;
+  return [...Map.groupBy(truth.desired, (p) => p.volumeId).values()].flatMap((all) => {
+    const pairs = all.filter(running);
+    if (all.length < 2 || !truth.exclusive.has(all[0]?.volumeId ?? '')) return pairs;
+    // An exclusive volume a pod on a stopped machine still holds stays there: wanted nowhere else.
+    const holder = all.find((p) => ec2Attachment(truth, p.volumeId, truth.nodes.get(p.nodeName)?.instanceId));
+    if (holder) return running(holder) ? [holder] : [];
+    return pairs.slice(0, 1);
   });
 }
 

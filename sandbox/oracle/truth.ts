@@ -20,6 +20,8 @@ export interface TruthAttachment {
   instanceId: string;
   device: string;
   state: AttachmentStateName;
+  /** When AttachVolume was accepted (epoch ms). */
+  attachedAt?: number;
 }
 
 export interface TruthNode {
@@ -65,6 +67,7 @@ export function readTruth(ec2: Ec2Side, kube: KubeSide): Truth {
         instanceId: a.instanceId,
         device: a.device,
         state: attachmentState(a, now, world.config.delays),
+        attachedAt: a.attachTime,
       });
     }
   }

@@ -11,6 +11,7 @@ import { podSuffix, volumeId, instanceId } from '../../sandbox/generate/names.js
 import type { Random } from '../../sandbox/generate/random.js';
 import { addInstance, addVolume } from '../../sandbox/generate/seed.js';
 import { changeInstanceState } from '../../sandbox/ec2/state/lifecycle.js';
+import { deleteNode, replaceNode, startInstance, stopInstance } from './node-lifecycle.js';
 import type { World } from './rig.js';
 
 const ZONE = 'us-east-1a';
@@ -21,6 +22,9 @@ export interface FaultCluster {
   pods: GenPod[];
   notReady: Set<string>;
   terminated: Set<string>;
+  stopped: Set<string>;
+  /** Nodes whose object is gone (the instance may still run). */
+  deleted: Set<string>;
 }
 
 function volume(random: Random, index: number, shared: boolean): GenVolume {
@@ -48,7 +52,15 @@ export function buildCluster(world: World, random: Random): FaultCluster {
     instanceType: 'm6i.large',
   }));
   const volumes = [...Array.from({ length: random.between(3, 5) }, (_, i) => volume(random, i, false)), volume(random, 99, true)];
-  const cluster: FaultCluster = { nodes, volumes, pods: [], notReady: new Set(), terminated: new Set() };
+  const cluster: FaultCluster = {
+    nodes,
+    volumes,
+    pods: [],
+    notReady: new Set(),
+    terminated: new Set(),
+    stopped: new Set(),
+    deleted: new Set(),
+  };
   for (const node of nodes) addInstance(world.ec2.world, node, world.clock.now());
   for (const v of volumes) addVolume(world.ec2.world, v, { multiAttachEnabled: true });
   world.kube.seed([...nodes.map((n) => nodeObject(n)), ...nodes.map(csiNodeObject), ...volumes.map(pvObject), ...volumes.map(pvcObject)]);
@@ -61,7 +73,7 @@ export function buildCluster(world: World, random: Random): FaultCluster {
 
 const OWNER: GenOwner = { kind: 'ReplicaSet', name: 'app-7d9f8c6b5', uid: 'owner-uid' };
 
-function addPod(
+export function addPod(
   world: World,
   cluster: FaultCluster,
   random: Random,
@@ -94,10 +106,10 @@ export type Change =
   | { kind: 'delete'; pod: string }
   | { kind: 'add'; claim: string; node: string }
   | { kind: 'conflict'; claim: string; node: string }
-  | { kind: 'notReady' | 'ready' | 'outOfService' | 'terminate'; node: string }
+  | { kind: 'notReady' | 'ready' | 'outOfService' | 'terminate' | 'stop' | 'start' | 'deleteNode' | 'replace'; node: string }
   | { kind: 'none' };
 
-const live = (c: FaultCluster) => c.nodes.filter((n) => !c.terminated.has(n.name));
+const live = (c: FaultCluster) => c.nodes.filter((n) => !c.terminated.has(n.name) && !c.deleted.has(n.name));
 
 /** A change that makes sense in the cluster as it is; decided by the seed alone. */
 export function pickChange(cluster: FaultCluster, random: Random): Change {
@@ -105,6 +117,8 @@ export function pickChange(cluster: FaultCluster, random: Random): Change {
   const used = new Set(cluster.pods.map((p) => p.claims[0]));
   const free = cluster.volumes.filter((v) => !v.multiAttach && !used.has(v.claim.name));
   const exclusivePods = cluster.pods.filter((p) => p.claims[0] !== 'shared-block');
+  // Nodes whose kubelet could post Ready again (a stopped machine must start first).
+  const down = [...cluster.notReady].filter((n) => nodes.some((x) => x.name === n) && !cluster.stopped.has(n));
   const options: (() => Change | undefined)[] = [
     () => (exclusivePods.length ? { kind: 'move', pod: random.pick(exclusivePods).name, to: random.pick(nodes).name } : undefined),
     () => (cluster.pods.length ? { kind: 'delete', pod: random.pick(cluster.pods).name } : undefined),
@@ -114,10 +128,14 @@ export function pickChange(cluster: FaultCluster, random: Random): Change {
         ? { kind: 'conflict', claim: random.pick(exclusivePods).claims[0] as string, node: random.pick(nodes).name }
         : undefined,
     () => ({ kind: 'notReady', node: random.pick(nodes).name }),
-    () => (cluster.notReady.size ? { kind: 'ready', node: random.pick([...cluster.notReady]) } : undefined),
-    () => (cluster.notReady.size ? { kind: 'outOfService', node: random.pick([...cluster.notReady]) } : undefined),
+    () => (down.length ? { kind: 'ready', node: random.pick(down) } : undefined),
+    () => (down.length ? { kind: 'outOfService', node: random.pick(down) } : undefined),
     () =>
       nodes.length > 3 || (nodes.length === 3 && random.chance(0.3)) ? { kind: 'terminate', node: random.pick(nodes).name } : undefined,
+    () => (nodes.length > 2 ? { kind: 'stop', node: random.pick(nodes).name } : undefined),
+    () => (cluster.stopped.size ? { kind: 'start', node: random.pick([...cluster.stopped]) } : undefined),
+    () => (nodes.length > 2 && random.chance(0.5) ? { kind: 'deleteNode', node: random.pick(nodes).name } : undefined),
+    () => (random.chance(0.5) ? { kind: 'replace', node: random.pick(cluster.nodes).name } : undefined),
     () => ({ kind: 'none' }),
   ];
   return random.pick(options)() ?? { kind: 'none' };
@@ -149,6 +167,14 @@ export function applyChange(world: World, cluster: FaultCluster, random: Random,
       return world.kube.kubelet.setOutOfService(change.node, true);
     case 'terminate':
       return terminate(world, cluster, node(change.node));
+    case 'stop':
+      return stopInstance(world, cluster, node(change.node));
+    case 'start':
+      return startInstance(world, cluster, node(change.node));
+    case 'deleteNode':
+      return deleteNode(world, cluster, node(change.node), (name) => removePod(world, cluster, pod(name)));
+    case 'replace':
+      return replaceNode(world, cluster, random, node(change.node), (name) => removePod(world, cluster, pod(name)));
     case 'none':
       return;
   }

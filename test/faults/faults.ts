@@ -1,7 +1,8 @@
 /**
  * The faults a step may inject, at every kind of step of a pass: EC2 throttling, 5xx and
- * timeouts, attaches stuck in `attaching` and detaches stuck `busy`; Kubernetes 409/500 and
- * broken pagination; DynamoDB failures (conditional conflicts come from concurrent passes).
+ * timeouts, attaches stuck in `attaching` and detaches stuck `busy`, DescribeVolumes lagging
+ * behind mutations; Kubernetes 409/500/503 on lists, single-object reads and VolumeAttachment
+ * writes, and broken pagination; DynamoDB failures (conditional conflicts come from concurrent passes).
  */
 import type { Random } from '../../sandbox/generate/random.js';
 import { EC2_TIMEOUT_MS, type World } from './rig.js';
@@ -13,7 +14,8 @@ export type Fault =
   | { kind: 'busy-detach' }
   | { kind: 'kube-error'; method: string; path: string; code: number; count: number }
   | { kind: 'kube-pagination'; resource: string; mode: 'error' | 'expired' }
-  | { kind: 'dynamo-error'; operation: string; count: number };
+  | { kind: 'dynamo-error'; operation: string; count: number }
+  | { kind: 'ec2-read-lag'; ms: number };
 
 const EC2_ACTIONS = ['AttachVolume', 'DetachVolume', 'DescribeVolumes', 'DescribeInstances'];
 const EC2_CODES = ['RequestLimitExceeded', 'InternalError', 'ServiceUnavailable'];
@@ -27,6 +29,16 @@ const KUBE_PATHS = [
   '/apis/storage.k8s.io/v1/volumeattachments',
   '/api/v1/namespaces/default/events',
 ];
+/** Single-object reads (a targeted pass's pod, claim and PV; the node re-check before a detach) and VolumeAttachment writes. */
+const KUBE_OBJECT_REQUESTS: [string, string][] = [
+  ['GET', '/api/v1/namespaces/default/pods/[^/]+'],
+  ['GET', '/api/v1/namespaces/default/persistentvolumeclaims/[^/]+'],
+  ['GET', '/api/v1/persistentvolumes/[^/]+'],
+  ['GET', '/api/v1/nodes/[^/]+'],
+  ['PATCH', '/apis/storage.k8s.io/v1/volumeattachments/[^/]+/status'],
+  ['PATCH', '/apis/storage.k8s.io/v1/volumeattachments/[^/]+'],
+  ['DELETE', '/apis/storage.k8s.io/v1/volumeattachments/[^/]+'],
+];
 const LISTED = ['pods', 'nodes', 'persistentvolumes', 'persistentvolumeclaims', 'volumeattachments'];
 const DYNAMO_OPERATIONS = ['Scan', 'GetItem', 'BatchGetItem', 'PutItem', 'UpdateItem', 'DeleteItem'];
 
@@ -36,7 +48,7 @@ export function pickFaults(random: Random): Fault[] {
 }
 
 function pickFault(random: Random): Fault {
-  switch (random.int(7)) {
+  switch (random.int(10)) {
     case 0:
       return { kind: 'ec2-error', action: random.pick(EC2_ACTIONS), code: random.pick(EC2_CODES), count: random.between(1, 2) };
     case 1:
@@ -51,6 +63,13 @@ function pickFault(random: Random): Fault {
         code: random.pick([409, 500]),
         count: random.between(1, 2),
       };
+    case 7:
+    case 8: {
+      const [method, path] = random.pick(KUBE_OBJECT_REQUESTS);
+      return { kind: 'kube-error', method, path, code: random.pick([409, 500, 503]), count: random.between(1, 2) };
+    }
+    case 9:
+      return { kind: 'ec2-read-lag', ms: random.pick([2_000, 30_000, 300_000]) };
     case 4:
       return { kind: 'kube-pagination', resource: random.pick(LISTED), mode: random.pick(['error', 'expired'] as const) };
     default:
@@ -74,6 +93,8 @@ export function inject(world: World, fault: Fault): void {
       return world.kube.faults.breakPagination({ path: new RegExp(`/${fault.resource}\\?`) }, { page: 2, mode: fault.mode });
     case 'dynamo-error':
       return world.dynamo.failNext(fault.operation, fault.count);
+    case 'ec2-read-lag':
+      return world.ec2.lagReads(fault.ms);
   }
 }
 

@@ -7,16 +7,24 @@
  * per SDK call (injected faults reach the controller instead of being retried away), a short EC2
  * timeout, two-item list pages (pagination faults bite) and no waiting on EC2.
  */
+import { ScanCommand } from '@aws-sdk/client-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { Controller } from '../../lambda/composition.js';
 import type { Ports } from '../../lambda/reconcile/types.js';
 import { ManualClock } from '../../sandbox/clock.js';
 import type { LocalEc2 } from '../../sandbox/ec2/server.js';
 import type { KubeSandbox } from '../../sandbox/kube/index.js';
+import { localDynamoClient } from '../../sandbox/dynamodb.js';
 import { startLocalStack, type LocalStack } from '../../sandbox/local-stack.js';
 import type { MeteredDynamo } from '../../sandbox/metered-dynamo.js';
 
 /** A client timeout shorter than the latency the `timeout` fault injects. */
 export const EC2_TIMEOUT_MS = 100;
+
+/** The controller's default maxWaitForUnmount, which the oracle holds it to. */
+export const MAX_WAIT_FOR_UNMOUNT_MS = 360_000;
+/** The longest a crashed pass's lease can last: its 5-minute budget plus the default lease margin. */
+export const LEASE_BOUND_MS = 5 * 60_000 + 15_000;
 
 export interface World {
   seed: number;
@@ -26,6 +34,8 @@ export interface World {
   dynamo: MeteredDynamo;
   /** A new execution environment whose ports pass through `wrap` (e.g. to kill it mid-pass). */
   invocation(wrap?: (ports: Ports) => Ports): Controller;
+  /** The volume table's items as stored (unmarshalled), read past the controller. */
+  storeItems(): Promise<Record<string, unknown>[]>;
   close(): Promise<void>;
 }
 
@@ -57,6 +67,7 @@ export function startRig(): Rig {
         },
       });
       let invocations = 0;
+      const reader = localDynamoClient(stack.dynamo.endpoint);
       return {
         seed,
         clock,
@@ -70,7 +81,20 @@ export function startRig(): Rig {
           const newId = () => `seed${seed}-inv${id}-${++operations}`;
           return stack.invocation({ newId, ...(wrap === undefined ? {} : { wrapPorts: wrap }) });
         },
-        close: () => stack.stop(),
+        storeItems: async () => {
+          const items: Record<string, unknown>[] = [];
+          let start: Record<string, never> | undefined;
+          do {
+            const page = await reader.send(new ScanCommand({ TableName: stack.tableName, ConsistentRead: true, ExclusiveStartKey: start }));
+            items.push(...(page.Items ?? []).map((item) => unmarshall(item)));
+            start = page.LastEvaluatedKey as Record<string, never> | undefined;
+          } while (start);
+          return items;
+        },
+        close: async () => {
+          reader.destroy();
+          await stack.stop();
+        },
       };
     },
   };

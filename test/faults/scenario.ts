@@ -5,14 +5,17 @@
  */
 import type { Target } from '../../lambda/reconcile/types.js';
 import { Random } from '../../sandbox/generate/random.js';
-import { runKubelets } from '../../sandbox/kubelets.js';
+import { Kubelets } from '../../sandbox/kubelets.js';
 import { checkConvergence, checkStep, type Violation } from '../../sandbox/oracle/checks.js';
 import { ApiLedger } from '../../sandbox/oracle/ledger.js';
+import { LiveOracle } from '../../sandbox/oracle/live.js';
+import { storeKnows, unknownToStore } from '../../sandbox/oracle/store-known.js';
 import { readTruth } from '../../sandbox/oracle/truth.js';
 import { applyChange, buildCluster, pickChange, type Change, type FaultCluster } from './cluster.js';
 import { clearFaults, describeFault, inject, pickFaults, unstick } from './faults.js';
 import { killable, type Kill, type Killable } from './killable.js';
-import type { Rig, World } from './rig.js';
+import { armRestart, pickRestart } from './mid-pass.js';
+import { LEASE_BOUND_MS, MAX_WAIT_FOR_UNMOUNT_MS, type Rig, type World } from './rig.js';
 
 export interface ScenarioResult {
   seed: number;
@@ -26,7 +29,8 @@ export interface ScenarioResult {
 }
 
 const MINUTE = 60_000;
-const ADVANCES = [0, 2_000, 15_000, MINUTE, 100_000, 7 * MINUTE];
+/** Exactly maxWaitForUnmount is among them: a detach at the boundary must still wait. */
+const ADVANCES = [0, 2_000, 15_000, MINUTE, 100_000, MAX_WAIT_FOR_UNMOUNT_MS, 7 * MINUTE];
 
 interface PassSpec {
   target?: Target;
@@ -35,8 +39,21 @@ interface PassSpec {
 
 function pickPasses(cluster: FaultCluster, random: Random): PassSpec[] {
   const specs: PassSpec[] = Array.from({ length: random.between(1, 3) }, () => ({ ...pickTarget(cluster, random) }));
-  if (random.chance(0.4)) random.pick(specs).kill = { atCall: random.between(1, 30), afterEffect: random.chance(0.5) };
+  if (random.chance(0.4)) random.pick(specs).kill = { atCall: pickKillPoint(random), afterEffect: random.chance(0.5) };
   return specs;
+}
+
+/** Anywhere in a pass: mostly early (where most calls are), sometimes deep into a long one. */
+function pickKillPoint(random: Random): number {
+  return random.chance(0.6) ? random.between(1, 30) : random.between(31, 200);
+}
+
+/** How long one unmount takes: mostly seconds, sometimes minutes, now and then hung past maxWaitForUnmount. */
+function unmountTime(random: Random): number {
+  const roll = random.next();
+  if (roll < 0.7) return random.between(1, 20) * 1000;
+  if (roll < 0.9) return random.between(20, 120) * 1000;
+  return random.between(7, 12) * MINUTE;
 }
 
 function pickTarget(cluster: FaultCluster, random: Random): PassSpec {
@@ -97,70 +114,89 @@ async function settleInFlight(): Promise<void> {
 export async function runScenario(rig: Rig, seed: number, stepCount = 8): Promise<ScenarioResult> {
   const world = await rig.world(seed);
   const random = new Random(seed);
+  const unmounts = random.fork();
   const ledger = new ApiLedger(world.ec2, world.kube);
   const result: ScenarioResult = { seed, steps: 0, passes: 0, kills: 0, converged: false, violations: [], trace: [] };
+  const oracle = new LiveOracle(world.ec2, world.kube, { maxWaitForUnmountMs: MAX_WAIT_FOR_UNMOUNT_MS });
+  const kubelets = new Kubelets(world.kube, world.ec2, { unmountMs: () => unmountTime(unmounts) });
+  const parts: Parts = { world, random, ledger, result, oracle, kubelets };
   try {
     const cluster = buildCluster(world, random);
-    for (let step = 1; step <= stepCount; step++) await playStep(world, cluster, random, ledger, result, step);
-    await converge(world, ledger, result);
+    for (let step = 1; step <= stepCount; step++) await playStep(parts, cluster, step);
+    await converge(parts);
   } finally {
+    oracle.stop();
     clearFaults(world);
     await world.close();
   }
+  result.violations.unshift(...oracle.violations);
   return result;
 }
 
-async function playStep(
-  world: World,
-  cluster: FaultCluster,
-  random: Random,
-  ledger: ApiLedger,
-  result: ScenarioResult,
-  step: number,
-): Promise<void> {
+interface Parts {
+  world: World;
+  random: Random;
+  ledger: ApiLedger;
+  result: ScenarioResult;
+  oracle: LiveOracle;
+  kubelets: Kubelets;
+}
+
+async function playStep(parts: Parts, cluster: FaultCluster, step: number): Promise<void> {
+  const { world, random, ledger, result, oracle, kubelets } = parts;
   const change: Change = pickChange(cluster, random);
   applyChange(world, cluster, random, change);
-  runKubelets(world.kube);
+  kubelets.run();
   const faults = pickFaults(random);
   const passes = pickPasses(cluster, random);
+  const restart = pickRestart(random);
   const advance = random.pick(ADVANCES);
   const label = `step ${step}: ${change.kind === 'none' ? 'no change' : JSON.stringify(change)}; faults [${faults.map(describeFault).join(', ')}]; passes [${passes.map(describePass).join(', ')}]; then +${advance / 1000}s`;
-  result.trace.push(label);
   if (process.env.DEBUG_PASSES) console.log(label);
-  const before = readTruth(world.ec2, world.kube);
+  const before = oracle.beginStep(label);
   ledger.drain();
   for (const fault of faults) inject(world, fault);
+  const armed = armRestart(world, cluster, random, { kubelets, oracle }, restart);
   const outcomes = await Promise.all(passes.map((spec) => runPass(world, spec)));
   await settleInFlight(); // let a killed pass's last request land
+  armed.stop();
   clearFaults(world);
+  result.trace.push(armed.note() ? `${label}; ${armed.note()}` : label);
   result.passes += passes.length;
   result.kills += outcomes.filter((o) => o === 'killed').length;
-  check(world, ledger, before, label, result);
-  runKubelets(world.kube);
+  await check(parts, before, label);
+  kubelets.run();
   world.clock.advance(advance);
   result.steps += 1;
 }
 
-function check(world: World, ledger: ApiLedger, before: ReturnType<typeof readTruth>, label: string, result: ScenarioResult): void {
+/** Step-end checks: 1, 5 and 6 over the step's calls (2 and 3 are judged live, at each DetachVolume), and 4 against the store. */
+async function check(parts: Parts, before: ReturnType<typeof readTruth>, label: string): Promise<void> {
+  const { world, ledger, result } = parts;
   const drained = ledger.drain();
   const after = readTruth(world.ec2, world.kube);
-  for (const violation of checkStep(before, after, drained.detaches, drained.mutations))
-    result.violations.push({ ...violation, step: label });
+  const stepEnd = checkStep(before, after, drained.detaches, drained.mutations).filter((v) => v.invariant !== 2 && v.invariant !== 3);
+  const unknown = unknownToStore(after, storeKnows(await world.storeItems()), LEASE_BOUND_MS);
+  for (const violation of [...stepEnd, ...unknown]) result.violations.push({ ...violation, step: label });
 }
 
 /** Faults over, stuck attachments released, leases and the unmount timeout run out: full passes must converge. */
-async function converge(world: World, ledger: ApiLedger, result: ScenarioResult): Promise<void> {
+async function converge(parts: Parts): Promise<void> {
+  const { world, result, oracle, kubelets } = parts;
   unstick(world);
   world.clock.advance(16 * MINUTE);
+  kubelets.run();
   let problems: Violation[] = [];
   for (let round = 1; round <= 8; round++) {
-    const before = readTruth(world.ec2, world.kube);
-    ledger.drain();
+    const label = `convergence pass ${round}`;
+    const before = oracle.beginStep(label);
+    parts.ledger.drain();
     await runPass(world, {});
     result.passes += 1;
-    check(world, ledger, before, `convergence pass ${round}`, result);
-    runKubelets(world.kube);
+    await check(parts, before, label);
+    kubelets.run();
     world.clock.advance(2 * MINUTE);
+    kubelets.run();
     problems = checkConvergence(readTruth(world.ec2, world.kube));
     if (problems.length === 0) {
       result.converged = true;

@@ -7,6 +7,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { ACTIONS } from '../actions/index.js';
 import type { Counters } from '../counters.js';
 import type { Faults } from '../faults.js';
+import type { ActionHooks } from '../hooks.js';
 import { settle } from '../state/lifecycle.js';
 import type { World } from '../state/model.js';
 import type { Throttle } from '../throttle.js';
@@ -32,6 +33,7 @@ export interface Dispatcher {
   faults: Faults;
   throttle: Throttle;
   counters: Counters;
+  hooks?: ActionHooks;
 }
 
 export async function dispatch(parts: Dispatcher, request: Ec2Request): Promise<Ec2Reply> {
@@ -45,7 +47,7 @@ export async function dispatch(parts: Dispatcher, request: Ec2Request): Promise<
   }
 }
 
-async function run({ world, faults, throttle, counters }: Dispatcher, request: Ec2Request, requestId: string): Promise<string> {
+async function run({ world, faults, throttle, counters, hooks }: Dispatcher, request: Ec2Request, requestId: string): Promise<string> {
   const params = parseParams(request.body, request.query);
   if (!request.authorization && !params.has('X-Amz-Credential')) throw ec2Errors.missingAuth();
   const action = params.get('Action');
@@ -68,7 +70,9 @@ async function run({ world, faults, throttle, counters }: Dispatcher, request: E
   if (optionalBool(params, 'DryRun') === true) throw ec2Errors.dryRun();
   const now = settle(world);
   const succeeded = faults.beforeAction(action, params, world, now);
+  hooks?.before(action, params, now);
   const answer = definition.handle({ params, world, now });
   succeeded();
+  hooks?.after(action, params, now);
   return renderResponse(action, requestId, faults.lagged(action, answer, world, now));
 }

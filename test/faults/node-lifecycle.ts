@@ -1,0 +1,51 @@
+/**
+ * What happens to a node's machine between passes: EC2 stops it (the node goes NotReady) and
+ * starts it again, the node object is deleted while its instance still runs, and a node is
+ * replaced (its instance terminated, a new instance joining under the same node name).
+ */
+import { csiNodeObject, nodeObject } from '../../sandbox/generate/kube-objects.js';
+import type { GenNode } from '../../sandbox/generate/model.js';
+import { instanceId } from '../../sandbox/generate/names.js';
+import type { Random } from '../../sandbox/generate/random.js';
+import { addInstance } from '../../sandbox/generate/seed.js';
+import { changeInstanceState } from '../../sandbox/ec2/state/lifecycle.js';
+import type { FaultCluster } from './cluster.js';
+import type { World } from './rig.js';
+
+export function stopInstance(world: World, cluster: FaultCluster, node: GenNode): void {
+  const instance = world.ec2.world.instances.get(node.instanceId);
+  if (instance?.state === 'running') changeInstanceState(instance, 'stopping', world.clock.now());
+  cluster.stopped.add(node.name);
+  cluster.notReady.add(node.name);
+  world.kube.kubelet.setReady(node.name, false);
+}
+
+/** The machine boots (pending, then running); its kubelet posts Ready again. */
+export function startInstance(world: World, cluster: FaultCluster, node: GenNode): void {
+  world.ec2.settle();
+  const instance = world.ec2.world.instances.get(node.instanceId);
+  if (instance?.state !== 'stopped') return;
+  changeInstanceState(instance, 'pending', world.clock.now());
+  cluster.stopped.delete(node.name);
+  cluster.notReady.delete(node.name);
+  if (!cluster.deleted.has(node.name)) world.kube.kubelet.setReady(node.name, true);
+}
+
+/** The node object goes; pod GC removes the pods bound to it. The instance keeps running. */
+export function deleteNode(world: World, cluster: FaultCluster, node: GenNode, removePod: (name: string) => void): void {
+  world.kube.kubelet.deleteNode(node.name);
+  cluster.deleted.add(node.name);
+  for (const pod of cluster.pods.filter((p) => p.nodeName === node.name)) removePod(pod.name);
+}
+
+/** The old instance is terminated; a new one joins as a node of the same name, Ready, with nothing attached. */
+export function replaceNode(world: World, cluster: FaultCluster, random: Random, node: GenNode, removePod: (name: string) => void): void {
+  const old = world.ec2.world.instances.get(node.instanceId);
+  if (old && old.state !== 'terminated') changeInstanceState(old, 'shutting-down', world.clock.now());
+  for (const pod of cluster.pods.filter((p) => p.nodeName === node.name)) removePod(pod.name);
+  if (!cluster.deleted.has(node.name)) world.kube.kubelet.deleteNode(node.name);
+  node.instanceId = instanceId(random);
+  addInstance(world.ec2.world, node, world.clock.now());
+  world.kube.seed([nodeObject(node), csiNodeObject(node)]);
+  for (const set of [cluster.deleted, cluster.notReady, cluster.terminated, cluster.stopped]) set.delete(node.name);
+}
