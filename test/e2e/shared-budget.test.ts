@@ -43,5 +43,6 @@ describe('the shared budget across execution environments', () => {
     // Burst, then the refill: the last of them no sooner than EC2's bucket allows.
     const seconds = (world.clock.now() - started) / 1000;
     expect(seconds).toBeGreaterThanOrEqual((PODS - EC2_THROTTLE.mutating.capacity) / EC2_THROTTLE.mutating.refillPerSecond);
-  });
+    // Real time by design (EC2's bucket refills on the wall clock): allow for a loaded machine.
+  }, 120_000);
 });
