@@ -10,12 +10,12 @@ import { z } from 'zod';
  * attach/detach controller creates and deletes VolumeAttachments and we replace the EBS CSI
  * driver's csi-attacher (DESIGN §3a); the mode EKS needs.
  */
-export const OPERATING_MODES = ['controller', 'attacher'] as const;
+const OPERATING_MODES = ['controller', 'attacher'] as const;
 export type OperatingMode = (typeof OPERATING_MODES)[number];
 
 /** Whether the stack creates a VPC endpoint or the VPC already has one the functions can use. */
-export const ENDPOINT_CHOICES = ['create', 'existing'] as const;
-export type EndpointChoice = (typeof ENDPOINT_CHOICES)[number];
+const ENDPOINT_CHOICES = ['create', 'existing'] as const;
+type EndpointChoice = (typeof ENDPOINT_CHOICES)[number];
 
 /** Functions inside the cluster's VPC, for clusters whose API endpoint is private. */
 export interface VpcSettings {

@@ -32,7 +32,7 @@ type EventReason = (typeof CLUSTER_EVENT_REASONS)[number];
  * kcm decides detach timing and creating a VolumeAttachment makes no Event, so only a pod's
  * `Scheduled` helps: the pass computes the names of the VAs kcm will create and polls them.
  */
-export const CLUSTER_EVENT_TRIGGERS: Record<OperatingMode, { kinds: readonly EventKind[]; reasons: readonly EventReason[] }> = {
+const CLUSTER_EVENT_TRIGGERS: Record<OperatingMode, { kinds: readonly EventKind[]; reasons: readonly EventReason[] }> = {
   controller: { kinds: CLUSTER_EVENT_KINDS, reasons: CLUSTER_EVENT_REASONS },
   attacher: { kinds: ['Pod'], reasons: ['Scheduled'] },
 };
