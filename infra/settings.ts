@@ -58,6 +58,8 @@ export interface StackSettings {
   vpc?: VpcSettings;
   /** A table shared by clusters of one account and region for one EC2 budget (`EC2_BUDGET_TABLE_NAME`). */
   ec2BudgetTableName?: string;
+  /** The out-of-service taint on dead instances' nodes (`OUT_OF_SERVICE_TAINT`); `on` needs infra/k8s/rbac-taint.yaml. */
+  outOfServiceTaint: 'on' | 'off';
 }
 
 /** The keys read from context; anything else in context is CDK's own. */
@@ -81,6 +83,7 @@ const CONTEXT_KEYS = [
   'dynamoDbEndpoint',
   'routeTableIds',
   'ec2BudgetTableName',
+  'outOfServiceTaint',
 ] as const;
 
 export type ContextKey = (typeof CONTEXT_KEYS)[number];
@@ -141,6 +144,7 @@ const schema = z.object({
   routeTableIds: optional(idList(/^rtb-[0-9a-f]{8,17}$/, 'route table ids (rtb-…, comma-separated)')),
   // DynamoDB table names: 3-255 of letters, digits, `_`, `-` and `.`.
   ec2BudgetTableName: optional(z.string().regex(/^[A-Za-z0-9_.-]{3,255}$/, 'must be a DynamoDB table name')),
+  outOfServiceTaint: choice(['on', 'off'], 'on'),
 });
 
 type Parsed = z.output<typeof schema>;
@@ -202,5 +206,6 @@ export function readSettings(lookup: (key: ContextKey) => unknown): StackSetting
     fullPassStaleMinutes: data.fullPassStaleMinutes,
     vpc: vpcOf(data),
     ec2BudgetTableName: data.ec2BudgetTableName,
+    outOfServiceTaint: data.outOfServiceTaint,
   };
 }

@@ -154,6 +154,8 @@ function controllerEnvironment(settings: StackSettings, tableName: string): Reco
     CLUSTER_ENDPOINT: settings.apiEndpoint,
     CLUSTER_CA: settings.certificateAuthority,
     ...(settings.ec2BudgetTableName ? { EC2_BUDGET_TABLE_NAME: settings.ec2BudgetTableName } : {}),
+    // The handlers taint by default; off only needs saying.
+    ...(settings.outOfServiceTaint === 'off' ? { OUT_OF_SERVICE_TAINT: 'off' } : {}),
     ...Object.fromEntries(differing),
   };
 }

@@ -22,6 +22,7 @@ beforeAll(() => {
     alarmTopicArn: '',
     fullPassStaleMinutes: '20',
     ec2BudgetTableName: 'ebs-attach-detach-ec2-budget',
+    outOfServiceTaint: 'off',
   }));
 }, SYNTH_TIMEOUT_MS);
 
@@ -35,9 +36,14 @@ describe('context', () => {
     expect(stack.stackName).toBe('ebs-attach-detach-other');
   });
 
-  it('passes cluster name, sync period and the disabled unmount wait to every function', () => {
+  it('passes cluster name, sync period, the disabled unmount wait and the taint switched off to every function', () => {
     for (const env of variables()) {
-      expect(env).toMatchObject({ CLUSTER_NAME: 'other', SYNC_PERIOD_SECONDS: '120', MAX_WAIT_FOR_UNMOUNT_SECONDS: 'disabled' });
+      expect(env).toMatchObject({
+        CLUSTER_NAME: 'other',
+        SYNC_PERIOD_SECONDS: '120',
+        MAX_WAIT_FOR_UNMOUNT_SECONDS: 'disabled',
+        OUT_OF_SERVICE_TAINT: 'off',
+      });
     }
   });
 

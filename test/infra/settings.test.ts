@@ -26,6 +26,7 @@ describe('readSettings', () => {
       fullPassStaleMinutes: 10,
       vpc: undefined,
       ec2BudgetTableName: undefined,
+      outOfServiceTaint: 'on',
     });
   });
 
@@ -100,6 +101,7 @@ describe('readSettings', () => {
       { vpcId: VPC, subnetIds: SUBNETS, routeTableIds: ROUTES, ec2Endpoint: 'no' },
       'ec2Endpoint',
     ],
+    ['a taint switch other than on or off', { outOfServiceTaint: 'yes' }, 'outOfServiceTaint'],
     ['a budget table name DynamoDB would refuse', { ec2BudgetTableName: 'a b' }, 'ec2BudgetTableName'],
   ])('rejects %s, naming the context key', (_behaviour, override, key) => {
     expect(() => readSettings(lookup({ ...minimal, ...override }))).toThrow(new RegExp(`Invalid CDK context[\\s\\S]*${key}`));
