@@ -5,7 +5,34 @@
  */
 import { z } from 'zod';
 
+/**
+ * `controller`: we are the attach/detach controller (kcm's is off). `attacher`: kcm's
+ * attach/detach controller creates and deletes VolumeAttachments and we replace the EBS CSI
+ * driver's csi-attacher (DESIGN §3a); the mode EKS needs.
+ */
+const OPERATING_MODES = ['controller', 'attacher'] as const;
+export type OperatingMode = (typeof OPERATING_MODES)[number];
+
+/** Whether the stack creates a VPC endpoint or the VPC already has one the functions can use. */
+const ENDPOINT_CHOICES = ['create', 'existing'] as const;
+type EndpointChoice = (typeof ENDPOINT_CHOICES)[number];
+
+/** Functions inside the cluster's VPC, for clusters whose API endpoint is private. */
+export interface VpcSettings {
+  vpcId: string;
+  /** Private subnets the functions' network interfaces go in (two or more zones for availability). */
+  subnetIds: string[];
+  /** The EKS cluster security group: the stack lets the functions reach the API on 443 through it. */
+  clusterSecurityGroupId?: string;
+  ec2Endpoint: EndpointChoice;
+  dynamoDbEndpoint: EndpointChoice;
+  /** Route tables of the subnets, for the DynamoDB gateway endpoint (needed when it is created). */
+  routeTableIds: string[];
+}
+
 export interface StackSettings {
+  /** Operating mode (`MODE`); `controller` when unset, for stacks deployed before attacher mode. */
+  mode: OperatingMode;
   /** EKS cluster name; also names the stack, the default bus and the default tag key. */
   clusterName: string;
   /** https URL of the cluster's API server (`CLUSTER_ENDPOINT`). */
@@ -27,10 +54,17 @@ export interface StackSettings {
   alarmTopicArn?: string;
   /** Alarm when no full pass has completed for this many minutes. */
   fullPassStaleMinutes: number;
+  /** Unset: the functions are outside any VPC and reach a public API endpoint. */
+  vpc?: VpcSettings;
+  /** A table shared by clusters of one account and region for one EC2 budget (`EC2_BUDGET_TABLE_NAME`). */
+  ec2BudgetTableName?: string;
+  /** The out-of-service taint on dead instances' nodes (`OUT_OF_SERVICE_TAINT`); `on` needs infra/k8s/rbac-taint.yaml. */
+  outOfServiceTaint: 'on' | 'off';
 }
 
 /** The keys read from context; anything else in context is CDK's own. */
 const CONTEXT_KEYS = [
+  'mode',
   'clusterName',
   'apiEndpoint',
   'certificateAuthority',
@@ -42,13 +76,37 @@ const CONTEXT_KEYS = [
   'clusterTagKey',
   'alarmTopicArn',
   'fullPassStaleMinutes',
+  'vpcId',
+  'subnetIds',
+  'clusterSecurityGroupId',
+  'ec2Endpoint',
+  'dynamoDbEndpoint',
+  'routeTableIds',
+  'ec2BudgetTableName',
+  'outOfServiceTaint',
 ] as const;
 
 export type ContextKey = (typeof CONTEXT_KEYS)[number];
 
 /** Empty strings (cdk.json placeholders, `-c key=`) mean "not set". */
-const optional = <T extends z.ZodType>(schema: T) =>
-  z.preprocess((value) => (value === '' || value === null ? undefined : value), schema.optional());
+const blankAsUnset = (value: unknown) => (value === '' || value === null ? undefined : value);
+const optional = <T extends z.ZodType>(schema: T) => z.preprocess(blankAsUnset, schema.optional());
+/** One of `choices`, `fallback` when unset or blank. */
+const choice = <const T extends readonly [string, ...string[]]>(choices: T, fallback: T[number]) =>
+  z.preprocess(blankAsUnset, z.enum(choices).default(fallback as never));
+
+/** `-c key=a,b` arrives as one string; cdk.json may hold a list. */
+const idList = (pattern: RegExp, what: string) =>
+  z.preprocess(
+    (value) =>
+      typeof value === 'string'
+        ? value
+            .split(',')
+            .map((id) => id.trim())
+            .filter((id) => id !== '')
+        : value,
+    z.array(z.string().regex(pattern, `must be ${what}`)).min(1),
+  );
 
 const positiveInt = (max: number) => z.coerce.number().int().min(1).max(max);
 
@@ -60,6 +118,7 @@ const pemCertificate = z
   );
 
 const schema = z.object({
+  mode: choice(OPERATING_MODES, 'controller'),
   // EKS cluster names: 1-100 characters, alphanumerics, hyphens and underscores, starting alphanumeric.
   clusterName: z.string().regex(/^[0-9A-Za-z][A-Za-z0-9_-]{0,99}$/, 'must be an EKS cluster name'),
   apiEndpoint: z.url({ protocol: /^https$/, error: 'must be an https URL' }),
@@ -77,19 +136,76 @@ const schema = z.object({
   clusterTagKey: optional(z.string().min(1).max(128)),
   alarmTopicArn: optional(z.string().regex(/^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]+$/, 'must be an SNS topic ARN')),
   fullPassStaleMinutes: positiveInt(1440).min(2, 'must be at least 2').default(10),
+  vpcId: optional(z.string().regex(/^vpc-[0-9a-f]{8,17}$/, 'must be a VPC id (vpc-…)')),
+  subnetIds: optional(idList(/^subnet-[0-9a-f]{8,17}$/, 'subnet ids (subnet-…, comma-separated)')),
+  clusterSecurityGroupId: optional(z.string().regex(/^sg-[0-9a-f]{8,17}$/, 'must be a security group id (sg-…)')),
+  ec2Endpoint: choice(ENDPOINT_CHOICES, 'create'),
+  dynamoDbEndpoint: choice(ENDPOINT_CHOICES, 'create'),
+  routeTableIds: optional(idList(/^rtb-[0-9a-f]{8,17}$/, 'route table ids (rtb-…, comma-separated)')),
+  // DynamoDB table names: 3-255 of letters, digits, `_`, `-` and `.`.
+  ec2BudgetTableName: optional(z.string().regex(/^[A-Za-z0-9_.-]{3,255}$/, 'must be a DynamoDB table name')),
+  outOfServiceTaint: choice(['on', 'off'], 'on'),
 });
+
+type Parsed = z.output<typeof schema>;
+
+/** The VPC keys only make sense together: a VPC needs subnets, and a gateway endpoint needs route tables. */
+function vpcProblems(data: Parsed): { path: string; message: string }[] {
+  const problems: { path: string; message: string }[] = [];
+  const given = (['subnetIds', 'clusterSecurityGroupId', 'routeTableIds'] as const).filter((key) => data[key] !== undefined);
+  if (data.vpcId === undefined) {
+    return given.map((key) => ({ path: key, message: 'needs vpcId (the functions are only placed in a VPC when vpcId is set)' }));
+  }
+  if (data.subnetIds === undefined)
+    problems.push({ path: 'subnetIds', message: 'is required with vpcId (the private subnets of the functions)' });
+  if (data.dynamoDbEndpoint === 'create' && data.routeTableIds === undefined) {
+    problems.push({
+      path: 'routeTableIds',
+      message: "is required to create the DynamoDB gateway endpoint (the subnets' route tables); or set dynamoDbEndpoint=existing",
+    });
+  }
+  return problems;
+}
+
+const checkedSchema = schema.superRefine((data, ctx) => {
+  for (const problem of vpcProblems(data)) ctx.addIssue({ code: 'custom', path: [problem.path], message: problem.message });
+});
+
+function vpcOf(data: Parsed): VpcSettings | undefined {
+  if (data.vpcId === undefined || data.subnetIds === undefined) return undefined;
+  return {
+    vpcId: data.vpcId,
+    subnetIds: data.subnetIds,
+    clusterSecurityGroupId: data.clusterSecurityGroupId,
+    ec2Endpoint: data.ec2Endpoint,
+    dynamoDbEndpoint: data.dynamoDbEndpoint,
+    routeTableIds: data.routeTableIds ?? [],
+  };
+}
 
 /** Reads and validates the settings; `lookup` is e.g. `(key) => app.node.tryGetContext(key)`. */
 export function readSettings(lookup: (key: ContextKey) => unknown): StackSettings {
   const raw = Object.fromEntries(CONTEXT_KEYS.map((key) => [key, lookup(key)]));
-  const parsed = schema.safeParse(raw);
+  const parsed = checkedSchema.safeParse(raw);
   if (!parsed.success) {
     throw new Error(`Invalid CDK context for the attach/detach stack:\n${z.prettifyError(parsed.error)}`);
   }
-  const { eventBusName, clusterTagKey, ...rest } = parsed.data;
+  const data = parsed.data;
   return {
-    ...rest,
-    eventBusName: eventBusName ?? `${rest.clusterName}-kubernetes-events`,
-    clusterTagKey: clusterTagKey ?? `kubernetes.io/cluster/${rest.clusterName}`,
+    mode: data.mode,
+    clusterName: data.clusterName,
+    apiEndpoint: data.apiEndpoint,
+    certificateAuthority: data.certificateAuthority,
+    schedule: data.schedule,
+    reservedConcurrency: data.reservedConcurrency,
+    syncPeriodSeconds: data.syncPeriodSeconds,
+    maxWaitForUnmountSeconds: data.maxWaitForUnmountSeconds,
+    eventBusName: data.eventBusName ?? `${data.clusterName}-kubernetes-events`,
+    clusterTagKey: data.clusterTagKey ?? `kubernetes.io/cluster/${data.clusterName}`,
+    alarmTopicArn: data.alarmTopicArn,
+    fullPassStaleMinutes: data.fullPassStaleMinutes,
+    vpc: vpcOf(data),
+    ec2BudgetTableName: data.ec2BudgetTableName,
+    outOfServiceTaint: data.outOfServiceTaint,
   };
 }

@@ -11,12 +11,13 @@ import { SETTING_DEFAULTS } from '../lambda/config.js';
 import { HANDLER_ENTRIES } from './contracts.js';
 import { ControllerFunction } from './constructs/controller-function.js';
 import { EventQueue, secureQueue } from './constructs/event-queue.js';
-import { acknowledgeTracingWildcard, grantController } from './constructs/permissions.js';
+import { acknowledgeTracingWildcard, grantBudgetTable, grantController } from './constructs/permissions.js';
 import { StateTable } from './constructs/state-table.js';
 import { ClusterEventRoute, routeEc2StateChanges, scheduleFullPass } from './constructs/triggers.js';
+import { VpcAccess } from './constructs/vpc-access.js';
 import { ControllerAlarms } from './observability/alarms.js';
 import { ControllerDashboard } from './observability/dashboard.js';
-import type { StackSettings } from './settings.js';
+import type { OperatingMode, StackSettings } from './settings.js';
 
 export interface AttachDetachStackProps extends StackProps {
   settings: StackSettings;
@@ -30,6 +31,11 @@ export interface AttachDetachStackProps extends StackProps {
 const FULL_PASS = { memorySize: 1024, timeout: Duration.minutes(5) };
 const TARGETED_PASS = { memorySize: 512, timeout: Duration.minutes(2) };
 
+const CLUSTER_EVENT_PASS: Record<OperatingMode, string> = {
+  controller: 'Targeted pass for Kubernetes Pod and Node events',
+  attacher: 'Targeted pass for pods scheduled: polls the VolumeAttachments kcm creates for them',
+};
+
 export class AttachDetachStack extends Stack {
   readonly role: iam.Role;
 
@@ -42,7 +48,10 @@ export class AttachDetachStack extends Stack {
       assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
       description: `EBS attach/detach controller for EKS cluster ${settings.clusterName}`,
     });
+    // The same AWS permissions in both modes: either way our role alone attaches and detaches.
     grantController(this, this.role, { table: state.table, clusterTagKey: settings.clusterTagKey });
+    if (settings.ec2BudgetTableName) grantBudgetTable(this.role, settings.ec2BudgetTableName);
+    const vpcAccess = settings.vpc && new VpcAccess(this, 'VpcAccess', { settings: settings.vpc, role: this.role });
 
     const fnProps = (entry: string, size: typeof FULL_PASS, description: string) => ({
       entry,
@@ -50,6 +59,7 @@ export class AttachDetachStack extends Stack {
       role: this.role,
       reservedConcurrency: settings.reservedConcurrency,
       environment: controllerEnvironment(settings, state.table.tableName),
+      network: vpcAccess?.network,
       ...size,
     });
     const scheduledDlq = secureQueue(this, 'ScheduledPassDeadLetterQueue', { retentionPeriod: Duration.days(14) });
@@ -62,7 +72,7 @@ export class AttachDetachStack extends Stack {
     const clusterEvent = new ControllerFunction(
       this,
       'ClusterEventPass',
-      fnProps(HANDLER_ENTRIES.clusterEvent, TARGETED_PASS, 'Targeted pass for Kubernetes Pod and Node events'),
+      fnProps(HANDLER_ENTRIES.clusterEvent, TARGETED_PASS, CLUSTER_EVENT_PASS[settings.mode]),
     );
     const ec2Event = new ControllerFunction(
       this,
@@ -71,10 +81,16 @@ export class AttachDetachStack extends Stack {
     );
 
     acknowledgeTracingWildcard(this.role);
+    // Lambda checks the role's network-interface permissions when it creates a function in a VPC.
+    if (vpcAccess) for (const fn of [scheduled, clusterEvent, ec2Event]) fn.function.node.addDependency(vpcAccess.networkInterfacePolicy);
 
     scheduleFullPass(this, 'FullPassSchedule', { expression: settings.schedule, fn: scheduled, deadLetterQueue: scheduledDlq });
     const clusterEvents = new EventQueue(this, 'ClusterEvents', { consumerTimeout: TARGETED_PASS.timeout });
-    const route = new ClusterEventRoute(this, 'ClusterEventRoute', { eventBusName: settings.eventBusName, queue: clusterEvents });
+    const route = new ClusterEventRoute(this, 'ClusterEventRoute', {
+      mode: settings.mode,
+      eventBusName: settings.eventBusName,
+      queue: clusterEvents,
+    });
     clusterEvents.bindTo(clusterEvent, settings.reservedConcurrency);
     const ec2Events = new EventQueue(this, 'Ec2Events', { consumerTimeout: TARGETED_PASS.timeout });
     routeEc2StateChanges(this, 'Ec2StateChangeRule', ec2Events);
@@ -110,6 +126,12 @@ export class AttachDetachStack extends Stack {
       value: exporterPolicy.managedPolicyArn,
       description: "Attach to the event exporter's IRSA or Pod Identity role",
     });
+    if (vpcAccess) {
+      new CfnOutput(this, 'FunctionSecurityGroupId', {
+        value: vpcAccess.securityGroup.securityGroupId,
+        description: 'Allow HTTPS from this group on the cluster security group and on an existing EC2 endpoint',
+      });
+    }
   }
 }
 
@@ -125,10 +147,15 @@ function controllerEnvironment(settings: StackSettings, tableName: string): Reco
   };
   const differing = Object.entries(tunables).filter(([key, value]) => SETTING_DEFAULTS[key as keyof typeof SETTING_DEFAULTS] !== value);
   return {
+    // Always explicit, though `controller` is the handlers' default: the deployed mode shows in the console.
+    MODE: settings.mode,
     TABLE_NAME: tableName,
     CLUSTER_NAME: settings.clusterName,
     CLUSTER_ENDPOINT: settings.apiEndpoint,
     CLUSTER_CA: settings.certificateAuthority,
+    ...(settings.ec2BudgetTableName ? { EC2_BUDGET_TABLE_NAME: settings.ec2BudgetTableName } : {}),
+    // The handlers taint by default; off only needs saying.
+    ...(settings.outOfServiceTaint === 'off' ? { OUT_OF_SERVICE_TAINT: 'off' } : {}),
     ...Object.fromEntries(differing),
   };
 }

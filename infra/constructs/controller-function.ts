@@ -12,6 +12,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { REPO_ROOT } from '../contracts.js';
+import type { FunctionNetwork } from './vpc-access.js';
 
 /**
  * ESM bundles still contain CommonJS dependencies that call `require` (e.g. for Node built-ins);
@@ -34,6 +35,8 @@ export interface ControllerFunctionProps {
   asyncMaxEventAge?: Duration;
   /** The controller's role, shared by its functions (one principal for the EKS access entry). */
   role: iam.IRole;
+  /** Inside the cluster's VPC (a private API endpoint); unset: outside any VPC. */
+  network?: FunctionNetwork;
 }
 
 export class ControllerFunction extends Construct {
@@ -69,6 +72,7 @@ export class ControllerFunction extends Construct {
       // A failed pass is not retried by Lambda: the next trigger runs a fresh one.
       retryAttempts: props.asyncDeadLetterQueue ? 0 : undefined,
       maxEventAge: props.asyncMaxEventAge,
+      ...props.network,
       bundling: {
         format: OutputFormat.ESM,
         mainFields: ['module', 'main'],

@@ -33,6 +33,21 @@ function grantVolumeStore(role: iam.IRole, table: dynamodb.ITable): void {
 }
 
 /**
+ * The shared EC2 budget (`EC2_BUDGET_TABLE_NAME`), a table of its own that clusters of one account
+ * and region share: the rate budget reads a bucket and swaps it with a conditional update.
+ * Named, not created here: another stack (or the first cluster's operator) owns it.
+ */
+export function grantBudgetTable(role: iam.IRole, tableName: string): void {
+  role.addToPrincipalPolicy(
+    new iam.PolicyStatement({
+      sid: 'SharedEc2Budget',
+      actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
+      resources: [`arn:${Aws.PARTITION}:dynamodb:${Aws.REGION}:${Aws.ACCOUNT_ID}:table/${tableName}`],
+    }),
+  );
+}
+
+/**
  * AttachVolume and DetachVolume authorize both the instance and the volume; both resource types
  * accept `aws:ResourceTag/<key>`, so each must carry the cluster's tag key (any value: `owned`
  * and `shared` are both used for `kubernetes.io/cluster/<name>`).

@@ -19,17 +19,37 @@ import {
   EC2_SOURCE,
   EC2_STATE_CHANGE_DETAIL_TYPE,
 } from '../../lambda/handlers/contracts.js';
+import type { OperatingMode } from '../settings.js';
 import type { ControllerFunction } from './controller-function.js';
 import type { EventQueue } from './event-queue.js';
 
-/** Cluster events from kubernetes-event-exporter: Pod and Node events of the reasons that move volumes. */
-const CLUSTER_EVENT_PATTERN: events.EventPattern = {
-  source: [EXPORTER_SOURCE],
-  detailType: [EXPORTER_DETAIL_TYPE],
-  detail: {
-    involvedObject: { kind: [...CLUSTER_EVENT_KINDS] },
-    reason: [...CLUSTER_EVENT_REASONS],
-  },
+type EventKind = (typeof CLUSTER_EVENT_KINDS)[number];
+type EventReason = (typeof CLUSTER_EVENT_REASONS)[number];
+
+/**
+ * The cluster events that start a targeted pass, per mode (each a subset of what the handler
+ * accepts). Controller mode: Pod and Node events of the reasons that move volumes. Attacher mode:
+ * kcm decides detach timing and creating a VolumeAttachment makes no Event, so only a pod's
+ * `Scheduled` helps: the pass computes the names of the VAs kcm will create and polls them.
+ */
+const CLUSTER_EVENT_TRIGGERS: Record<OperatingMode, { kinds: readonly EventKind[]; reasons: readonly EventReason[] }> = {
+  controller: { kinds: CLUSTER_EVENT_KINDS, reasons: CLUSTER_EVENT_REASONS },
+  attacher: { kinds: ['Pod'], reasons: ['Scheduled'] },
+};
+
+/** Cluster events from kubernetes-event-exporter that start a targeted pass in `mode`. */
+function clusterEventPattern(mode: OperatingMode): events.EventPattern {
+  const { kinds, reasons } = CLUSTER_EVENT_TRIGGERS[mode];
+  return {
+    source: [EXPORTER_SOURCE],
+    detailType: [EXPORTER_DETAIL_TYPE],
+    detail: { involvedObject: { kind: [...kinds] }, reason: [...reasons] },
+  };
+}
+
+const RULE_DESCRIPTIONS: Record<OperatingMode, string> = {
+  controller: 'Pod and Node events that can change where volumes must be attached',
+  attacher: 'Pods scheduled: poll the VolumeAttachments kube-controller-manager creates for them',
 };
 
 /** EC2 instances going down: their volumes can be detached (at once when stopped or terminated). */
@@ -73,6 +93,7 @@ export function scheduleFullPass(scope: Construct, id: string, props: FullPassSc
 }
 
 export interface ClusterEventRouteProps {
+  mode: OperatingMode;
   eventBusName: string;
   queue: EventQueue;
 }
@@ -90,8 +111,8 @@ export class ClusterEventRoute extends Construct {
     });
     this.rule = new events.Rule(this, 'Rule', {
       eventBus: this.bus,
-      description: 'Pod and Node events that can change where volumes must be attached',
-      eventPattern: CLUSTER_EVENT_PATTERN,
+      description: RULE_DESCRIPTIONS[props.mode],
+      eventPattern: clusterEventPattern(props.mode),
       targets: [props.queue.asRuleTarget()],
     });
   }

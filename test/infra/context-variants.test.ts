@@ -21,6 +21,8 @@ beforeAll(() => {
     clusterTagKey: 'ebs.csi.aws.com/cluster',
     alarmTopicArn: '',
     fullPassStaleMinutes: '20',
+    ec2BudgetTableName: 'ebs-attach-detach-ec2-budget',
+    outOfServiceTaint: 'off',
   }));
 }, SYNTH_TIMEOUT_MS);
 
@@ -34,10 +36,44 @@ describe('context', () => {
     expect(stack.stackName).toBe('ebs-attach-detach-other');
   });
 
-  it('passes cluster name, sync period and the disabled unmount wait to every function', () => {
+  it('passes cluster name, sync period, the disabled unmount wait and the taint switched off to every function', () => {
     for (const env of variables()) {
-      expect(env).toMatchObject({ CLUSTER_NAME: 'other', SYNC_PERIOD_SECONDS: '120', MAX_WAIT_FOR_UNMOUNT_SECONDS: 'disabled' });
+      expect(env).toMatchObject({
+        CLUSTER_NAME: 'other',
+        SYNC_PERIOD_SECONDS: '120',
+        MAX_WAIT_FOR_UNMOUNT_SECONDS: 'disabled',
+        OUT_OF_SERVICE_TAINT: 'off',
+      });
     }
+  });
+
+  it('points every function at the shared EC2 budget table and lets the role read and swap its buckets', () => {
+    for (const env of variables()) expect(env).toMatchObject({ EC2_BUDGET_TABLE_NAME: 'ebs-attach-detach-ec2-budget' });
+    template.hasResourceProperties('AWS::IAM::Policy', {
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          {
+            Sid: 'SharedEc2Budget',
+            Effect: 'Allow',
+            Action: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
+            Resource: {
+              'Fn::Join': [
+                '',
+                [
+                  'arn:',
+                  { Ref: 'AWS::Partition' },
+                  ':dynamodb:',
+                  { Ref: 'AWS::Region' },
+                  ':',
+                  { Ref: 'AWS::AccountId' },
+                  ':table/ebs-attach-detach-ec2-budget',
+                ],
+              ],
+            },
+          },
+        ]),
+      },
+    });
   });
 
   it('sets the schedule expression', () => {

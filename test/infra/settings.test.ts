@@ -4,11 +4,15 @@ import { TEST_CA } from './synth.js';
 
 /** A context lookup over a plain object, like `app.node.tryGetContext`. */
 const lookup = (context: Record<string, unknown>) => (key: ContextKey) => context[key];
+const VPC = 'vpc-0a1b2c3d4e5f60718';
+const SUBNETS = 'subnet-0a1b2c3d4e5f60718, subnet-0a1b2c3d4e5f60719';
+const ROUTES = 'rtb-0a1b2c3d4e5f60718';
 const minimal = { clusterName: 'prod', apiEndpoint: 'https://ABC123.gr7.eu-west-1.eks.amazonaws.com', certificateAuthority: TEST_CA };
 
 describe('readSettings', () => {
   it('fills the documented defaults from cluster name, endpoint and CA alone', () => {
     expect(readSettings(lookup(minimal))).toEqual({
+      mode: 'controller',
       clusterName: 'prod',
       apiEndpoint: 'https://ABC123.gr7.eu-west-1.eks.amazonaws.com',
       certificateAuthority: TEST_CA,
@@ -20,6 +24,9 @@ describe('readSettings', () => {
       clusterTagKey: 'kubernetes.io/cluster/prod',
       alarmTopicArn: undefined,
       fullPassStaleMinutes: 10,
+      vpc: undefined,
+      ec2BudgetTableName: undefined,
+      outOfServiceTaint: 'on',
     });
   });
 
@@ -78,6 +85,24 @@ describe('readSettings', () => {
     ['an unmount wait that is neither seconds nor disabled', { maxWaitForUnmountSeconds: 'never' }, 'maxWaitForUnmountSeconds'],
     ['the default bus as the exporter bus', { eventBusName: 'default' }, 'eventBusName'],
     ['an alarm topic that is not an SNS ARN', { alarmTopicArn: 'ops-channel' }, 'alarmTopicArn'],
+    ['a mode other than controller or attacher', { mode: 'sidecar' }, 'mode'],
+    ['a VPC id that is not one', { vpcId: 'prod-vpc', subnetIds: SUBNETS, routeTableIds: ROUTES }, 'vpcId'],
+    ['a VPC without subnets', { vpcId: VPC }, 'subnetIds'],
+    [
+      'a subnet list with something else in it',
+      { vpcId: VPC, subnetIds: 'subnet-0a1b2c3d4e5f60718,sg-0a1b2c3d', routeTableIds: ROUTES },
+      'subnetIds',
+    ],
+    ['subnets without a VPC', { subnetIds: SUBNETS }, 'subnetIds'],
+    ['a cluster security group without a VPC', { clusterSecurityGroupId: 'sg-0a1b2c3d4e5f60718' }, 'clusterSecurityGroupId'],
+    ['a DynamoDB endpoint to create without route tables', { vpcId: VPC, subnetIds: SUBNETS }, 'routeTableIds'],
+    [
+      'an endpoint choice other than create or existing',
+      { vpcId: VPC, subnetIds: SUBNETS, routeTableIds: ROUTES, ec2Endpoint: 'no' },
+      'ec2Endpoint',
+    ],
+    ['a taint switch other than on or off', { outOfServiceTaint: 'yes' }, 'outOfServiceTaint'],
+    ['a budget table name DynamoDB would refuse', { ec2BudgetTableName: 'a b' }, 'ec2BudgetTableName'],
   ])('rejects %s, naming the context key', (_behaviour, override, key) => {
     expect(() => readSettings(lookup({ ...minimal, ...override }))).toThrow(new RegExp(`Invalid CDK context[\\s\\S]*${key}`));
   });
@@ -85,6 +110,53 @@ describe('readSettings', () => {
   it('reports every invalid key at once', () => {
     expect(() => readSettings(lookup({ clusterName: 'prod', apiEndpoint: 'nope', schedule: 'x' }))).toThrow(
       /apiEndpoint[\s\S]*schedule|schedule[\s\S]*apiEndpoint/,
+    );
+  });
+
+  it.each([
+    ['unset', undefined, 'controller'],
+    ['blank (a cdk.json placeholder)', '', 'controller'],
+    ['controller', 'controller', 'controller'],
+    ['attacher', 'attacher', 'attacher'],
+  ])('reads the mode %s as %s', (_case, mode, expected) => {
+    expect(readSettings(lookup({ ...minimal, mode })).mode).toBe(expected);
+  });
+
+  it('places the functions in a VPC from comma-separated ids, creating both endpoints unless told they exist', () => {
+    expect(readSettings(lookup({ ...minimal, vpcId: VPC, subnetIds: SUBNETS, routeTableIds: ROUTES })).vpc).toEqual({
+      vpcId: VPC,
+      subnetIds: ['subnet-0a1b2c3d4e5f60718', 'subnet-0a1b2c3d4e5f60719'],
+      clusterSecurityGroupId: undefined,
+      ec2Endpoint: 'create',
+      dynamoDbEndpoint: 'create',
+      routeTableIds: ['rtb-0a1b2c3d4e5f60718'],
+    });
+  });
+
+  it('takes lists from cdk.json as they are, and needs no route tables when both endpoints exist', () => {
+    const settings = readSettings(
+      lookup({
+        ...minimal,
+        vpcId: VPC,
+        subnetIds: ['subnet-0a1b2c3d4e5f60718'],
+        clusterSecurityGroupId: 'sg-0a1b2c3d4e5f60718',
+        ec2Endpoint: 'existing',
+        dynamoDbEndpoint: 'existing',
+      }),
+    );
+    expect(settings.vpc).toEqual({
+      vpcId: VPC,
+      subnetIds: ['subnet-0a1b2c3d4e5f60718'],
+      clusterSecurityGroupId: 'sg-0a1b2c3d4e5f60718',
+      ec2Endpoint: 'existing',
+      dynamoDbEndpoint: 'existing',
+      routeTableIds: [],
+    });
+  });
+
+  it('names the shared EC2 budget table', () => {
+    expect(readSettings(lookup({ ...minimal, ec2BudgetTableName: 'ebs-attach-detach-ec2-budget' })).ec2BudgetTableName).toBe(
+      'ebs-attach-detach-ec2-budget',
     );
   });
 });

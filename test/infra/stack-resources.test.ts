@@ -59,13 +59,14 @@ describe('functions', () => {
     },
   );
 
-  it("gives every function what identifies the cluster and only the settings that differ from the handlers' defaults", () => {
+  it("gives every function its mode, what identifies the cluster and only the settings that differ from the handlers' defaults", () => {
     const functions = template.findResources('AWS::Lambda::Function');
     expect(Object.keys(functions)).toHaveLength(3);
     for (const fn of Object.values(functions)) {
       const { LEASE_SECONDS: _lease, ...variables } = (fn as { Properties: { Environment: { Variables: Record<string, unknown> } } })
         .Properties.Environment.Variables;
       expect(variables).toEqual({
+        MODE: 'controller',
         TABLE_NAME: { Ref: resourceId(template, 'AWS::DynamoDB::Table', 'StateTable') },
         CLUSTER_NAME: 'prod',
         CLUSTER_ENDPOINT: 'https://ABC123.gr7.eu-west-1.eks.amazonaws.com',

@@ -5,6 +5,7 @@
  */
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
+import { AwsSolutionsChecks } from 'cdk-nag';
 import { addControllerStack } from '../../infra/controller-app.js';
 import type { AttachDetachStack } from '../../infra/stack.js';
 
@@ -40,4 +41,10 @@ export function resourceId(template: Template, type: string, prefix: string): st
   const ids = Object.keys(template.findResources(type)).filter((id) => id.startsWith(prefix));
   if (ids.length !== 1) throw new Error(`expected one ${type} named ${prefix}*, found ${ids.join(', ') || 'none'}`);
   return ids[0] as string;
+}
+
+/** cdk-nag's AwsSolutions findings not acknowledged, as `severity rule at paths` (empty when clean). */
+export function nagFindings({ app }: Synthesized): string[] {
+  const report = new AwsSolutionsChecks(app, { verbose: true }).validateScope(app);
+  return report.violations.map((v) => `${v.severity} ${v.ruleName} at ${v.violatingResources.map((r) => r.constructPath).join(', ')}`);
 }

@@ -1,39 +1,21 @@
 /**
- * infra/k8s/rbac.yaml stays in step with the adapter: every API call the adapter makes in a
- * run of all its operations is allowed by the ClusterRole, and every (group, resource, verb)
- * the ClusterRole grants was used by that run.
+ * The RBAC manifests under infra/k8s/ stay in step with the calls each mode makes: every call is
+ * allowed, and every grant is used. Controller mode (rbac.yaml): the calls are recorded from a run
+ * of every adapter operation against the local API server. Attacher mode (rbac-attacher.yaml) and
+ * the optional taint and lease-fence manifests: the calls are declared in rbac-calls.ts.
  */
-import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseAllDocuments } from 'yaml';
 import { attachSucceededEvent } from '../../lambda/core/events.js';
 import { volumeAttachmentName } from '../../lambda/adapters/kubernetes/volume-attachment-name.js';
-import type { LoggedRequest } from '../../sandbox/kube/index.js';
+import { ADDON_NAMESPACE, ATTACHER_MODE_CALLS, LEASE_FENCE_CALLS, SIDECAR_LEASE, TAINT_CALLS } from './rbac-calls.js';
+import { type ApiCall, bindingProblems, deniedCalls, loadManifest, unusedGrants } from './rbac-support.js';
 import { node, pod, seedBound, startHarness, uniqueName, volumeAttachment, type Harness } from './support.js';
 
-interface Rule {
-  apiGroups: string[];
-  resources: string[];
-  verbs: string[];
-}
-
-const manifest = parseAllDocuments(readFileSync(new URL('../../infra/k8s/rbac.yaml', import.meta.url), 'utf8')).map(
-  (d) => d.toJS() as { kind?: string },
-);
-const role = manifest.find((d) => d.kind === 'ClusterRole') as unknown as { metadata: { name: string }; rules: Rule[] };
-const binding = manifest.find((d) => d.kind === 'ClusterRoleBinding') as unknown as {
-  roleRef: Record<string, string>;
-  subjects: Record<string, string>[];
-};
-
-const permission = (group: string, resource: string, verb: string) => `${group || 'core'} ${resource} ${verb}`;
-const granted = new Set(
-  role.rules.flatMap((r) => r.apiGroups.flatMap((g) => r.resources.flatMap((res) => r.verbs.map((v) => permission(g, res, v))))),
-);
-const needed = (r: LoggedRequest) => permission(r.group, r.subresource ? `${r.resource}/${r.subresource}` : r.resource, r.verb);
+const controllerManifest = loadManifest('rbac.yaml');
+const attacherManifest = loadManifest('rbac-attacher.yaml');
 
 let h: Harness;
-let used: Set<string>;
+let used: ApiCall[];
 
 /** Every operation of the Cluster port, down each path that needs its own permission. */
 async function runEveryOperation(): Promise<void> {
@@ -64,30 +46,73 @@ async function runEveryOperation(): Promise<void> {
 beforeAll(async () => {
   h = await startHarness();
   await runEveryOperation();
-  used = new Set(
-    h.sandbox
-      .requests()
-      .filter((r) => r.resource !== '' && !r.injected)
-      .map(needed),
-  );
+  used = h.sandbox.requests().filter((r) => r.resource !== '' && !r.injected);
 });
 afterAll(() => h.stop());
 
-describe('RBAC manifest (infra/k8s/rbac.yaml)', () => {
+const grantsOf = (manifest: typeof controllerManifest) => unusedGrants(manifest, []);
+const forbidden = (calls: ApiCall[]) => calls.filter((call) => deniedCalls(attacherManifest, [call]).length === 0);
+
+describe('controller mode (infra/k8s/rbac.yaml), against a recorded run of every adapter operation', () => {
   it('allows every call the adapter made', () => {
-    expect([...used].filter((p) => !granted.has(p))).toEqual([]);
+    expect(deniedCalls(controllerManifest, used)).toEqual([]);
   });
 
   it('grants nothing the adapter did not use', () => {
-    expect([...granted].filter((p) => !used.has(p))).toEqual([]);
-  });
-
-  it('binds the role to the group the Lambda role is mapped to by its access entry', () => {
-    expect(binding.roleRef).toEqual({ apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: role.metadata.name });
-    expect(binding.subjects).toEqual([{ apiGroup: 'rbac.authorization.k8s.io', kind: 'Group', name: 'ebs-attach-detach' }]);
+    expect(unusedGrants(controllerManifest, used)).toEqual([]);
   });
 
   it('grants no watch and no wildcard', () => {
-    expect([...granted].filter((p) => p.endsWith(' watch') || p.includes('*'))).toEqual([]);
+    expect(grantsOf(controllerManifest).filter((grant) => / watch /.test(grant) || grant.includes('*'))).toEqual([]);
+  });
+});
+
+describe.each([
+  ['attacher mode (rbac-attacher.yaml)', attacherManifest, ATTACHER_MODE_CALLS],
+  ['out-of-service taint (rbac-taint.yaml)', loadManifest('rbac-taint.yaml'), TAINT_CALLS],
+  ['lease fence (rbac-lease-fence.yaml)', loadManifest('rbac-lease-fence.yaml'), LEASE_FENCE_CALLS],
+])('%s, against its declared calls', (_name, manifest, calls) => {
+  it('allows every call', () => {
+    expect(deniedCalls(manifest, calls)).toEqual([]);
+  });
+
+  it('grants nothing else', () => {
+    expect(unusedGrants(manifest, calls)).toEqual([]);
+  });
+
+  it('grants no wildcard', () => {
+    expect(grantsOf(manifest).filter((grant) => grant.includes('*'))).toEqual([]);
+  });
+});
+
+describe('every manifest', () => {
+  it.each(['rbac.yaml', 'rbac-attacher.yaml', 'rbac-taint.yaml', 'rbac-lease-fence.yaml'])(
+    '%s binds its roles to the group the Lambda role is mapped to by its access entry',
+    (file) => {
+      const manifest = loadManifest(file);
+      expect(manifest.bindings).toHaveLength(manifest.roles.length);
+      expect(bindingProblems(manifest)).toEqual([]);
+    },
+  );
+});
+
+describe('what attacher mode must not be able to do', () => {
+  it("never creates or deletes VolumeAttachments, never writes node status (kcm's), never taints or fences without the extras", () => {
+    const calls: ApiCall[] = [
+      { group: 'storage.k8s.io', resource: 'volumeattachments', verb: 'create' },
+      { group: 'storage.k8s.io', resource: 'volumeattachments', verb: 'delete', name: 'csi-0123' },
+      { group: '', resource: 'nodes', subresource: 'status', verb: 'patch', name: 'node-1' },
+      { group: '', resource: 'nodes', verb: 'patch', name: 'node-1' },
+      { group: 'coordination.k8s.io', resource: 'leases', verb: 'update', namespace: ADDON_NAMESPACE, name: SIDECAR_LEASE },
+    ];
+    expect(forbidden(calls)).toEqual([]);
+  });
+
+  it('the fence can renew only the sidecar Lease, in the add-on namespace', () => {
+    const fence = loadManifest('rbac-lease-fence.yaml');
+    const lease = { group: 'coordination.k8s.io', resource: 'leases', verb: 'update' };
+    expect(deniedCalls(fence, [{ ...lease, namespace: ADDON_NAMESPACE, name: 'kube-controller-manager' }])).toHaveLength(1);
+    expect(deniedCalls(fence, [{ ...lease, namespace: 'default', name: SIDECAR_LEASE }])).toHaveLength(1);
+    expect(deniedCalls(fence, [{ ...lease, verb: 'delete', namespace: ADDON_NAMESPACE, name: SIDECAR_LEASE }])).toHaveLength(1);
   });
 });
