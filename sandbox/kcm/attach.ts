@@ -24,7 +24,8 @@ function reportMultiAttach(ctx: KcmContext, view: View, volume: VolumeToAttach, 
     let detail: string;
     if (holders.length === 0) detail = "Volume is already exclusively attached to one node and can't be attached to another";
     else if (local.length === 0) detail = `Volume is already used by ${others} pod(s) in different namespaces`;
-    else detail = `Volume is already used by pod(s) ${local.join(', ')}${others > 0 ? ` and ${others} pod(s) in different namespaces` : ''}`;
+    else
+      detail = `Volume is already used by pod(s) ${local.join(', ')}${others > 0 ? ` and ${others} pod(s) in different namespaces` : ''}`;
     ctx.events.record(pod, 'Warning', 'FailedAttachVolume', volumeMessage('Multi-Attach error', volume, detail));
   }
 }
@@ -46,11 +47,11 @@ export function startAttaches(ctx: KcmContext, view: View): void {
       }
     }
     if (ctx.operations.busy(key, ctx.now)) continue;
-    createVa(ctx, key, volume);
+    createVa(ctx, view, key, volume);
   }
 }
 
-function createVa(ctx: KcmContext, key: string, volume: VolumeToAttach): void {
+function createVa(ctx: KcmContext, view: View, key: string, volume: VolumeToAttach): void {
   const name = vaNameOf(volume);
   try {
     ctx.kube.components.create('VolumeAttachment', undefined, {
@@ -65,6 +66,12 @@ function createVa(ctx: KcmContext, key: string, volume: VolumeToAttach): void {
       failAttach(ctx, key, volume, volume, `attacher.Attach failed: ${(error as Error).message}`);
       return;
     }
+    // An existing VA may already answer: the wait's first look is at once.
+    const { pods: _pods, ...spec } = volume;
+    const operation = { kind: 'attach' as const, volume: spec, startedAt: ctx.now };
+    ctx.operations.start(key, operation);
+    checkAttach(ctx, view, key, operation);
+    return;
   }
   const { pods: _pods, ...spec } = volume;
   ctx.operations.start(key, { kind: 'attach', volume: spec, startedAt: ctx.now });
@@ -90,9 +97,16 @@ export function checkAttach(ctx: KcmContext, view: View, key: string, operation:
   if (error !== undefined) failAttach(ctx, key, operation.volume, pods, error);
 }
 
-function failAttach(ctx: KcmContext, key: string, volume: PendingOperation['volume'], waiting: Pick<VolumeToAttach, 'pods'>, error: string): void {
+function failAttach(
+  ctx: KcmContext,
+  key: string,
+  volume: PendingOperation['volume'],
+  waiting: Pick<VolumeToAttach, 'pods'>,
+  error: string,
+): void {
   ctx.operations.fail(key, ctx.now, error);
   ctx.actual.markUncertain(volume);
   ctx.report.failed.push({ va: vaNameOf(volume), kind: 'attach', error });
-  for (const pod of waiting.pods) ctx.events.record(pod, 'Warning', 'FailedAttachVolume', volumeMessage('AttachVolume.Attach failed', volume, `: ${error}`));
+  for (const pod of waiting.pods)
+    ctx.events.record(pod, 'Warning', 'FailedAttachVolume', volumeMessage('AttachVolume.Attach failed', volume, `: ${error}`));
 }

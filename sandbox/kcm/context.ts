@@ -13,7 +13,7 @@ import type { Operations } from './operations.js';
 /** csiTimeout in pkg/volume/csi: how long the CSI attacher waits for a VA to be attached or gone. */
 export const CSI_WAIT_MS = 2 * 60_000;
 
-export type KcmKube = Pick<KubeSandbox, 'list' | 'get' | 'components'>;
+export type KcmKube = Pick<KubeSandbox, 'list' | 'get' | 'components' | 'kubelet'>;
 
 /** A VA as read here: the optional `errorCode` (KEP-4876) on the errors. */
 export type Va = KubeVolumeAttachment & {

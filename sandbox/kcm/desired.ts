@@ -74,7 +74,12 @@ function fromInline(volume: KubePodVolume): Resolved | undefined {
   const ebs = volume.awsElasticBlockStore;
   const handle = ebs ? translated(ebs.volumeID) : undefined;
   if (!ebs || !handle) return undefined;
-  const csi = { driver: EBS_CSI_DRIVER, volumeHandle: handle, ...(ebs.fsType ? { fsType: ebs.fsType } : {}), ...(ebs.readOnly ? { readOnly: true } : {}) };
+  const csi = {
+    driver: EBS_CSI_DRIVER,
+    volumeHandle: handle,
+    ...(ebs.fsType ? { fsType: ebs.fsType } : {}),
+    ...(ebs.readOnly ? { readOnly: true } : {}),
+  };
   return {
     uniqueName: uniqueNameFor(handle),
     volumeHandle: handle,
@@ -95,7 +100,8 @@ function fromClaim(pod: KubePod, volume: KubePodVolume, objects: Objects): Resol
   const claimName = ephemeral ? `${pod.metadata.name}-${volume.name}` : volume.persistentVolumeClaim?.claimName;
   const claim = objects.claims.get(`${pod.metadata.namespace}/${claimName}`);
   if (!claim || claim.status?.phase !== 'Bound' || !claim.spec?.volumeName) return undefined;
-  if (ephemeral && !(claim.metadata.ownerReferences ?? []).some((o) => o.controller === true && o.uid === pod.metadata.uid)) return undefined;
+  if (ephemeral && !(claim.metadata.ownerReferences ?? []).some((o) => o.controller === true && o.uid === pod.metadata.uid))
+    return undefined;
   const pv = objects.volumes.get(claim.spec.volumeName);
   if (!pv || pv.spec?.claimRef?.uid !== claim.metadata.uid) return undefined;
   return fromPv(pv);

@@ -80,7 +80,12 @@ export function checkDetach(ctx: KcmContext, view: View, key: string, operation:
   if (!va) finishDetach(ctx, key, operation.volume);
   else if (va.status?.detachError) failDetach(ctx, key, operation.volume, va.status.detachError.message ?? '');
   else if (ctx.now - operation.startedAt >= CSI_WAIT_MS)
-    failDetach(ctx, key, operation.volume, `timed out waiting for external-attacher of ${EBS_CSI_DRIVER} CSI driver to detach volume ${operation.volume.volumeHandle}`);
+    failDetach(
+      ctx,
+      key,
+      operation.volume,
+      `timed out waiting for external-attacher of ${EBS_CSI_DRIVER} CSI driver to detach volume ${operation.volume.volumeHandle}`,
+    );
 }
 
 function finishDetach(ctx: KcmContext, key: string, volume: PendingOperation['volume']): void {

@@ -28,7 +28,12 @@ export interface Kcm {
 
 function readView(kube: KcmKube): View {
   const nodes = kube.list('Node') as KubeNode[];
-  const desired = volumesToAttach(nodes, kube.list('Pod') as KubePod[], kube.list('PersistentVolumeClaim') as KubePvc[], kube.list('PersistentVolume') as KubePv[]);
+  const desired = volumesToAttach(
+    nodes,
+    kube.list('Pod') as KubePod[],
+    kube.list('PersistentVolumeClaim') as KubePvc[],
+    kube.list('PersistentVolume') as KubePv[],
+  );
   return {
     nodes: new Map(nodes.map((n) => [n.metadata.name ?? '', n])),
     vas: new Map((kube.list('VolumeAttachment') as Va[]).map((va) => [va.metadata.name ?? '', va])),

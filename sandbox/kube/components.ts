@@ -13,7 +13,13 @@ export interface ComponentClient {
   /** POST; an existing name is the apiserver's 409 AlreadyExists (an `ApiError`). */
   create(kind: string, namespace: string | undefined, object: object): KubeObject;
   /** GET, then PUT of `change(current)` to the main resource or to `subresource`. */
-  update(kind: string, namespace: string | undefined, name: string, change: (current: KubeObject) => object, subresource?: 'status'): KubeObject;
+  update(
+    kind: string,
+    namespace: string | undefined,
+    name: string,
+    change: (current: KubeObject) => object,
+    subresource?: 'status',
+  ): KubeObject;
   /** DELETE: `gone` false while finalizers hold the object; `missing` for a 404. */
   delete(kind: string, namespace: string | undefined, name: string): { gone: boolean; missing: boolean };
 }
@@ -37,7 +43,7 @@ export function createComponentClient(registry: Registry): ComponentClient {
     update(kind, namespace, name, change, subresource) {
       const type = typeOf(kind);
       const current = registry.get(type, namespaceOf(type, namespace), name);
-      const next = change(structuredClone(current) as KubeObject) as KubeObject;
+      const next = change(structuredClone(current)) as KubeObject;
       return registry.update(type, namespaceOf(type, namespace), name, next, subresource);
     },
     delete(kind, namespace, name) {

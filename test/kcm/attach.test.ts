@@ -2,8 +2,8 @@
  * The simulated kcm's attach side: which pods make it create a VolumeAttachment, what the VA holds,
  * and that node status lists the volume only once the attacher says `attached`.
  */
-/* eslint-disable @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-assignment --
-   stored objects are read as loosely typed JSON */
+/* eslint-disable @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-assignment, @typescript-eslint/no-unsafe-argument, @typescript-eslint/no-explicit-any --
+   stored objects are read and edited as loosely typed JSON */
 import { createHash } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { pvObject } from '../../sandbox/generate/kube-objects.js';
@@ -25,7 +25,9 @@ describe('VolumeAttachments kcm creates', () => {
     world.addVolume(volume);
     world.addPod('db-0', volume, 'node-1');
     const report = world.kcm.step();
-    const expected = `csi-${createHash('sha256').update(`${volume.volumeId}ebs.csi.aws.com` + 'node-1').digest('hex')}`;
+    const expected = `csi-${createHash('sha256')
+      .update(`${volume.volumeId}ebs.csi.aws.com` + 'node-1')
+      .digest('hex')}`;
     expect(report.created).toEqual([expected]);
     const va = world.kube.get('VolumeAttachment', undefined, expected);
     expect(va.spec).toEqual({ attacher: 'ebs.csi.aws.com', nodeName: 'node-1', source: { persistentVolumeName: 'pv-1' } });
@@ -50,7 +52,10 @@ describe('VolumeAttachments kcm creates', () => {
     world.kube.seed([pod]);
     world.kcm.step();
     expect(world.va(volume, 'node-1').spec.source).toEqual({
-      inlineVolumeSpec: { accessModes: ['ReadWriteOnce'], csi: { driver: 'ebs.csi.aws.com', volumeHandle: volume.volumeId, fsType: 'xfs' } },
+      inlineVolumeSpec: {
+        accessModes: ['ReadWriteOnce'],
+        csi: { driver: 'ebs.csi.aws.com', volumeHandle: volume.volumeId, fsType: 'xfs' },
+      },
     });
   });
 

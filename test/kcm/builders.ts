@@ -41,7 +41,8 @@ export interface KcmWorld {
   addVolume(volume: GenVolume): void;
   /** A running pod using the volume's claim on `node`. */
   addPod(name: string, volume: GenVolume, node: string): void;
-  va(volume: GenVolume, node: string): any; // eslint-disable-line @typescript-eslint/no-explicit-any -- read as loosely typed JSON
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- read as loosely typed JSON, like the sandbox's own get
+  va(volume: GenVolume, node: string): any;
   vaName(volume: GenVolume, node: string): string;
   /** The attacher's answers: success (finalizer, annotation, status), failure, and a finished detach. */
   attacher: {
@@ -50,7 +51,7 @@ export interface KcmWorld {
     detachError(volume: GenVolume, node: string, message: string): void;
     releaseFinalizer(volume: GenVolume, node: string): void;
   };
-  events(reason?: string): { message: string; count: number; type: string; involvedObject: { name: string } }[];
+  events(reason?: string): { reason: string; message: string; count: number; type: string; involvedObject: { name: string } }[];
   stop(): Promise<void>;
 }
 
@@ -60,7 +61,13 @@ export async function startKcmWorld(): Promise<KcmWorld> {
   kube.seed([...NODES.map((n) => nodeObject(n)), ...NODES.map(csiNodeObject)]);
   const vaName = (volume: GenVolume, node: string) => volumeAttachmentName(volume.volumeId, node);
   const status = (volume: GenVolume, node: string, change: (s: Record<string, unknown>) => object) =>
-    kube.components.update('VolumeAttachment', undefined, vaName(volume, node), (va) => ({ ...va, status: change(va.status as Record<string, unknown>) }), 'status');
+    kube.components.update(
+      'VolumeAttachment',
+      undefined,
+      vaName(volume, node),
+      (va) => ({ ...va, status: change(va.status as Record<string, unknown>) }),
+      'status',
+    );
   const instanceOf = (node: string) => NODES.find((n) => n.name === node)?.instanceId ?? '';
   return {
     kube,
@@ -68,7 +75,7 @@ export async function startKcmWorld(): Promise<KcmWorld> {
     kcm: createKcm(kube, clock),
     addVolume: (volume) => kube.seed([pvObject(volume), pvcObject(volume)]),
     addPod: (name, volume, node) => kube.seed([podObject(genPod(name, 'default', [volume.claim.name], node))]),
-    va: (volume, node) => kube.get('VolumeAttachment', undefined, vaName(volume, node)),
+    va: (volume, node) => kube.get('VolumeAttachment', undefined, vaName(volume, node)) as unknown,
     vaName,
     attacher: {
       attach(volume, node) {
@@ -79,16 +86,22 @@ export async function startKcmWorld(): Promise<KcmWorld> {
         status(volume, node, () => ({ attached: true, attachmentMetadata: { devicePath: '/dev/xvdaa' } }));
       },
       attachError(volume, node, message, errorCode) {
-        status(volume, node, (s) => ({ ...s, attachError: { time: '2026-03-02T09:00:00Z', message, ...(errorCode ? { errorCode } : {}) } }));
+        status(volume, node, (s) => ({
+          ...s,
+          attachError: { time: '2026-03-02T09:00:00Z', message, ...(errorCode ? { errorCode } : {}) },
+        }));
       },
       detachError(volume, node, message) {
         status(volume, node, (s) => ({ ...s, detachError: { time: '2026-03-02T09:00:00Z', message } }));
       },
       releaseFinalizer(volume, node) {
-        kube.components.update('VolumeAttachment', undefined, vaName(volume, node), (va) => ({ ...va, metadata: { ...va.metadata, finalizers: [] } }));
+        kube.components.update('VolumeAttachment', undefined, vaName(volume, node), (va) => ({
+          ...va,
+          metadata: { ...va.metadata, finalizers: [] },
+        }));
       },
     },
-    events: (reason) => kube.list('Event').filter((e: { reason: string }) => reason === undefined || e.reason === reason),
+    events: (reason) => (kube.list('Event') as ReturnType<KcmWorld['events']>).filter((e) => reason === undefined || e.reason === reason),
     stop: () => kube.stop(),
   };
 }

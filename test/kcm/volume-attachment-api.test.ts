@@ -4,7 +4,7 @@
  * the generic registry's graceful delete with finalizers, RFC 6902 JSON patch as apiserver
  * applies it): kcm creates and deletes, the attacher patches finalizers, annotation and status.
  */
-/* eslint-disable @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-assignment --
+/* eslint-disable @typescript-eslint/no-unsafe-member-access --
    tests read response bodies as loosely typed JSON, the way the wire sends them */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startKubeSandbox, type KubeSandbox } from '../../sandbox/kube/index.js';
