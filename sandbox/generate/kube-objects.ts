@@ -23,7 +23,7 @@ function nodeUid(node: GenNode): string {
  * table, so 27 shared Nitro attachments, less the root volume and each network interface beyond
  * the first (pkg/driver/node.go getVolumesLimit).
  */
-export function ebsAllocatableCount(networkInterfaces = 1): number {
+function ebsAllocatableCount(networkInterfaces = 1): number {
   return 27 - 1 - (networkInterfaces - 1);
 }
 

@@ -8,7 +8,7 @@ import type { KubeNode, KubePod, KubePodVolume, KubePv, KubePvc } from '../../la
 import { EBS_CSI_DRIVER } from '../../lambda/core/types.js';
 import { parseVolumeId, uniqueNameFor } from '../../lambda/core/volume-id.js';
 
-export const MANAGED_ANNOTATION = 'volumes.kubernetes.io/controller-managed-attach-detach';
+const MANAGED_ANNOTATION = 'volumes.kubernetes.io/controller-managed-attach-detach';
 
 export interface PodRef {
   namespace: string;

@@ -19,7 +19,7 @@ import { Operations } from './operations.js';
 export type { KcmStepReport } from './context.js';
 
 /** reconcilerSyncDuration: how often kcm checks that what it believes attached still is. */
-export const SYNC_PERIOD_MS = 60_000;
+const SYNC_PERIOD_MS = 60_000;
 
 export interface Kcm {
   /** One reconciler round: finish what the attacher answered, sync, detach, attach, write node status. */

@@ -5,8 +5,8 @@
  */
 import type { VolumeSpec } from './actual.js';
 
-export const INITIAL_BACKOFF_MS = 500;
-export const MAX_BACKOFF_MS = 2 * 60_000 + 2_000;
+const INITIAL_BACKOFF_MS = 500;
+const MAX_BACKOFF_MS = 2 * 60_000 + 2_000;
 
 export interface PendingOperation {
   kind: 'attach' | 'detach';
