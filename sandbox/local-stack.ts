@@ -18,6 +18,7 @@ import { RunningClock, type SandboxClock } from './clock.js';
 import { createVolumeTable, LOCAL_REGION, localDynamoClient } from './dynamodb.js';
 import { startLocalEc2, type LocalEc2, type LocalEc2Options } from './ec2/server.js';
 import { startKubeSandbox, type KubeSandbox } from './kube/index.js';
+import { createKcm, type Kcm } from './kcm/kcm.js';
 import { startMeteredDynamo, type MeteredDynamo } from './metered-dynamo.js';
 import { ApiLedger } from './oracle/ledger.js';
 
@@ -33,6 +34,8 @@ export interface LocalStackOptions {
   env?: Record<string, string>;
   /** Seams every invocation gets (the clock is always the stack's). */
   controller?: Omit<ControllerOverrides, 'clock'>;
+  /** Play kube-controller-manager's attach/detach controller (attacher mode): `stack.kcm.step()` between passes. */
+  simulateKcm?: boolean;
 }
 
 export interface Handlers {
@@ -61,6 +64,8 @@ export interface LocalStack {
   invocation(overrides?: Omit<ControllerOverrides, 'clock'>): Controller;
   /** The real Lambda handlers, wired to `runner` (default: the first execution environment). */
   handlers(runner?: PassRunner): Handlers;
+  /** The simulated kube-controller-manager, when `simulateKcm` asked for it. */
+  kcm?: Kcm;
   stop(): Promise<void>;
 }
 
@@ -111,6 +116,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       controller,
       invocation,
       handlers,
+      ...(options.simulateKcm ? { kcm: createKcm(kube, clock) } : {}),
       stop,
     };
   } catch (error) {

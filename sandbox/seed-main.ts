@@ -8,7 +8,7 @@ import { request } from 'node:https';
 import { parseArgs } from 'node:util';
 import { EC2Client, waitUntilInstanceRunning } from '@aws-sdk/client-ec2';
 import { KubeConfig } from '@kubernetes/client-node';
-import { nodeObject, podObject, pvcObject, pvObject } from './generate/kube-objects.js';
+import { csiNodeObject, nodeObject, podObject, pvcObject, pvObject } from './generate/kube-objects.js';
 import { createGenVolume, genPod, runNode } from './small-cluster.js';
 
 const { values } = parseArgs({ options: { nodes: { type: 'string', default: '2' }, zone: { type: 'string', default: 'us-east-1a' } } });
@@ -54,7 +54,7 @@ try {
     const node = await runNode(ec2, `node-${i}`, values.zone);
     const volume = await createGenVolume(ec2, { zone: values.zone, name: `data-db-${i - 1}` });
     const pod = genPod(`db-${i - 1}`, 'default', [volume.claim.name], node.name);
-    objects.push(nodeObject(node), pvObject(volume), pvcObject(volume), podObject(pod));
+    objects.push(nodeObject(node), csiNodeObject(node), pvObject(volume), pvcObject(volume), podObject(pod));
     lines.push(`node ${node.name} (${node.instanceId}); pod default/${pod.name} with PVC ${volume.claim.name} on ${volume.volumeId}`);
   }
   // A claim the PV controller has not bound yet: its pod is scheduled but cannot get a volume.

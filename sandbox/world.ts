@@ -6,7 +6,7 @@
 import { uniqueNameFor } from '../lambda/core/volume-id.js';
 import type { SandboxClock } from './clock.js';
 import type { Delays } from './ec2/state/model.js';
-import { nodeObject, podObject, pvcObject, pvObject } from './generate/kube-objects.js';
+import { csiNodeObject, nodeObject, podObject, pvcObject, pvObject } from './generate/kube-objects.js';
 import type { GenNode } from './generate/model.js';
 import { startLocalStack, type LocalStack, type LocalStackOptions } from './local-stack.js';
 import { createGenVolume, genPod, runNode } from './small-cluster.js';
@@ -20,6 +20,7 @@ export interface WorldOptions {
   /** Controller settings and seams (the stack's). */
   env?: LocalStackOptions['env'];
   controller?: LocalStackOptions['controller'];
+  simulateKcm?: boolean;
 }
 
 export interface WorldVolume {
@@ -56,11 +57,13 @@ export async function startWorld(options: WorldOptions = {}): Promise<World> {
     },
     ...(options.env === undefined ? {} : { env: options.env }),
     controller: { ...FAST_CONTROLLER, ...options.controller },
+    ...(options.simulateKcm ? { simulateKcm: true } : {}),
   });
   const client = stack.ec2Client;
   const nodes: GenNode[] = [];
   for (let i = 0; i < (options.nodes ?? 2); i++) nodes.push(await runNode(client, `node-${i + 1}`, zone));
-  stack.kube.seed(nodes.map((node) => nodeObject(node)));
+  // The kubelet registers the EBS node plugin in a CSINode next to each Node.
+  stack.kube.seed([...nodes.map((node) => nodeObject(node)), ...nodes.map(csiNodeObject)]);
   return {
     ...stack,
     nodes,

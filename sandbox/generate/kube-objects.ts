@@ -2,6 +2,7 @@
  * Kubernetes objects for a generated cluster, shaped as the API server stores them (status
  * included), so they can be seeded straight into the kube sandbox's store.
  */
+import { createHash } from 'node:crypto';
 import { volumeAttachmentName } from '../../lambda/adapters/kubernetes/volume-attachment-name.js';
 import { ATTACHER_FINALIZER } from '../../lambda/adapters/kubernetes/volume-attachments.js';
 import { uniqueNameFor } from '../../lambda/core/volume-id.js';
@@ -11,6 +12,21 @@ import type { GenAttachment, GeneratedCluster, GenNode, GenPod, GenVolume } from
 const MANAGED_ANNOTATION = 'volumes.kubernetes.io/controller-managed-attach-detach';
 const CREATED = '2026-01-05T09:00:00Z';
 
+/** A uid derived from the instance, so a CSINode can name its Node as owner before either is stored. */
+function nodeUid(node: GenNode): string {
+  const hex = createHash('sha256').update(`node/${node.name}/${node.instanceId}`).digest('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-8${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+}
+
+/**
+ * The EBS node plugin's MaxVolumesPerNode for the sandbox's instance types: none is in its limits
+ * table, so 27 shared Nitro attachments, less the root volume and each network interface beyond
+ * the first (pkg/driver/node.go getVolumesLimit).
+ */
+function ebsAllocatableCount(networkInterfaces = 1): number {
+  return 27 - 1 - (networkInterfaces - 1);
+}
+
 export function nodeObject(node: GenNode, attached: GenAttachment[] = [], options: { ready?: boolean } = {}): object {
   const volumes = attached.map((a) => ({ name: uniqueNameFor(a.volumeId), devicePath: a.device }));
   return {
@@ -18,6 +34,7 @@ export function nodeObject(node: GenNode, attached: GenAttachment[] = [], option
     kind: 'Node',
     metadata: {
       name: node.name,
+      uid: nodeUid(node),
       creationTimestamp: CREATED,
       annotations: { [MANAGED_ANNOTATION]: 'true' },
       labels: {
@@ -44,14 +61,24 @@ export function nodeObject(node: GenNode, attached: GenAttachment[] = [], option
   };
 }
 
+/**
+ * The CSINode the kubelet creates (owned by its Node, so the garbage collector removes it with the
+ * node) once the EBS node plugin registers: its NodeGetInfo answers the instance id, the topology
+ * keys (stored sorted) and the attachment limit.
+ */
 export function csiNodeObject(node: GenNode): object {
   return {
     apiVersion: 'storage.k8s.io/v1',
     kind: 'CSINode',
-    metadata: { name: node.name },
+    metadata: { name: node.name, ownerReferences: [{ apiVersion: 'v1', kind: 'Node', name: node.name, uid: nodeUid(node) }] },
     spec: {
       drivers: [
-        { name: EBS_CSI_DRIVER, nodeID: node.instanceId, topologyKeys: ['topology.ebs.csi.aws.com/zone'], allocatable: { count: 25 } },
+        {
+          name: EBS_CSI_DRIVER,
+          nodeID: node.instanceId,
+          topologyKeys: ['kubernetes.io/os', 'topology.ebs.csi.aws.com/zone', 'topology.kubernetes.io/zone'],
+          allocatable: { count: ebsAllocatableCount() },
+        },
       ],
     },
   };

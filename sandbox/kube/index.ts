@@ -9,6 +9,7 @@ import { createServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createComponentClient } from './components.js';
 import { Faults } from './faults.js';
 import { defaultNamespaces, ensureNamespace, getObject, listKind, seedObjects } from './fixtures.js';
 import { writeKubeconfig } from './kubeconfig.js';
@@ -51,6 +52,7 @@ export async function startKubeSandbox(options: KubeSandboxOptions = {}): Promis
     list: (kind, namespace) => listKind(registry, kind, namespace),
     bind: (namespace, claim, volume) => bindClaim(registry, namespace, claim, volume),
     kubelet: createKubelet(registry),
+    components: createComponentClient(registry),
     faults: {
       failNext: (match, count, code, reason) => faults.failNext(match, count, code, reason),
       latency: (ms, match) => faults.latency(ms, match),

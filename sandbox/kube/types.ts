@@ -1,4 +1,5 @@
 /** The public face of the sandbox: what `startKubeSandbox` returns. */
+import type { ComponentClient } from './components.js';
 import type { PaginationBreak, RequestMatch } from './faults.js';
 import type { Kubelet } from './kubelet.js';
 import type { LoggedRequest } from './request-log.js';
@@ -43,6 +44,8 @@ export interface KubeSandbox {
   /** The PV controller's part: bind claim `namespace/claim` and PV `volume` to each other. */
   bind(namespace: string, claim: string, volume: string): void;
   kubelet: Kubelet;
+  /** Writes of other control-plane components (the simulated kube-controller-manager): validated, not logged. */
+  components: ComponentClient;
   faults: SandboxFaults;
   requests(): LoggedRequest[];
   counters(): Record<string, number>;
