@@ -14,6 +14,7 @@ import { createEc2Client, type Ec2ClientOptions } from './adapters/ec2/client.js
 import { createKubeClients, type KubeClientOptions } from './adapters/kubernetes/clients.js';
 import { eksTokenProvider } from './adapters/kubernetes/eks-token.js';
 import { KubernetesCluster, type KubernetesClusterOptions } from './adapters/kubernetes/kubernetes-cluster.js';
+import { KubernetesNodeTaints } from './adapters/kubernetes/node-taints.js';
 import { kubeConfigForEks, kubeConfigFromFile } from './adapters/kubernetes/kubeconfig.js';
 import { systemClock, type Clock } from './clock.js';
 import type { Config } from './config.js';
@@ -68,6 +69,9 @@ export interface ControllerOverrides {
   progress?: ReconcileDeps['progress'];
 }
 
+/** Re-reads of a node after another writer changed it between our read and our taint patch. */
+const NODE_TAINT_RETRIES = 5;
+
 export function createController(config: Config, overrides: ControllerOverrides = {}): Controller {
   const telemetry = overrides.telemetry ?? createTelemetry(config);
   const clock = overrides.clock ?? systemClock;
@@ -89,12 +93,14 @@ export function createController(config: Config, overrides: ControllerOverrides 
       clock,
       ...(overrides.ec2Wait === undefined ? {} : { wait: overrides.ec2Wait }),
     }),
+    nodeTaints: new KubernetesNodeTaints(kubeClients.core, tuning.kubernetes?.maxConflictRetries ?? NODE_TAINT_RETRIES),
   };
   const ports = overrides.wrapPorts?.(built) ?? built;
   const settings = {
     plan: config.plan,
     syncPeriodMs: config.syncPeriodMs,
     maxConcurrentOperations: config.maxConcurrentOperations,
+    outOfServiceTaint: config.outOfServiceTaint,
     ...DEFAULT_WAITS,
     maxAttachWaitMs: config.maxAttachWaitMs,
     ...overrides.waits,

@@ -25,6 +25,8 @@ export interface Config {
   /** How long one pass waits for an attach to reach `attached` (the rest is left to the next pass). */
   maxAttachWaitMs: number;
   maxConcurrentOperations: number;
+  /** OUT_OF_SERVICE_TAINT=on. */
+  outOfServiceTaint: boolean;
   /** The shared budget of EC2's mutating calls, per action, and the table that keeps it. */
   ec2Budget: {
     tableName: string;
@@ -98,6 +100,7 @@ function toConfig(env: Env, runtime: Runtime): Config {
     syncPeriodMs: env.SYNC_PERIOD_SECONDS * 1000,
     maxAttachWaitMs: env.MAX_ATTACH_WAIT_SECONDS * 1000,
     maxConcurrentOperations: env.MAX_CONCURRENT_OPERATIONS,
+    outOfServiceTaint: env.OUT_OF_SERVICE_TAINT === 'on',
     ec2Budget: {
       tableName: env.EC2_BUDGET_TABLE_NAME ?? env.TABLE_NAME,
       sizes: {

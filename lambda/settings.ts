@@ -178,6 +178,13 @@ export const SETTING_SPECS = {
     expected: 'a whole number, 0 or more (e.g. 10)',
     meaning: 'The mass-detach guard applies only when more volumes than this are attached.',
   }),
+  OUT_OF_SERVICE_TAINT: setting({
+    schema: z.enum(['on', 'off']),
+    default: 'on',
+    expected: '"on" or "off"',
+    meaning:
+      "Taint a node `node.kubernetes.io/out-of-service=nodeshutdown:NoExecute` when EC2 shows its instance stopped or terminated, so its volumes are detached at once instead of after MAX_WAIT_FOR_UNMOUNT_SECONDS; our taint is removed when the instance runs again. Needs `patch` on nodes. `off`: never taints, and a dead instance's mounted volumes wait for the node to turn NotReady (and, under kcm, for its 6-minute timeout).",
+  }),
   POWERTOOLS_SERVICE_NAME: setting({
     schema: text,
     default: SERVICE_NAME,

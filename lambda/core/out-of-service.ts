@@ -24,10 +24,7 @@ export const TAINTED_BY_US_ANNOTATION = 'ebs-attach-detach/out-of-service-taint'
 export const OUR_TAINT: KubeTaint = { key: OUT_OF_SERVICE_TAINT, value: OUT_OF_SERVICE_VALUE, effect: OUT_OF_SERVICE_EFFECT };
 
 export type TaintDecision =
-  | { kind: 'taint'; why: string }
-  | { kind: 'untaint'; why: string }
-  | { kind: 'recheck'; why: string }
-  | { kind: 'none'; why: string };
+  { kind: 'taint'; why: string } | { kind: 'untaint'; why: string } | { kind: 'recheck'; why: string } | { kind: 'none'; why: string };
 
 export interface TaintFacts {
   node: KubeNode;

@@ -36,7 +36,13 @@ describe('out-of-service taint: what EC2 says of the instance decides', () => {
     ["someone else's taint is enough: nothing added", tainted([theirs]), 'terminated', true, 'none'],
     ['already tainted by us: nothing added', tainted([OUR_TAINT], true), 'stopped', true, 'none'],
     ['our taint goes when the instance runs again', tainted([OUR_TAINT], true), 'running', true, 'untaint'],
-    ['our taint goes when the instance is pending (starting) again, also with the setting off', tainted([OUR_TAINT], true), 'pending', false, 'untaint'],
+    [
+      'our taint goes when the instance is pending (starting) again, also with the setting off',
+      tainted([OUR_TAINT], true),
+      'pending',
+      false,
+      'untaint',
+    ],
     ["someone else's taint stays when the instance runs again", tainted([theirs]), 'running', true, 'none'],
     ['our taint stays while the instance is stopping again', tainted([OUR_TAINT], true), 'stopping', true, 'recheck'],
     ['a node naming no instance is left alone', { ...tainted([]), spec: { taints: [] } }, 'terminated', true, 'none'],
@@ -66,7 +72,9 @@ describe('out-of-service taint: what EC2 says of the instance decides', () => {
 describe('out-of-service taint: properties', () => {
   const states = fc.constantFrom<State>(undefined, 'missing', 'pending', 'running', 'stopping', 'stopped', 'shutting-down', 'terminated');
   const taint = fc.oneof(fc.constant(OUR_TAINT), fc.constant(theirs), fc.constant(other));
-  const nodes = fc.record({ taints: fc.array(taint, { maxLength: 3 }), ours: fc.boolean() }).map(({ taints, ours }) => tainted(taints, ours));
+  const nodes = fc
+    .record({ taints: fc.array(taint, { maxLength: 3 }), ours: fc.boolean() })
+    .map(({ taints, ours }) => tainted(taints, ours));
 
   it('never taints a node whose instance EC2 shows running (or pending)', () => {
     fc.assert(
