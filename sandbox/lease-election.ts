@@ -7,6 +7,7 @@
  */
 import { decideLease, observe, type LeaseObservation, type LeaseRecord } from '../lambda/core/lease-fence.js';
 import type { LeaseLock, LeaseSpecWrite } from '../lambda/ports/lease-lock.js';
+import { nextRecord } from '../lambda/reconcile/fence.js';
 
 export class MemoryLease implements LeaseLock {
   private record: (LeaseRecord & { spec: LeaseSpecWrite }) | undefined;
@@ -44,6 +45,7 @@ export class MemoryLease implements LeaseLock {
       holderIdentity: spec.holderIdentity,
       leaseDurationSeconds: spec.leaseDurationSeconds,
       leaseTransitions: spec.leaseTransitions,
+      acquireTime: spec.acquireTime,
       spec,
     };
   }
@@ -67,13 +69,7 @@ export class SidecarElector {
     const decision = decideLease(lease, this.observation, this.identity, at);
     if (lease !== undefined) this.observation = observe(lease, this.observation, at);
     if (decision.kind === 'wait') return false;
-    const spec = {
-      holderIdentity: this.identity,
-      leaseDurationSeconds: SidecarElector.LEASE_SECONDS,
-      acquireTime: at,
-      renewTime: at,
-      leaseTransitions: (lease?.leaseTransitions ?? 0) + (decision.kind === 'take' ? 1 : 0),
-    };
+    const spec = nextRecord(lease, decision, this.identity, SidecarElector.LEASE_SECONDS, at);
     const written = lease === undefined ? await this.lock.create(spec) : await this.lock.update(spec, lease.resourceVersion);
     return written === 'ok';
   }

@@ -11,6 +11,8 @@ export interface LeaseRecord {
   holderIdentity?: string;
   leaseDurationSeconds?: number;
   leaseTransitions?: number;
+  /** Epoch ms; a renewal keeps it (client-go copies the old record's), a take sets it anew. */
+  acquireTime?: number;
 }
 
 /** When this observer first saw the record at `resourceVersion` (its own clock). */

@@ -7,9 +7,18 @@
  * time of its own last write) is what a client-go candidate remembers; the Lease's
  * resourceVersion-guarded writes are what makes two writers exclusive.
  */
-import { decideLease, fenceStatus, observe, type LeaseObservation, type OurLease } from '../core/lease-fence.js';
+import {
+  decideLease,
+  fenceStatus,
+  observe,
+  type LeaseDecision,
+  type LeaseObservation,
+  type LeaseRecord,
+  type OurLease,
+} from '../core/lease-fence.js';
 import type { AttachOutcome, BlockStorage, DetachOutcome } from '../ports/block-storage.js';
-import type { LeaseLock } from '../ports/lease-lock.js';
+import type { LeaseLock, LeaseSpecWrite } from '../ports/lease-lock.js';
+import type { PassOptions, PassReport } from './types.js';
 
 export interface FenceOptions {
   lock: LeaseLock;
@@ -24,6 +33,8 @@ export interface FenceOptions {
 export class LeaseFence {
   private ours: OurLease | undefined;
   private observation: LeaseObservation | undefined;
+  /** Why the last attempt holds or does not hold the lease: what a fenced pass reports. */
+  why = 'not tried yet';
 
   constructor(private readonly options: FenceOptions) {}
 
@@ -34,20 +45,15 @@ export class LeaseFence {
     const at = now();
     const decision = decideLease(lease, this.observation, identity, at);
     if (lease !== undefined) this.observation = observe(lease, this.observation, at);
+    this.why = decision.why;
     if (decision.kind === 'wait') {
       this.ours = undefined;
       return false;
     }
-    const transitions = (lease?.leaseTransitions ?? 0) + (decision.kind === 'take' ? 1 : 0);
-    const spec = {
-      holderIdentity: identity,
-      leaseDurationSeconds: durationSeconds,
-      acquireTime: at,
-      renewTime: at,
-      leaseTransitions: transitions,
-    };
+    const spec = nextRecord(lease, decision, identity, durationSeconds, at);
     const written = lease === undefined ? await lock.create(spec) : await lock.update(spec, lease.resourceVersion);
     this.ours = written === 'ok' ? { writtenAt: at, durationSeconds } : undefined;
+    if (written !== 'ok') this.why = 'another candidate wrote the lease first';
     return written === 'ok';
   }
 
@@ -55,6 +61,23 @@ export class LeaseFence {
   async holds(): Promise<boolean> {
     return fenceStatus(this.ours, this.options.now(), this.options.marginMs) === 'held' || this.acquireOrRenew();
   }
+}
+
+/** The record a candidate writes (client-go's rule): a renewal keeps the acquire time, a take counts one more transition. */
+export function nextRecord(
+  lease: LeaseRecord | undefined,
+  decision: Exclude<LeaseDecision, { kind: 'wait' }>,
+  identity: string,
+  durationSeconds: number,
+  at: number,
+): LeaseSpecWrite {
+  return {
+    holderIdentity: identity,
+    leaseDurationSeconds: durationSeconds,
+    acquireTime: decision.kind === 'renew' ? (lease?.acquireTime ?? at) : at,
+    renewTime: at,
+    leaseTransitions: (lease?.leaseTransitions ?? 0) + (decision.kind === 'take' ? 1 : 0),
+  };
 }
 
 const FENCED = { kind: 'failed', code: 'LeaseFenceLost', message: 'we do not hold the csi-attacher lease: no EC2 mutating call' } as const;
@@ -69,4 +92,14 @@ export function fencedBlockStorage(inner: BlockStorage, fence: Pick<LeaseFence, 
     attach: async (request): Promise<AttachOutcome> => ((await fence.holds()) ? inner.attach(request) : FENCED),
     detach: async (request): Promise<DetachOutcome> => ((await fence.holds()) ? inner.detach(request) : FENCED),
   };
+}
+
+/** A pass under the fence: we take or renew the Lease first; without it the pass only plans (a dry run) and says why. */
+export async function underFence(
+  fence: LeaseFence | undefined,
+  options: PassOptions,
+  run: (options: PassOptions) => Promise<PassReport>,
+): Promise<PassReport> {
+  if (fence === undefined || (await fence.acquireOrRenew())) return run(options);
+  return { ...(await run({ ...options, dryRun: true })), fenced: fence.why };
 }

@@ -111,6 +111,8 @@ export interface PassReport {
   clusterComplete: boolean;
   /** Why the cluster could not be read (the pass then changed nothing on its account). */
   clusterError?: string;
+  /** LEASE_FENCE: why we do not hold the sidecar's Lease (the pass then only planned, as a dry run). */
+  fenced?: string;
   verified: boolean;
   seeded: boolean;
   desiredAttachments: number;

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { BlockStorage } from '../../lambda/ports/block-storage.js';
-import { fencedBlockStorage, LeaseFence } from '../../lambda/reconcile/fence.js';
+import { fencedBlockStorage, LeaseFence, underFence } from '../../lambda/reconcile/fence.js';
+import type { PassOptions, PassReport } from '../../lambda/reconcile/types.js';
 import { MemoryLease, SidecarElector } from '../../sandbox/lease-election.js';
 
 const S = 1000;
@@ -81,5 +82,40 @@ describe('the lease fence against the sidecar’s leader election', () => {
     await fence.acquireOrRenew();
     lease.delete();
     expect(await sidecarRuns(5 * S)).toBe(true);
+  });
+
+  it('a renewal keeps the acquire time and the transitions; a take counts one more transition', async () => {
+    const { fence, sidecar, advance, lease } = rig();
+    await sidecar.tick();
+    await fence.acquireOrRenew();
+    advance(15 * S);
+    await fence.acquireOrRenew();
+    const taken = await lease.get();
+    expect(taken).toMatchObject({ holderIdentity: US, leaseTransitions: 1, acquireTime: 15 * S });
+    advance(60 * S);
+    await fence.acquireOrRenew();
+    expect(await lease.get()).toMatchObject({ leaseTransitions: 1, acquireTime: 15 * S });
+  });
+});
+
+describe('a pass under the fence', () => {
+  const pass = (options: PassOptions) => Promise.resolve({ dryRun: options.dryRun === true } as PassReport);
+
+  it('runs as asked while we hold the lease', async () => {
+    const { fence } = rig();
+    expect(await underFence(fence, {}, pass)).toEqual({ dryRun: false });
+  });
+
+  it("only plans while the sidecar's record is live, and says why (a first sight waits a full duration)", async () => {
+    const { fence, sidecarRuns } = rig();
+    await sidecarRuns(5 * S);
+    expect(await underFence(fence, {}, pass)).toEqual({
+      dryRun: true,
+      fenced: 'held by ebs-csi-controller-0; expires in 15 s unless renewed',
+    });
+  });
+
+  it('runs as asked when there is no fence (LEASE_FENCE=off)', async () => {
+    expect(await underFence(undefined, {}, pass)).toEqual({ dryRun: false });
   });
 });
