@@ -3,9 +3,14 @@
  * Lease held in memory with resourceVersion compare-and-swap (as the API server guards Lease
  * updates), and a standby that behaves as client-go's `LeaderElector` with csi-lib-utils'
  * defaults (15 s lease, 5 s retry period): it takes the lease only when the record it sees has
- * not changed for the record's own `leaseDurationSeconds` of its clock.
+ * not changed for the record's own `leaseDurationSeconds` of its clock. The elector runs on either
+ * Lease: the in-memory one, or the local kube API's through the same adapter the controller uses.
  */
 import { decideLease, observe, type LeaseObservation, type LeaseRecord } from '../lambda/core/lease-fence.js';
+import { createKubeClients } from '../lambda/adapters/kubernetes/clients.js';
+import { kubeConfigFromFile } from '../lambda/adapters/kubernetes/kubeconfig.js';
+import { KubernetesLeaseLock } from '../lambda/adapters/kubernetes/lease-lock.js';
+import type { Clock } from '../lambda/clock.js';
 import type { LeaseLock, LeaseSpecWrite } from '../lambda/ports/lease-lock.js';
 import { nextRecord } from '../lambda/reconcile/fence.js';
 
@@ -73,4 +78,18 @@ export class SidecarElector {
     const written = lease === undefined ? await this.lock.create(spec) : await this.lock.update(spec, lease.resourceVersion);
     return written === 'ok';
   }
+}
+
+/** The EBS CSI add-on's attacher Lease (docs/lease-fence.md). */
+export const SIDECAR_LEASE = { name: 'external-attacher-leader-ebs-csi-aws-com', namespace: 'kube-system' };
+
+/** The sidecar's elector on a kube API's Lease, with its own client as the controller pod has; the identity is a pod name. */
+export function sidecarOnKube(kubeconfigPath: string, clock: Clock, identity = 'ebs-csi-controller-6f7d9c8b5-x2k4p') {
+  const clients = createKubeClients(kubeConfigFromFile(kubeconfigPath), { clock });
+  return {
+    elector: new SidecarElector(new KubernetesLeaseLock(clients.coordination, SIDECAR_LEASE), identity, () => clock.now()),
+    /** The rollback step (`kubectl -n kube-system delete lease …`). */
+    deleteLease: async () => void (await clients.coordination.deleteNamespacedLease(SIDECAR_LEASE)),
+    close: () => clients.close(),
+  };
 }
