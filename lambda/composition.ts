@@ -14,11 +14,14 @@ import { createEc2Client, type Ec2ClientOptions } from './adapters/ec2/client.js
 import { createKubeClients, type KubeClientOptions } from './adapters/kubernetes/clients.js';
 import { eksTokenProvider } from './adapters/kubernetes/eks-token.js';
 import { KubernetesCluster, type KubernetesClusterOptions } from './adapters/kubernetes/kubernetes-cluster.js';
+import { KubernetesLeaseLock } from './adapters/kubernetes/lease-lock.js';
+import { KubernetesNodeTaints } from './adapters/kubernetes/node-taints.js';
 import { kubeConfigForEks, kubeConfigFromFile } from './adapters/kubernetes/kubeconfig.js';
 import { systemClock, type Clock } from './clock.js';
 import type { Config } from './config.js';
 import { recordPass, recordPassFailure } from './observability/pass-metrics.js';
 import { createTelemetry, type Telemetry } from './observability/telemetry.js';
+import { fencedBlockStorage, LeaseFence, underFence } from './reconcile/fence.js';
 import { runFullPass } from './reconcile/full-pass.js';
 import { runTargetedPass } from './reconcile/targeted-pass.js';
 import { targetKey } from './reconcile/targets.js';
@@ -68,6 +71,12 @@ export interface ControllerOverrides {
   progress?: ReconcileDeps['progress'];
 }
 
+/** Before an EC2 mutating call our Lease record must have this long left, or it is re-read and renewed first (docs/lease-fence.md). */
+const FENCE_MARGIN_MS = 15_000;
+
+/** Re-reads of a node after another writer changed it between our read and our taint patch. */
+const NODE_TAINT_RETRIES = 5;
+
 export function createController(config: Config, overrides: ControllerOverrides = {}): Controller {
   const telemetry = overrides.telemetry ?? createTelemetry(config);
   const clock = overrides.clock ?? systemClock;
@@ -78,23 +87,35 @@ export function createController(config: Config, overrides: ControllerOverrides 
   // One budget for every invocation (and, given a shared budget table, every cluster of the account and region).
   const budget = new DynamoRateBudget({ client: dynamo, region: config.region, clock, ...config.ec2Budget });
   const ec2 = createEc2Client({ ...awsOf(config), ...endpoint(config.endpoints.ec2), ...tuning.ec2, budget });
+  const fence =
+    config.leaseFence &&
+    new LeaseFence({
+      lock: new KubernetesLeaseLock(kubeClients.coordination, config.leaseFence),
+      identity: config.leaseFence.identity,
+      durationSeconds: config.leaseFence.durationSeconds,
+      marginMs: FENCE_MARGIN_MS,
+      now: () => clock.now(),
+    });
+  const ec2Storage = new Ec2BlockStorage({
+    client: ec2,
+    clock,
+    ...(overrides.ec2Wait === undefined ? {} : { wait: overrides.ec2Wait }),
+  });
   const built: Ports = {
     cluster: new KubernetesCluster(kubeClients, clock, {
       ...pick(tuning.kubernetes, 'paging'),
       ...pick(tuning.kubernetes, 'maxConflictRetries'),
     }),
     store: new DynamoVolumeStore({ client: dynamo, tableName: config.tableName, clock: () => clock.now() }),
-    blockStorage: new Ec2BlockStorage({
-      client: ec2,
-      clock,
-      ...(overrides.ec2Wait === undefined ? {} : { wait: overrides.ec2Wait }),
-    }),
+    blockStorage: fence ? fencedBlockStorage(ec2Storage, fence) : ec2Storage,
+    nodeTaints: new KubernetesNodeTaints(kubeClients.core, tuning.kubernetes?.maxConflictRetries ?? NODE_TAINT_RETRIES),
   };
   const ports = overrides.wrapPorts?.(built) ?? built;
   const settings = {
     plan: config.plan,
     syncPeriodMs: config.syncPeriodMs,
     maxConcurrentOperations: config.maxConcurrentOperations,
+    outOfServiceTaint: config.outOfServiceTaint,
     ...DEFAULT_WAITS,
     maxAttachWaitMs: config.maxAttachWaitMs,
     ...overrides.waits,
@@ -127,12 +148,16 @@ export function createController(config: Config, overrides: ControllerOverrides 
     ports,
     fullPass: (budget, options = {}) => {
       const passId = options.passId ?? newId();
-      return observed(passId, { pass: 'full' }, (deps) => runFullPass(deps, budget, { ...options, passId }));
+      return observed(passId, { pass: 'full' }, (deps) =>
+        underFence(fence, { ...options, passId }, (fenced) => runFullPass(deps, budget, fenced)),
+      );
     },
     targetedPass: (target, budget, options = {}) => {
       const passId = options.passId ?? newId();
       const label = { pass: 'targeted', target: targetKey(target) };
-      return observed(passId, label, (deps) => runTargetedPass(deps, target, budget, { ...options, passId }));
+      return observed(passId, label, (deps) =>
+        underFence(fence, { ...options, passId }, (fenced) => runTargetedPass(deps, target, budget, fenced)),
+      );
     },
     close: async () => {
       await kubeClients.close();
@@ -172,6 +197,7 @@ function outline(report: PassReport): Record<string, unknown> {
   const count = (outcome: string) => report.results.filter((r) => r.outcome === outcome).length;
   return {
     durationMs: report.durationMs,
+    ...(report.fenced === undefined ? {} : { fenced: report.fenced }),
     converged: report.converged,
     clusterComplete: report.clusterComplete,
     verified: report.verified,

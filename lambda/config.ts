@@ -25,6 +25,10 @@ export interface Config {
   /** How long one pass waits for an attach to reach `attached` (the rest is left to the next pass). */
   maxAttachWaitMs: number;
   maxConcurrentOperations: number;
+  /** OUT_OF_SERVICE_TAINT=on. */
+  outOfServiceTaint: boolean;
+  /** LEASE_FENCE=on: the sidecar's Lease we hold and how (docs/lease-fence.md); undefined when off. */
+  leaseFence?: LeaseFenceConfig;
   /** The shared budget of EC2's mutating calls, per action, and the table that keeps it. */
   ec2Budget: {
     tableName: string;
@@ -34,6 +38,13 @@ export interface Config {
   serviceName: string;
   metricsNamespace: string;
   logLevel: string;
+}
+
+export interface LeaseFenceConfig {
+  name: string;
+  namespace: string;
+  identity: string;
+  durationSeconds: number;
 }
 
 export class ConfigError extends Error {
@@ -98,6 +109,8 @@ function toConfig(env: Env, runtime: Runtime): Config {
     syncPeriodMs: env.SYNC_PERIOD_SECONDS * 1000,
     maxAttachWaitMs: env.MAX_ATTACH_WAIT_SECONDS * 1000,
     maxConcurrentOperations: env.MAX_CONCURRENT_OPERATIONS,
+    outOfServiceTaint: env.OUT_OF_SERVICE_TAINT === 'on',
+    ...leaseFence(env),
     ec2Budget: {
       tableName: env.EC2_BUDGET_TABLE_NAME ?? env.TABLE_NAME,
       sizes: {
@@ -118,6 +131,18 @@ function toConfig(env: Env, runtime: Runtime): Config {
     serviceName: env.POWERTOOLS_SERVICE_NAME,
     metricsNamespace: env.POWERTOOLS_METRICS_NAMESPACE,
     logLevel: env.POWERTOOLS_LOG_LEVEL,
+  };
+}
+
+function leaseFence(env: Env): Pick<Config, 'leaseFence'> {
+  if (env.LEASE_FENCE === 'off') return {};
+  return {
+    leaseFence: {
+      name: env.LEASE_FENCE_NAME,
+      namespace: env.LEASE_FENCE_NAMESPACE,
+      identity: env.LEASE_FENCE_IDENTITY ?? `${env.POWERTOOLS_SERVICE_NAME}/${env.CLUSTER_NAME ?? 'local'}`,
+      durationSeconds: env.LEASE_FENCE_DURATION_SECONDS,
+    },
   };
 }
 

@@ -178,6 +178,46 @@ export const SETTING_SPECS = {
     expected: 'a whole number, 0 or more (e.g. 10)',
     meaning: 'The mass-detach guard applies only when more volumes than this are attached.',
   }),
+  OUT_OF_SERVICE_TAINT: setting({
+    schema: z.enum(['on', 'off']),
+    default: 'on',
+    expected: '"on" or "off"',
+    meaning:
+      "Taint a node `node.kubernetes.io/out-of-service=nodeshutdown:NoExecute` when EC2 shows its instance stopped or terminated, so its volumes are detached at once instead of after MAX_WAIT_FOR_UNMOUNT_SECONDS; our taint is removed when the instance runs again. Needs `patch` on nodes. `off`: never taints, and a dead instance's mounted volumes wait for the node to turn NotReady (and, under kcm, for its 6-minute timeout).",
+  }),
+  LEASE_FENCE: setting({
+    schema: z.enum(['on', 'off']),
+    default: 'off',
+    expected: '"on" or "off" (e.g. on)',
+    meaning:
+      "Attacher mode on EKS: hold the `csi-attacher` sidecar's leader-election Lease so the sidecar stays a standby (docs/lease-fence.md). Each pass takes or renews it first and runs as a dry run while another holder's record is live; every AttachVolume and DetachVolume first checks we still hold it. Needs `get`, `create`, `update` on that Lease. Rollback: stop the schedule, wait one function timeout, delete the Lease.",
+  }),
+  LEASE_FENCE_NAME: setting({
+    schema: text,
+    default: 'external-attacher-leader-ebs-csi-aws-com',
+    expected: 'a Lease name (e.g. external-attacher-leader-ebs-csi-aws-com)',
+    meaning:
+      "The sidecar's Lease: `external-attacher-leader-` and the CSI driver name with every character outside `[a-zA-Z0-9-]` made `-`.",
+  }),
+  LEASE_FENCE_NAMESPACE: setting({
+    schema: text,
+    default: 'kube-system',
+    expected: 'a namespace (e.g. kube-system)',
+    meaning: "The sidecar's namespace, where its Lease lives (the EBS CSI add-on's: kube-system).",
+  }),
+  LEASE_FENCE_DURATION_SECONDS: setting({
+    schema: z.coerce.number().int().min(30),
+    default: '180',
+    expected: 'a whole number of seconds, 30 or more (e.g. 180)',
+    meaning:
+      'The `leaseDurationSeconds` we write: the sidecar waits this long after our last renewal before it takes the Lease, so it covers our schedule (the default: two missed 60 s ticks and a pass). Our own calls stop 15 s before our record expires unless a re-read renews it; it is also how long the sidecar stays idle after our passes stop.',
+  }),
+  LEASE_FENCE_IDENTITY: setting({
+    schema: text,
+    expected: 'a holder identity (e.g. ebs-attach-detach/prod)',
+    meaning:
+      'Our `holderIdentity` on the Lease. Unset: POWERTOOLS_SERVICE_NAME/CLUSTER_NAME. It must be the same for every function and invocation of one controller (they all renew one record; the store already coordinates them) and stay the same across deployments (a new identity waits out the old record), so it is not a function name.',
+  }),
   POWERTOOLS_SERVICE_NAME: setting({
     schema: text,
     default: SERVICE_NAME,

@@ -19,7 +19,7 @@ export interface ObjectMeta {
   ownerReferences?: { uid: string; kind?: string; name?: string; controller?: boolean }[] | null;
 }
 
-interface KubeTaint {
+export interface KubeTaint {
   key: string;
   value?: string;
   effect: string;

@@ -9,6 +9,8 @@ export interface ScheduledResult {
   converged: boolean;
   actions: number;
   rejected?: string;
+  /** LEASE_FENCE: why this pass only planned (another holder's Lease is live). */
+  fenced?: string;
 }
 
 export function scheduledHandler(controller: PassRunner) {
@@ -21,6 +23,7 @@ export function scheduledHandler(controller: PassRunner) {
       return { converged: false, actions: 0, rejected: why };
     }
     const report = await controller.fullPass(budget);
-    return { passId: report.passId, converged: report.converged, actions: report.actions.length };
+    const fenced = report.fenced === undefined ? {} : { fenced: report.fenced };
+    return { passId: report.passId, converged: report.converged, actions: report.actions.length, ...fenced };
   });
 }

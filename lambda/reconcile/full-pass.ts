@@ -14,6 +14,7 @@ import { pvNamesByVolume } from '../core/volume-sources.js';
 import type { ControllerState } from '../ports/volume-store.js';
 import type { PassContext } from './context.js';
 import { dryRunStore } from './dry-run.js';
+import { markOutOfService } from './out-of-service.js';
 import { createPassContext, planAndExecute, summarize } from './pass.js';
 import { seedFromCluster } from './seed.js';
 import { EMPTY_SNAPSHOT } from './snapshot.js';
@@ -39,6 +40,7 @@ export async function runFullPass(baseDeps: ReconcileDeps, budget: Budget, optio
     (due || targets.volumeIds.length > 0) && (await verifyAgainstEc2(ctx, targets.volumeIds, targets.instanceIds)) !== undefined;
   const verified = due && asked;
 
+  if (!dryRun && cluster.complete) await markOutOfService(ctx, cluster.snapshot.nodes);
   const executed = await planAndExecute(ctx, dryRun);
   if (!dryRun && cluster.complete) await reportVolumeAttachments(ctx, cluster.snapshot);
   // Seeding counts as done only once EC2 settled the seeded entries; until then every pass re-seeds (idempotent).

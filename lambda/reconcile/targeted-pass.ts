@@ -7,6 +7,7 @@ import { instancesOf } from '../core/verification.js';
 import { pvNamesByVolume } from '../core/volume-sources.js';
 import { dryRunStore } from './dry-run.js';
 import { createPassContext, planAndExecute, summarize } from './pass.js';
+import { markOutOfService } from './out-of-service.js';
 import { loadTargeted } from './targeted-load.js';
 import type { Budget, PassOptions, PassReport, ReconcileDeps, Target } from './types.js';
 import { verifyAgainstEc2 } from './verify.js';
@@ -28,6 +29,7 @@ export async function runTargetedPass(
   const instanceIds = instancesOf(ctx.desired, ctx.actual, target.kind === 'instance' ? [target.instanceId] : []);
   const verified = (await verifyAgainstEc2(ctx, inputs.desired.scope?.volumes ?? [], instanceIds)) !== undefined;
 
+  if (!dryRun) await markOutOfService(ctx, inputs.snapshot.nodes);
   const executed = await planAndExecute(ctx, dryRun);
   if (!dryRun) await reportVolumeAttachments(ctx, undefined);
   const problems = [

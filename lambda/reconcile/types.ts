@@ -9,12 +9,15 @@ import type { NotAttached } from '../core/convergence.js';
 import type { InstanceId, NodeName, SkippedVolume, VolumeId } from '../core/types.js';
 import type { BlockStorage } from '../ports/block-storage.js';
 import type { Cluster } from '../ports/cluster.js';
+import type { NodeTaints } from '../ports/node-taints.js';
 import type { VolumeStore } from '../ports/volume-store.js';
 
 export interface Ports {
   cluster: Cluster;
   store: VolumeStore;
   blockStorage: BlockStorage;
+  /** Places and removes the out-of-service taint of dead instances; absent: no taint is written. */
+  nodeTaints?: NodeTaints;
 }
 
 /** The slice of Powertools' Logger a pass writes to (tests pass a recorder). */
@@ -37,6 +40,8 @@ interface ReconcileSettings {
   maxDetachWaitMs: number;
   /** Time kept back before the deadline to write down what was started. */
   reserveMs: number;
+  /** OUT_OF_SERVICE_TAINT: taint nodes whose instance EC2 shows stopped or terminated (on unless false). */
+  outOfServiceTaint?: boolean;
 }
 
 export type Waits = Pick<ReconcileSettings, 'maxAttachWaitMs' | 'maxDetachWaitMs' | 'reserveMs'>;
@@ -106,6 +111,8 @@ export interface PassReport {
   clusterComplete: boolean;
   /** Why the cluster could not be read (the pass then changed nothing on its account). */
   clusterError?: string;
+  /** LEASE_FENCE: why we do not hold the sidecar's Lease (the pass then only planned, as a dry run). */
+  fenced?: string;
   verified: boolean;
   seeded: boolean;
   desiredAttachments: number;

@@ -22,8 +22,8 @@ const TIME_FIELDS = new Set([
   'time',
 ]);
 
-/** metav1.MicroTime fields (events' eventTime and series). */
-const MICRO_TIME_FIELDS = new Set(['eventTime', 'lastObservedTime']);
+/** metav1.MicroTime fields (events' eventTime and series, a Lease's acquire and renew times). */
+const MICRO_TIME_FIELDS = new Set(['eventTime', 'lastObservedTime', 'acquireTime', 'renewTime']);
 
 const RFC3339 = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
 
@@ -48,6 +48,21 @@ function normalizeTimes(value: unknown): unknown {
       return [key, normalizeTimes(child)];
     }),
   );
+}
+
+// metav1.MicroTime decodes with Go's time.Parse(RFC3339Micro): exactly six fraction digits, or the body is rejected.
+const RFC3339_MICRO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}(Z|[+-]\d{2}:\d{2})$/;
+
+/** The first MicroTime field of `value` that the apiserver's decoder would reject, as `[field, value]`. */
+export function badMicroTime(value: unknown, path = ''): [string, string] | undefined {
+  if (value === null || typeof value !== 'object') return undefined;
+  for (const [key, child] of Object.entries(value as Record<string, unknown>)) {
+    const field = path === '' ? key : `${path}.${key}`;
+    if (typeof child === 'string' && MICRO_TIME_FIELDS.has(key) && !RFC3339_MICRO.test(child)) return [field, child];
+    const nested = badMicroTime(child, field);
+    if (nested) return nested;
+  }
+  return undefined;
 }
 
 /** The object as the server stores and serves it. */

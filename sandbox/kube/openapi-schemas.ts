@@ -32,6 +32,7 @@ const modelOfKind: Record<string, string> = {
   CSINode: 'V1CSINode',
   CSIDriver: 'V1CSIDriver',
   StorageClass: 'V1StorageClass',
+  Lease: 'V1Lease',
 };
 
 function modelClass(name: string): ModelClass | undefined {

@@ -152,6 +152,17 @@ export const resourceTypes: readonly ResourceType[] = [
     namespaced: false,
     shortNames: ['sc'],
   }),
+  // pkg/registry/coordination/lease: PUT may create, and an update must name the resourceVersion it replaces.
+  type({
+    group: 'coordination.k8s.io',
+    resource: 'leases',
+    singular: 'lease',
+    kind: 'Lease',
+    namespaced: true,
+    returnsDeletedObject: false,
+    createOnUpdate: true,
+    unconditionalUpdate: false,
+  }),
 ];
 
 export const resourceVerbs = verbs;

@@ -110,7 +110,29 @@ function persistentVolumeCauses(object: KubeObject): StatusCause[] {
   return causes;
 }
 
+// ValidateLeaseSpec (pkg/apis/coordination/validation).
+function leaseCauses(object: KubeObject): StatusCause[] {
+  const spec = asMap(object.spec);
+  const causes: StatusCause[] = [];
+  const duration = spec.leaseDurationSeconds;
+  if (typeof duration === 'number' && duration <= 0)
+    causes.push({
+      reason: 'FieldValueInvalid',
+      field: 'spec.leaseDurationSeconds',
+      message: `Invalid value: ${duration}: must be greater than 0`,
+    });
+  const transitions = spec.leaseTransitions;
+  if (typeof transitions === 'number' && transitions < 0)
+    causes.push({
+      reason: 'FieldValueInvalid',
+      field: 'spec.leaseTransitions',
+      message: `Invalid value: ${transitions}: must be greater than or equal to 0`,
+    });
+  return causes;
+}
+
 const kindRules: Record<string, (object: KubeObject) => StatusCause[]> = {
+  Lease: leaseCauses,
   VolumeAttachment: volumeAttachmentCauses,
   PersistentVolumeClaim: claimCauses,
   PersistentVolume: persistentVolumeCauses,

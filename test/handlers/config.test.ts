@@ -60,6 +60,23 @@ describe('loadConfig', () => {
     ['blank variables as unset', { SYNC_PERIOD_SECONDS: '' }, { syncPeriodMs: 60_000 }],
     ['stuck-attach limit', { STUCK_ATTACH_SECONDS: '120' }, { plan: { stuckAttachMs: 120_000 } }],
     ['per-pass attach wait', { MAX_ATTACH_WAIT_SECONDS: '20' }, { maxAttachWaitMs: 20_000 }],
+    [
+      'lease fence with its defaults: one identity for every function of the controller',
+      { LEASE_FENCE: 'on' },
+      {
+        leaseFence: {
+          name: 'external-attacher-leader-ebs-csi-aws-com',
+          namespace: 'kube-system',
+          identity: 'ebs-attach-detach/prod',
+          durationSeconds: 180,
+        },
+      },
+    ],
+    [
+      'lease fence of another namespace and identity',
+      { LEASE_FENCE: 'on', LEASE_FENCE_NAMESPACE: 'ebs', LEASE_FENCE_IDENTITY: 'attach-controller', LEASE_FENCE_DURATION_SECONDS: '300' },
+      { leaseFence: { namespace: 'ebs', identity: 'attach-controller', durationSeconds: 300 } },
+    ],
   ])('reads the %s', (_name, extra, expected) => {
     expect(loadConfig(lambdaEnv(extra))).toMatchObject(expected);
   });
@@ -97,6 +114,10 @@ describe('loadConfig', () => {
     ]);
   });
 
+  it('holds no lease fence unless LEASE_FENCE=on', () => {
+    expect(loadConfig(lambdaEnv()).leaseFence).toBeUndefined();
+  });
+
   it('lets a local run use a kubeconfig instead of the EKS endpoint', () => {
     const config = loadConfig({ TABLE_NAME: 'volumes', AWS_REGION: 'us-east-1', KUBECONFIG: '/tmp/kubeconfig' }, 'local');
     expect(config.kube).toEqual({ kind: 'kubeconfig', path: '/tmp/kubeconfig' });
@@ -120,6 +141,8 @@ describe('loadConfig', () => {
     STUCK_ATTACH_SECONDS: 'x',
     MAX_ATTACH_WAIT_SECONDS: '1e',
     POWERTOOLS_LOG_LEVEL: 'LOUD',
+    LEASE_FENCE: 'yes',
+    LEASE_FENCE_DURATION_SECONDS: '15',
   };
 
   it.each(Object.entries(REFUSED))('%s: the problem says what is expected, with an example, and what it got', (name, value) => {

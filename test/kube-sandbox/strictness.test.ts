@@ -20,7 +20,7 @@ const jsonPatch = (body: unknown) => ({ body, contentType: 'application/json-pat
 const mergePatch = (body: unknown) => ({ body, contentType: 'application/merge-patch+json' });
 
 describe('metav1.Time is second precision, metav1.MicroTime microseconds', () => {
-  it('an Event written with milliseconds is stored and served without them', async () => {
+  it('an Event written with milliseconds is stored and served without them (metav1.Time); its MicroTime keeps six digits', async () => {
     const created = await raw(sandbox, 'POST', '/api/v1/namespaces/default/events', {
       body: {
         metadata: { name: 'web.1' },
@@ -28,7 +28,7 @@ describe('metav1.Time is second precision, metav1.MicroTime microseconds', () =>
         reason: 'FailedAttachVolume',
         firstTimestamp: '2025-06-01T12:00:00.123Z',
         lastTimestamp: '2025-06-01T12:00:05.999Z',
-        eventTime: '2025-06-01T12:00:05.999Z',
+        eventTime: '2025-06-01T12:00:05.999000Z',
       },
     });
     expect(created.status).toBe(201);
@@ -37,6 +37,18 @@ describe('metav1.Time is second precision, metav1.MicroTime microseconds', () =>
       '2025-06-01T12:00:05Z',
       '2025-06-01T12:00:05.999000Z',
     ]);
+  });
+
+  // metav1.MicroTime decodes with time.Parse(RFC3339Micro), whose `.000000` takes exactly six digits.
+  it('an Event whose eventTime has milliseconds is refused (400), as the decoder refuses it', async () => {
+    const refused = await raw(sandbox, 'POST', '/api/v1/namespaces/default/events', {
+      body: {
+        metadata: { name: 'web.2' },
+        involvedObject: { kind: 'Pod', namespace: 'default', name: 'web' },
+        eventTime: '2025-06-01T12:00:05.999Z',
+      },
+    });
+    expect(refused.status).toBe(400);
   });
 
   it('a VolumeAttachment attachError.time and node condition times too', async () => {

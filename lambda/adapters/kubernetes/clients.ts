@@ -4,6 +4,7 @@
  * `PolicyHttpLibrary`, and one connection pool for all of them.
  */
 import {
+  CoordinationV1Api,
   CoreV1Api,
   ServerConfiguration,
   StorageV1Api,
@@ -63,6 +64,8 @@ export interface KubeClientOptions {
 export interface KubeClients {
   core: CoreV1Api;
   storage: StorageV1Api;
+  /** Leases: the lease fence (docs/lease-fence.md). */
+  coordination: CoordinationV1Api;
   /** Closes pooled connections (tests and CLI runs; a Lambda keeps them for the next invocation). */
   close(): Promise<void>;
 }
@@ -82,5 +85,10 @@ export function createKubeClients(kc: KubeConfig, options: KubeClientOptions): K
     ),
     middleware: [setHeaderMiddleware('User-Agent', USER_AGENT)],
   });
-  return { core: new CoreV1Api(configuration), storage: new StorageV1Api(configuration), close: () => auth.close() };
+  return {
+    core: new CoreV1Api(configuration),
+    storage: new StorageV1Api(configuration),
+    coordination: new CoordinationV1Api(configuration),
+    close: () => auth.close(),
+  };
 }

@@ -1,0 +1,118 @@
+import { StartInstancesCommand, StopInstancesCommand, TerminateInstancesCommand } from '@aws-sdk/client-ec2';
+import { describe, expect, it } from 'vitest';
+import type { KubeNode } from '../../lambda/core/kube.js';
+import { TAINTED_BY_US_ANNOTATION } from '../../lambda/core/out-of-service.js';
+import { ec2StateChange, kubernetesEvent, lambdaContext, sqsBatch } from '../../sandbox/events.js';
+import type { Handlers } from '../../sandbox/local-stack.js';
+import type { World, WorldVolume } from '../../sandbox/world.js';
+import type { RunningClock } from '../../sandbox/clock.js';
+import { reportedOn } from '../support/kube-reads.js';
+import { useWorld } from './world-fixture.js';
+
+let world: World;
+let clock: RunningClock;
+let handlers: Handlers;
+useWorld((started) => ({ world, clock, handlers } = started));
+
+const KEY = 'node.kubernetes.io/out-of-service';
+const nodeObject = (name: string) => world.kube.get('Node', undefined, name) as KubeNode;
+const taintsOf = (name: string) => nodeObject(name).spec?.taints ?? [];
+const markOf = (name: string) => nodeObject(name).metadata.annotations?.[TAINTED_BY_US_ANNOTATION];
+const instanceOf = (index: number) => world.nodes[index]!.instanceId;
+
+/** db-0 on node-1 with its volume attached and mounted: the kubelet's last status before the instance dies. */
+async function mountedDb(): Promise<WorldVolume> {
+  const volume = await world.createVolume({ name: 'data-db-0' });
+  world.addPod('db-0', volume, 'node-1');
+  await handlers.scheduled({ pass: 'full' }, lambdaContext());
+  world.kube.kubelet.setVolumesInUse('node-1', [volume.uniqueName]);
+  return volume;
+}
+
+const ec2Event = (instanceId: string, state: string) =>
+  handlers.ec2Event(sqsBatch([ec2StateChange(instanceId, state, clock.now())]), lambdaContext());
+
+/** The taint evicted db-0 (pod GC deletes it on an out-of-service node); its StatefulSet places the replacement on node-2. */
+async function replacementScheduled(volume: WorldVolume) {
+  world.kube.kubelet.deletePod('default', 'db-0');
+  world.addPod('db-0', volume, 'node-2');
+  const scheduled = kubernetesEvent({ kind: 'Pod', namespace: 'default', name: 'db-0' }, 'Scheduled', 'assigned to node-2', clock.now());
+  return handlers.clusterEvent(sqsBatch([scheduled]), lambdaContext());
+}
+
+describe('dead instances: the out-of-service taint, through the real handlers', () => {
+  it("a spot reclaim: the 'terminated' event taints the node, and the replacement's own pass attaches on the new node", async () => {
+    const volume = await mountedDb();
+    await world.ec2Client.send(new TerminateInstancesCommand({ InstanceIds: [instanceOf(0)] }));
+    clock.advance(250); // EC2's termination delay; node-1 still looks Ready (its last heartbeat is recent)
+
+    expect(await ec2Event(instanceOf(0), 'terminated')).toEqual({ batchItemFailures: [] });
+    expect(taintsOf('node-1')).toEqual([{ key: KEY, value: 'nodeshutdown', effect: 'NoExecute' }]);
+    expect(markOf('node-1')).toBe(instanceOf(0));
+
+    expect(await replacementScheduled(volume)).toEqual({ batchItemFailures: [] });
+    expect(reportedOn(world, 'node-2')).toEqual([{ name: volume.uniqueName, devicePath: '/dev/xvdaa' }]);
+  });
+
+  it("a stopped instance: the taint lets the replacement's pass detach at once, although node-1 still looks Ready and mounted", async () => {
+    const volume = await mountedDb();
+    await world.ec2Client.send(new StopInstancesCommand({ InstanceIds: [instanceOf(0)] }));
+    clock.advance(250);
+
+    await ec2Event(instanceOf(0), 'stopped');
+    await replacementScheduled(volume);
+
+    expect(world.ec2.requests('DetachVolume').map((r) => r.params)).toEqual([
+      expect.objectContaining({ VolumeId: volume.volumeId, Force: 'true' }),
+    ]);
+  });
+
+  it("'stopping' alone places no taint; 'stopped' then does", async () => {
+    await mountedDb();
+    await world.ec2Client.send(new StopInstancesCommand({ InstanceIds: [instanceOf(0)] }));
+
+    await ec2Event(instanceOf(0), 'stopping');
+    expect(taintsOf('node-1')).toEqual([]);
+
+    clock.advance(250);
+    await ec2Event(instanceOf(0), 'stopped');
+    expect(taintsOf('node-1').map((t) => t.key)).toEqual([KEY]);
+  });
+
+  it('our taint is removed by the first full pass after the instance runs again', async () => {
+    await mountedDb();
+    await world.ec2Client.send(new StopInstancesCommand({ InstanceIds: [instanceOf(0)] }));
+    clock.advance(250);
+    await ec2Event(instanceOf(0), 'stopped');
+    await world.ec2Client.send(new StartInstancesCommand({ InstanceIds: [instanceOf(0)] }));
+    clock.advance(61_000); // the sync period: the full pass asks EC2 about every instance again
+
+    await handlers.scheduled({ pass: 'full' }, lambdaContext());
+
+    expect(taintsOf('node-1')).toEqual([]);
+    expect(markOf('node-1')).toBeUndefined();
+  });
+
+  it("someone else's out-of-service taint is left alone, also when the instance runs again", async () => {
+    await mountedDb();
+    world.kube.kubelet.setOutOfService('node-1', true);
+    await world.ec2Client.send(new StopInstancesCommand({ InstanceIds: [instanceOf(0)] }));
+    clock.advance(250);
+    await ec2Event(instanceOf(0), 'stopped');
+    expect(markOf('node-1')).toBeUndefined();
+
+    await world.ec2Client.send(new StartInstancesCommand({ InstanceIds: [instanceOf(0)] }));
+    clock.advance(61_000);
+    await handlers.scheduled({ pass: 'full' }, lambdaContext());
+
+    expect(taintsOf('node-1')).toEqual([expect.objectContaining({ key: KEY, value: 'nodeshutdown', effect: 'NoExecute' })]);
+  });
+
+  it('a running instance never taints its node', async () => {
+    await mountedDb();
+    clock.advance(61_000);
+    await handlers.scheduled({ pass: 'full' }, lambdaContext());
+    expect(taintsOf('node-1')).toEqual([]);
+    expect(taintsOf('node-2')).toEqual([]);
+  });
+});
