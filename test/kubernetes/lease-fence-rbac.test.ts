@@ -1,5 +1,5 @@
 /**
- * infra/k8s/lease-fence-rbac.yaml stays in step with the lease fence: every call a fence makes
+ * infra/k8s/rbac-lease-fence.yaml stays in step with the lease fence: every call a fence makes
  * (create, renew, re-read, take after the sidecar led) is allowed by the Role, in its namespace and
  * for its name, and every verb the Role grants is used.
  */
@@ -19,7 +19,7 @@ interface Rule {
   verbs: string[];
 }
 
-const manifest = parseAllDocuments(readFileSync(new URL('../../infra/k8s/lease-fence-rbac.yaml', import.meta.url), 'utf8')).map(
+const manifest = parseAllDocuments(readFileSync(new URL('../../infra/k8s/rbac-lease-fence.yaml', import.meta.url), 'utf8')).map(
   (d) => d.toJS() as { kind?: string; metadata: { namespace?: string }; rules?: Rule[] },
 );
 const role = manifest.find((d) => d.kind === 'Role')!;
@@ -57,7 +57,7 @@ beforeAll(async () => {
 });
 afterAll(() => h.stop());
 
-describe('RBAC manifest (infra/k8s/lease-fence-rbac.yaml)', () => {
+describe('RBAC manifest (infra/k8s/rbac-lease-fence.yaml)', () => {
   it('allows every call the fence made', () => {
     expect(requests.filter((r) => !allows(r)).map((r) => `${r.verb} ${r.path}`)).toEqual([]);
   });
