@@ -4,7 +4,6 @@
  * due) and one between syncs, the plan's CPU, event-to-attach latency and an attach burst.
  */
 import type { Progress } from '../lambda/cli/progress.js';
-import type { PassReport } from '../lambda/reconcile/types.js';
 import { Actors } from '../sandbox/demo/actors.js';
 import { RunningClock } from '../sandbox/clock.js';
 import type { DynamoMeter } from '../sandbox/metered-dynamo.js';
@@ -13,15 +12,21 @@ import { generateCluster } from '../sandbox/generate/cluster.js';
 import { Random } from '../sandbox/generate/random.js';
 import { seedEc2, seedKube } from '../sandbox/generate/seed.js';
 import { measureBurst, type Burst } from './burst.js';
+import { startPassChild, type PassChild } from './child-runner.js';
 import { measureEventLatency, type EventLatency } from './latency.js';
 import { measurePlanCpu, type PlanCpu } from './plan-cpu.js';
 import { seedActualState } from './seed-state.js';
 import { countScanPages, steadyRows, type CallRow, type ObjectCounts } from './steady.js';
-import { timed } from './timed.js';
 
 export interface PassFigures {
   wallMs: number;
+  /** The controller's own CPU (its process; the sandboxes run in the bench's). */
   cpuMs: number;
+  /** The controller process's resident memory before the pass and its high-water mark after it, in MB. */
+  rssBeforeMb: number;
+  peakRssMb: number;
+  /** Added to every request of the three local services during the pass. */
+  rttMs: number;
   timedOut: boolean;
   error?: string;
   actions?: number;
@@ -38,6 +43,8 @@ export interface SizeFigures {
   takeover?: PassFigures;
   stateSeedMs?: number;
   steadyAtSync: PassFigures;
+  /** The same pass with no latency injected (only when `rttMs` > 0). */
+  steadyAtSyncNoRtt?: PassFigures;
   steadyBetweenSyncs: PassFigures;
   planCpu?: PlanCpu;
   latency?: EventLatency;
@@ -52,24 +59,43 @@ export interface SizeOptions {
   takeover: boolean;
   burst: number;
   latency: boolean;
+  /** Milliseconds added to every Kubernetes, EC2 and DynamoDB request of the measured passes. */
+  rttMs: number;
   log: (line: string) => void;
   /** Items done / total of the passes' long work (takeover seeding, actions). */
   progress?: Progress;
 }
 
-async function measuredPass(stage: LocalStack, counts: ObjectCounts, capMs: number, sync = true): Promise<PassFigures> {
+interface PassSetup {
+  capMs: number;
+  rttMs: number;
+  /** Verification is due, so DescribeVolumes belongs to the lower bound. */
+  sync: boolean;
+}
+
+function injectRtt(stage: LocalStack, ms: number): void {
+  stage.kube.faults.latency(ms);
+  stage.ec2.setLatency('*', ms);
+  stage.dynamo.setLatency(ms);
+}
+
+async function measuredPass(stage: LocalStack, child: PassChild, counts: ObjectCounts, setup: PassSetup): Promise<PassFigures> {
   stage.ledger.drain();
   stage.dynamo.resetMeter();
-  const result = await timed((signal) => stage.controller.fullPass({ deadline: stage.clock.now() + capMs, signal }), capMs);
+  injectRtt(stage, setup.rttMs);
+  const answer = await child.run({ capMs: setup.capMs, clockOffsetMs: stage.clock.now() - Date.now() }).finally(() => injectRtt(stage, 0));
   const drained = stage.ledger.drain();
-  const report: PassReport | undefined = result.value;
+  const mb = (bytes: number) => Math.round(bytes / 2 ** 20);
   return {
-    wallMs: result.wallMs,
-    cpuMs: result.cpuMs,
-    timedOut: result.timedOut,
-    ...(result.error ? { error: result.error } : {}),
-    ...(report ? { actions: report.actions.length, converged: report.converged } : {}),
-    calls: steadyRows(counts, drained, stage.dynamo.meter, sync),
+    wallMs: answer.wallMs,
+    cpuMs: answer.cpuMs,
+    rssBeforeMb: mb(answer.rssBefore),
+    peakRssMb: mb(answer.peakRss),
+    rttMs: setup.rttMs,
+    timedOut: answer.timedOut,
+    ...(answer.error ? { error: answer.error } : {}),
+    ...(answer.actions === undefined ? {} : { actions: answer.actions, converged: answer.converged ?? false }),
+    calls: steadyRows(counts, drained, stage.dynamo.meter, setup.sync),
     dynamo: { ...stage.dynamo.meter, calls: { ...stage.dynamo.meter.calls } },
   };
 }
@@ -78,6 +104,7 @@ export async function measureSize(nodes: number, options: SizeOptions): Promise<
   const clock = new RunningClock(1);
   const progress = options.progress === undefined ? {} : { controller: { progress: options.progress } };
   const stage = await startLocalStack({ clock, tableName: `bench-${nodes}`, clusterName: 'bench', ...progress });
+  let stopChild = () => undefined as void;
   try {
     const cluster = generateCluster({ seed: nodes, nodes, volumesPerNode: 4, podsPerNode: 10 });
     const seeding = performance.now();
@@ -95,9 +122,12 @@ export async function measureSize(nodes: number, options: SizeOptions): Promise<
     };
     options.log(`  ${nodes} nodes: seeded ${counts.pods} pods, ${counts.pvs} volumes in ${(seedMs / 1000).toFixed(1)} s`);
     const handlers = stage.handlers();
+    const child = await startPassChild(stage.env);
+    stopChild = () => child.stop();
+    const pass = (sync: boolean, rttMs = options.rttMs) => measuredPass(stage, child, counts, { capMs: options.passCapMs, rttMs, sync });
     const start: Pick<SizeFigures, 'takeover' | 'stateSeedMs'> = {};
     if (options.takeover) {
-      start.takeover = await measuredPass(stage, counts, options.passCapMs);
+      start.takeover = await pass(true);
       options.log(`  takeover pass ${(start.takeover.wallMs / 1000).toFixed(1)} s${start.takeover.timedOut ? ' (cap reached)' : ''}`);
     } else {
       const seeding = performance.now();
@@ -107,12 +137,18 @@ export async function measureSize(nodes: number, options: SizeOptions): Promise<
     }
     counts.scanPages = await countScanPages(stage.dynamo.endpoint, stage.env.TABLE_NAME ?? '');
     clock.advance(61_000);
-    const steadyAtSync = await measuredPass(stage, counts, options.passCapMs);
-    const steadyBetweenSyncs = await measuredPass(stage, counts, options.passCapMs, false);
-    options.log(
-      `  steady full pass at a sync ${(steadyAtSync.wallMs / 1000).toFixed(1)} s, between syncs ${(steadyBetweenSyncs.wallMs / 1000).toFixed(1)} s`,
-    );
+    const steadyAtSync = await pass(true);
+    const steadyBetweenSyncs = await pass(false);
     const figures: SizeFigures = { nodes, counts, seedMs, ...start, steadyAtSync, steadyBetweenSyncs };
+    if (options.rttMs > 0) {
+      clock.advance(61_000);
+      figures.steadyAtSyncNoRtt = await pass(true, 0);
+    }
+    const secs = (p: PassFigures | undefined) => (p ? `${(p.wallMs / 1000).toFixed(1)} s (CPU ${(p.cpuMs / 1000).toFixed(1)} s, peak ${p.peakRssMb} MB)` : '–');
+    options.log(
+      `  steady full pass at a sync ${secs(steadyAtSync)} with ${options.rttMs} ms per request, ${secs(figures.steadyAtSyncNoRtt)} without; between syncs ${secs(steadyBetweenSyncs)}`,
+    );
+    child.stop();
     figures.planCpu = await measurePlanCpu(stage.controller.ports, clock.now());
     const actors = new Actors(stage, cluster, new Random(nodes + 1));
     if (options.latency) figures.latency = await measureEventLatency(stage, handlers, actors);
@@ -122,6 +158,7 @@ export async function measureSize(nodes: number, options: SizeOptions): Promise<
     }
     return figures;
   } finally {
+    stopChild();
     await stage.stop();
   }
 }
