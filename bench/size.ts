@@ -144,7 +144,8 @@ export async function measureSize(nodes: number, options: SizeOptions): Promise<
       clock.advance(61_000);
       figures.steadyAtSyncNoRtt = await pass(true, 0);
     }
-    const secs = (p: PassFigures | undefined) => (p ? `${(p.wallMs / 1000).toFixed(1)} s (CPU ${(p.cpuMs / 1000).toFixed(1)} s, peak ${p.peakRssMb} MB)` : '–');
+    const secs = (p: PassFigures | undefined) =>
+      p ? `${(p.wallMs / 1000).toFixed(1)} s (CPU ${(p.cpuMs / 1000).toFixed(1)} s, peak ${p.peakRssMb} MB)` : '–';
     options.log(
       `  steady full pass at a sync ${secs(steadyAtSync)} with ${options.rttMs} ms per request, ${secs(figures.steadyAtSyncNoRtt)} without; between syncs ${secs(steadyBetweenSyncs)}`,
     );

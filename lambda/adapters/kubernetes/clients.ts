@@ -14,6 +14,7 @@ import {
   type SecurityAuthentication,
 } from '@kubernetes/client-node';
 import type { Clock } from '../../clock.js';
+import { jsonGetter, type JsonGet } from './json-get.js';
 import { PolicyHttpLibrary, type RequestPolicy, type RetryNotice, DEFAULT_REQUEST_POLICY } from './request-policy.js';
 
 type Dispatcher = NonNullable<ReturnType<RequestContext['getDispatcher']>>;
@@ -63,6 +64,8 @@ export interface KubeClientOptions {
 export interface KubeClients {
   core: CoreV1Api;
   storage: StorageV1Api;
+  /** Reads as plain JSON (the lists and reads of a pass); the typed APIs above are for writes. */
+  getJson: JsonGet;
   /** Closes pooled connections (tests and CLI runs; a Lambda keeps them for the next invocation). */
   close(): Promise<void>;
 }
@@ -82,5 +85,10 @@ export function createKubeClients(kc: KubeConfig, options: KubeClientOptions): K
     ),
     middleware: [setHeaderMiddleware('User-Agent', USER_AGENT)],
   });
-  return { core: new CoreV1Api(configuration), storage: new StorageV1Api(configuration), close: () => auth.close() };
+  return {
+    core: new CoreV1Api(configuration),
+    storage: new StorageV1Api(configuration),
+    getJson: jsonGetter(configuration, USER_AGENT),
+    close: () => auth.close(),
+  };
 }
