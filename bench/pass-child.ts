@@ -5,6 +5,7 @@
  * sandboxes stay in the bench's process, so neither their CPU nor their memory is counted here.
  */
 import { createController } from '../lambda/composition.js';
+import { DEFAULT_PAGING } from '../lambda/adapters/kubernetes/paged-list.js';
 import { loadConfig } from '../lambda/config.js';
 
 export interface PassRequest {
@@ -28,7 +29,8 @@ export interface PassAnswer {
 
 let offset = 0;
 const clock = { now: () => Date.now() + offset, sleep: (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)) };
-const controller = createController(loadConfig(process.env, 'local'), { clock });
+const pageSize = Number(process.env.BENCH_LIST_PAGE_SIZE ?? DEFAULT_PAGING.pageSize);
+const controller = createController(loadConfig(process.env, 'local'), { clock, tuning: { kubernetes: { paging: { pageSize } } } });
 
 async function runPass(request: PassRequest): Promise<PassAnswer> {
   offset = request.clockOffsetMs;

@@ -3,6 +3,7 @@
  * adapters and HTTP: the first full pass (takeover), a steady-state pass at a sync (verification
  * due) and one between syncs, the plan's CPU, event-to-attach latency and an attach burst.
  */
+import { DEFAULT_PAGING } from '../lambda/adapters/kubernetes/paged-list.js';
 import type { Progress } from '../lambda/cli/progress.js';
 import { Actors } from '../sandbox/demo/actors.js';
 import { RunningClock } from '../sandbox/clock.js';
@@ -46,6 +47,10 @@ export interface SizeFigures {
   /** The same pass with no latency injected (only when `rttMs` > 0). */
   steadyAtSyncNoRtt?: PassFigures;
   steadyBetweenSyncs: PassFigures;
+  /** The lists' page size of the passes above. */
+  pageSize: number;
+  /** The steady pass at a sync (with the latency) again with other list page sizes. */
+  otherPageSizes?: { pageSize: number; steadyAtSync: PassFigures }[];
   planCpu?: PlanCpu;
   latency?: EventLatency;
   burst?: Burst;
@@ -61,6 +66,8 @@ export interface SizeOptions {
   latency: boolean;
   /** Milliseconds added to every Kubernetes, EC2 and DynamoDB request of the measured passes. */
   rttMs: number;
+  /** List page sizes: the first for every pass, the others for one more pass at a sync each. */
+  pageSizes: number[];
   log: (line: string) => void;
   /** Items done / total of the passes' long work (takeover seeding, actions). */
   progress?: Progress;
@@ -68,6 +75,7 @@ export interface SizeOptions {
 
 interface PassSetup {
   capMs: number;
+  pageSize: number;
   rttMs: number;
   /** Verification is due, so DescribeVolumes belongs to the lower bound. */
   sync: boolean;
@@ -95,7 +103,7 @@ async function measuredPass(stage: LocalStack, child: PassChild, counts: ObjectC
     timedOut: answer.timedOut,
     ...(answer.error ? { error: answer.error } : {}),
     ...(answer.actions === undefined ? {} : { actions: answer.actions, converged: answer.converged ?? false }),
-    calls: steadyRows(counts, drained, stage.dynamo.meter, setup.sync),
+    calls: steadyRows(counts, drained, stage.dynamo.meter, setup.sync, setup.pageSize),
     dynamo: { ...stage.dynamo.meter, calls: { ...stage.dynamo.meter.calls } },
   };
 }
@@ -122,9 +130,11 @@ export async function measureSize(nodes: number, options: SizeOptions): Promise<
     };
     options.log(`  ${nodes} nodes: seeded ${counts.pods} pods, ${counts.pvs} volumes in ${(seedMs / 1000).toFixed(1)} s`);
     const handlers = stage.handlers();
-    const child = await startPassChild(stage.env);
+    const [pageSize = DEFAULT_PAGING.pageSize, ...otherPageSizes] = options.pageSizes;
+    const child = await startPassChild({ ...stage.env, BENCH_LIST_PAGE_SIZE: String(pageSize) });
     stopChild = () => child.stop();
-    const pass = (sync: boolean, rttMs = options.rttMs) => measuredPass(stage, child, counts, { capMs: options.passCapMs, rttMs, sync });
+    const setup = { capMs: options.passCapMs, pageSize };
+    const pass = (sync: boolean, rttMs = options.rttMs) => measuredPass(stage, child, counts, { ...setup, rttMs, sync });
     const start: Pick<SizeFigures, 'takeover' | 'stateSeedMs'> = {};
     if (options.takeover) {
       start.takeover = await pass(true);
@@ -139,7 +149,7 @@ export async function measureSize(nodes: number, options: SizeOptions): Promise<
     clock.advance(61_000);
     const steadyAtSync = await pass(true);
     const steadyBetweenSyncs = await pass(false);
-    const figures: SizeFigures = { nodes, counts, seedMs, ...start, steadyAtSync, steadyBetweenSyncs };
+    const figures: SizeFigures = { nodes, counts, seedMs, ...start, steadyAtSync, steadyBetweenSyncs, pageSize };
     if (options.rttMs > 0) {
       clock.advance(61_000);
       figures.steadyAtSyncNoRtt = await pass(true, 0);
@@ -150,6 +160,16 @@ export async function measureSize(nodes: number, options: SizeOptions): Promise<
       `  steady full pass at a sync ${secs(steadyAtSync)} with ${options.rttMs} ms per request, ${secs(figures.steadyAtSyncNoRtt)} without; between syncs ${secs(steadyBetweenSyncs)}`,
     );
     child.stop();
+    figures.otherPageSizes = [];
+    for (const size of otherPageSizes) {
+      const other = await startPassChild({ ...stage.env, BENCH_LIST_PAGE_SIZE: String(size) });
+      stopChild = () => other.stop();
+      clock.advance(61_000);
+      const measured = await measuredPass(stage, other, counts, { ...setup, pageSize: size, rttMs: options.rttMs, sync: true });
+      other.stop();
+      figures.otherPageSizes.push({ pageSize: size, steadyAtSync: measured });
+      options.log(`  page size ${size}: steady full pass at a sync ${secs(measured)} with ${options.rttMs} ms per request`);
+    }
     figures.planCpu = await measurePlanCpu(stage.controller.ports, clock.now());
     const actors = new Actors(stage, cluster, new Random(nodes + 1));
     if (options.latency) figures.latency = await measureEventLatency(stage, handlers, actors);

@@ -17,7 +17,7 @@ import type { ControllerFunction } from './controller-function.js';
  * the least SQS allows for batches above 10 records (a 0 s window would cap batches at 10).
  */
 const EVENT_BATCH_SIZE = 100;
-const EVENT_BATCHING_WINDOW = Duration.seconds(1);
+export const EVENT_BATCHING_WINDOW = Duration.seconds(1);
 /** Deliveries before a record moves to the DLQ (AWS recommends at least 5 with partial batch failures). */
 const MAX_RECEIVE_COUNT = 5;
 
