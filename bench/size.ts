@@ -8,6 +8,7 @@ import type { Progress } from '../lambda/cli/progress.js';
 import { Actors } from '../sandbox/demo/actors.js';
 import { RunningClock } from '../sandbox/clock.js';
 import type { DynamoMeter } from '../sandbox/metered-dynamo.js';
+import { localDynamoClient } from '../sandbox/dynamodb.js';
 import { startLocalStack, type LocalStack } from '../sandbox/local-stack.js';
 import { generateCluster } from '../sandbox/generate/cluster.js';
 import { Random } from '../sandbox/generate/random.js';
@@ -141,7 +142,10 @@ export async function measureSize(nodes: number, options: SizeOptions): Promise<
       options.log(`  takeover pass ${(start.takeover.wallMs / 1000).toFixed(1)} s${start.takeover.timedOut ? ' (cap reached)' : ''}`);
     } else {
       const seeding = performance.now();
-      await seedActualState(stage.controller.ports.store, cluster, clock.now());
+      const client = localDynamoClient(stage.dynamo.endpoint);
+      await seedActualState(stage.controller.ports.store, { client, tableName: stage.tableName }, cluster, clock.now()).finally(() =>
+        client.destroy(),
+      );
       start.stateSeedMs = performance.now() - seeding;
       options.log(`  actual state seeded into DynamoDB in ${(start.stateSeedMs / 1000).toFixed(1)} s`);
     }
