@@ -2,7 +2,8 @@
  * Batched describes go out a few at a time: never one after another (a round trip each), never
  * all at once (EC2's non-mutating bucket is shared by the account).
  */
-import { DescribeInstancesCommand, DescribeVolumesCommand, type EC2Client } from '@aws-sdk/client-ec2';
+import type { DescribeInstancesCommand } from '@aws-sdk/client-ec2';
+import { DescribeVolumesCommand, type EC2Client } from '@aws-sdk/client-ec2';
 import { describe, expect, it } from 'vitest';
 import { Ec2Reader, READ_CONCURRENCY } from '../../lambda/adapters/ec2/describe.js';
 

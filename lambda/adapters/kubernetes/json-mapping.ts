@@ -25,7 +25,7 @@ const str = (value: unknown): string | undefined => (typeof value === 'string' ?
 const bool = (value: unknown): boolean | undefined => (typeof value === 'boolean' ? value : undefined);
 const obj = (value: unknown): Json | undefined => (isObject(value) ? value : undefined);
 const strings = (value: unknown): string[] | undefined =>
-  Array.isArray(value) && value.every((v) => typeof v === 'string') ? (value as string[]) : undefined;
+  Array.isArray(value) && value.every((v) => typeof v === 'string') ? value : undefined;
 const objects = <T>(value: unknown): T[] | undefined => (Array.isArray(value) ? (value.filter(isObject) as T[]) : undefined);
 const stringMap = (value: unknown): Record<string, string> | undefined =>
   isObject(value) && Object.values(value).every((v) => typeof v === 'string') ? (value as Record<string, string>) : undefined;
@@ -101,7 +101,7 @@ export function pvFromJson(value: unknown): KubePv {
   const pv = objectOf('PersistentVolume', value);
   return {
     metadata: toObjectMeta(pv.metadata),
-    spec: obj(pv.spec) as KubePv['spec'],
+    spec: obj(pv.spec),
     status: { phase: str(obj(pv.status)?.phase) },
   };
 }
