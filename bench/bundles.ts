@@ -27,7 +27,7 @@ export interface BundleFigures {
   initRatio: number;
 }
 
-async function bundle(entry: string, outDir: string): Promise<string> {
+export async function bundle(entry: string, outDir: string): Promise<string> {
   const outfile = join(outDir, 'index.mjs');
   await build({
     entryPoints: [entry],

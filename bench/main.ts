@@ -3,12 +3,13 @@
  * benchmark. Writes results/bench-<time>.md and .json (and results/latest.*), prints a table.
  */
 import { mkdir, writeFile } from 'node:fs/promises';
-import { availableParallelism } from 'node:os';
+import { availableParallelism, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { progressReporter } from '../lambda/cli/progress.js';
 import { SETTING_DEFAULTS } from '../lambda/config.js';
 import { measureBundles } from './bundles.js';
 import { measureEnvironmentBurst } from './burst-environments.js';
+import { goalRows } from './goals.js';
 import { markdown, shortTable, type BenchFigures } from './report.js';
 import { measureSize } from './size.js';
 
@@ -22,6 +23,8 @@ const { values } = parseArgs({
     'pass-cap': { type: 'string', default: '240' },
     'burst-cap': { type: 'string', default: '420' },
     'takeover-max': { type: 'string', default: '100' },
+    rtt: { type: 'string', default: '20' },
+    'page-sizes': { type: 'string', default: '' },
     'env-burst': { type: 'string', default: '1000' },
     'env-counts': { type: 'string', default: '1,3,5' },
     'env-budget': { type: 'string', default: '' },
@@ -35,6 +38,9 @@ if (values.help) {
   );
   console.log('                  [--takeover-max 100 (larger sizes start from an actual state seeded into DynamoDB)] [--no-bundles]');
   console.log(
+    '                  [--rtt 20 (ms added to every Kubernetes, EC2 and DynamoDB request of the measured passes)] [--page-sizes 500,2000 (the first for every pass; each other for one more pass)]',
+  );
+  console.log(
     "                  [--env-burst 1000 (0: none)] [--env-counts 1,3,5] [--env-budget <rate>/<burst> (AttachVolume; default: the settings' default)]",
   );
   process.exit(0);
@@ -44,7 +50,7 @@ if (sizes.some((n) => !Number.isInteger(n) || n < 3)) throw new Error(`--sizes m
 
 const figures: BenchFigures = {
   startedAt: new Date().toISOString(),
-  machine: { cpus: availableParallelism(), node: process.version },
+  machine: { cpus: availableParallelism(), node: process.version, loadAverage: loadavg()[0] ?? 0 },
   sizes: [],
 };
 const smallest = Math.min(...sizes);
@@ -59,6 +65,8 @@ for (const nodes of sizes) {
       takeover: nodes <= Number(values['takeover-max']),
       burst: nodes === smallest ? Number(values.burst) : 0,
       latency: nodes === smallest,
+      rttMs: Number(values.rtt.replace(/ms$/, '')),
+      pageSizes: values['page-sizes'] === '' ? [] : values['page-sizes'].split(',').map(Number),
       log: (line) => console.log(line),
       progress,
     }),
@@ -87,6 +95,7 @@ if (!values['no-bundles']) {
   console.log('Bundles…');
   figures.bundles = await measureBundles();
 }
+figures.goals = goalRows(figures);
 await mkdir('results', { recursive: true });
 const stamp = figures.startedAt.replace(/[:.]/g, '-');
 await writeFile(`results/bench-${stamp}.md`, markdown(figures));

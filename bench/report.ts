@@ -1,15 +1,22 @@
 /** The benchmark's Markdown report, its JSON figures, and the short table printed to stdout. */
 import { environmentLine, type EnvironmentBurst } from './burst-environments.js';
 import type { BundleFigures } from './bundles.js';
+import { goalTable, type GoalRow } from './goals.js';
 import type { PassFigures, SizeFigures } from './size.js';
 
 export interface BenchFigures {
   startedAt: string;
-  machine: { cpus: number; node: string };
+  machine: {
+    cpus: number;
+    node: string;
+    /** One-minute load average when the run started (the machine is shared). */ loadAverage?: number;
+  };
   sizes: SizeFigures[];
   bundles?: BundleFigures[];
   /** The burst across 1, 3 and 5 execution environments sharing the EC2 budget. */
   environmentBursts?: EnvironmentBurst[];
+  /** Issue 14's table, filled in from the figures above. */
+  goals?: GoalRow[];
 }
 
 const s = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
@@ -46,20 +53,35 @@ function callTable(p: PassFigures): string[] {
   ];
 }
 
+const PASS_NAMES = {
+  takeover: 'first full pass (takeover: seed + verify)',
+  steadyAtSync: 'steady state, sync due (verifies)',
+  steadyAtSyncNoRtt: 'steady state, sync due, no latency added',
+  steadyBetweenSyncs: 'steady state, between syncs',
+};
+
 function sizeSection(f: SizeFigures): string[] {
   const lines = [
     `## ${f.nodes} nodes`,
     '',
     `${f.counts.pods} pods, ${f.counts.pvs} PVs/PVCs, ${f.counts.volumeAttachments} attachments (VolumeAttachments), seeded in-process in ${s(f.seedMs)}.`,
     '',
-    '| pass | wall | CPU (process) | actions | converged |',
-    '| --- | ---: | ---: | ---: | --- |',
-    ...(['takeover', 'steadyAtSync', 'steadyBetweenSyncs'] as const).flatMap((k) => {
+    `List page size ${f.pageSize}. The controller runs in its own process (a bundle built like the Lambda's): CPU and peak resident memory are its own.`,
+    '',
+    '| pass | added per request | wall | controller CPU | RSS before → peak | actions | converged |',
+    '| --- | ---: | ---: | ---: | ---: | ---: | --- |',
+    ...(['takeover', 'steadyAtSync', 'steadyAtSyncNoRtt', 'steadyBetweenSyncs'] as const).flatMap((k) => {
       const p = f[k];
       if (p === undefined)
-        return [`| first full pass (takeover) | not measured: actual state seeded into DynamoDB in ${s(f.stateSeedMs ?? 0)} | | | |`];
-      return `| ${k === 'takeover' ? 'first full pass (takeover: seed + verify)' : k === 'steadyAtSync' ? 'steady state, sync due (verifies)' : 'steady state, between syncs'} | ${pass(p)} | ${s(p.cpuMs)} | ${p.actions ?? '–'} | ${p.converged ?? '–'} |`;
+        return k === 'takeover'
+          ? [`| first full pass (takeover) | | not measured: actual state seeded into DynamoDB in ${s(f.stateSeedMs ?? 0)} | | | | |`]
+          : [];
+      return `| ${PASS_NAMES[k]} | ${p.rttMs} ms | ${pass(p)} | ${s(p.cpuMs)} | ${p.rssBeforeMb} → ${p.peakRssMb} MB | ${p.actions ?? '–'} | ${p.converged ?? '–'} |`;
     }),
+    ...(f.otherPageSizes ?? []).map(
+      (o) =>
+        `| steady state, sync due, page size ${o.pageSize} | ${o.steadyAtSync.rttMs} ms | ${pass(o.steadyAtSync)} | ${s(o.steadyAtSync.cpuMs)} | ${o.steadyAtSync.rssBeforeMb} → ${o.steadyAtSync.peakRssMb} MB | | |`,
+    ),
     '',
     '### Full pass in steady state at a sync (verification due): calls against the lower bound',
     '',
@@ -95,8 +117,9 @@ export function markdown(figures: BenchFigures): string {
   return [
     '# Benchmark',
     '',
-    `Run ${figures.startedAt} on ${figures.machine.cpus} CPUs, Node ${figures.machine.node}. Sandboxes in-process on loopback; passes through the real adapters and HTTP with the composition root's defaults (Kubernetes client limit 20 QPS / burst 30, EC2 mutating budget shared through the table, 4/s and a burst of 20 per action unless said otherwise). Wall and CPU times are of the whole process, sandboxes included.`,
+    `Run ${figures.startedAt} on ${figures.machine.cpus} CPUs (load average ${figures.machine.loadAverage?.toFixed(1) ?? '?'} at the start), Node ${figures.machine.node}. Sandboxes in the bench's process on loopback; the controller's full passes in a process of their own, through the real adapters and HTTP with the composition root's defaults (Kubernetes client limit 20 QPS / burst 30 for requests other than a list's later pages, EC2 mutating budget shared through the table, 4/s and a burst of 20 per action unless said otherwise).`,
     '',
+    ...goalTable(figures),
     ...figures.sizes.flatMap(sizeSection),
     ...(figures.environmentBursts?.length
       ? [

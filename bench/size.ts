@@ -3,25 +3,32 @@
  * adapters and HTTP: the first full pass (takeover), a steady-state pass at a sync (verification
  * due) and one between syncs, the plan's CPU, event-to-attach latency and an attach burst.
  */
+import { DEFAULT_PAGING } from '../lambda/adapters/kubernetes/paged-list.js';
 import type { Progress } from '../lambda/cli/progress.js';
-import type { PassReport } from '../lambda/reconcile/types.js';
 import { Actors } from '../sandbox/demo/actors.js';
 import { RunningClock } from '../sandbox/clock.js';
 import type { DynamoMeter } from '../sandbox/metered-dynamo.js';
+import { localDynamoClient } from '../sandbox/dynamodb.js';
 import { startLocalStack, type LocalStack } from '../sandbox/local-stack.js';
 import { generateCluster } from '../sandbox/generate/cluster.js';
 import { Random } from '../sandbox/generate/random.js';
 import { seedEc2, seedKube } from '../sandbox/generate/seed.js';
 import { measureBurst, type Burst } from './burst.js';
+import { startPassChild, type PassChild } from './child-runner.js';
 import { measureEventLatency, type EventLatency } from './latency.js';
 import { measurePlanCpu, type PlanCpu } from './plan-cpu.js';
 import { seedActualState } from './seed-state.js';
 import { countScanPages, steadyRows, type CallRow, type ObjectCounts } from './steady.js';
-import { timed } from './timed.js';
 
 export interface PassFigures {
   wallMs: number;
+  /** The controller's own CPU (its process; the sandboxes run in the bench's). */
   cpuMs: number;
+  /** The controller process's resident memory before the pass and its high-water mark after it, in MB. */
+  rssBeforeMb: number;
+  peakRssMb: number;
+  /** Added to every request of the three local services during the pass. */
+  rttMs: number;
   timedOut: boolean;
   error?: string;
   actions?: number;
@@ -38,7 +45,13 @@ export interface SizeFigures {
   takeover?: PassFigures;
   stateSeedMs?: number;
   steadyAtSync: PassFigures;
+  /** The same pass with no latency injected (only when `rttMs` > 0). */
+  steadyAtSyncNoRtt?: PassFigures;
   steadyBetweenSyncs: PassFigures;
+  /** The lists' page size of the passes above. */
+  pageSize: number;
+  /** The steady pass at a sync (with the latency) again with other list page sizes. */
+  otherPageSizes?: { pageSize: number; steadyAtSync: PassFigures }[];
   planCpu?: PlanCpu;
   latency?: EventLatency;
   burst?: Burst;
@@ -52,24 +65,46 @@ export interface SizeOptions {
   takeover: boolean;
   burst: number;
   latency: boolean;
+  /** Milliseconds added to every Kubernetes, EC2 and DynamoDB request of the measured passes. */
+  rttMs: number;
+  /** List page sizes: the first for every pass, the others for one more pass at a sync each. */
+  pageSizes: number[];
   log: (line: string) => void;
   /** Items done / total of the passes' long work (takeover seeding, actions). */
   progress?: Progress;
 }
 
-async function measuredPass(stage: LocalStack, counts: ObjectCounts, capMs: number, sync = true): Promise<PassFigures> {
+interface PassSetup {
+  capMs: number;
+  pageSize: number;
+  rttMs: number;
+  /** Verification is due, so DescribeVolumes belongs to the lower bound. */
+  sync: boolean;
+}
+
+function injectRtt(stage: LocalStack, ms: number): void {
+  stage.kube.faults.latency(ms);
+  stage.ec2.setLatency('*', ms);
+  stage.dynamo.setLatency(ms);
+}
+
+async function measuredPass(stage: LocalStack, child: PassChild, counts: ObjectCounts, setup: PassSetup): Promise<PassFigures> {
   stage.ledger.drain();
   stage.dynamo.resetMeter();
-  const result = await timed((signal) => stage.controller.fullPass({ deadline: stage.clock.now() + capMs, signal }), capMs);
+  injectRtt(stage, setup.rttMs);
+  const answer = await child.run({ capMs: setup.capMs, clockOffsetMs: stage.clock.now() - Date.now() }).finally(() => injectRtt(stage, 0));
   const drained = stage.ledger.drain();
-  const report: PassReport | undefined = result.value;
+  const mb = (bytes: number) => Math.round(bytes / 2 ** 20);
   return {
-    wallMs: result.wallMs,
-    cpuMs: result.cpuMs,
-    timedOut: result.timedOut,
-    ...(result.error ? { error: result.error } : {}),
-    ...(report ? { actions: report.actions.length, converged: report.converged } : {}),
-    calls: steadyRows(counts, drained, stage.dynamo.meter, sync),
+    wallMs: answer.wallMs,
+    cpuMs: answer.cpuMs,
+    rssBeforeMb: mb(answer.rssBefore),
+    peakRssMb: mb(answer.peakRss),
+    rttMs: setup.rttMs,
+    timedOut: answer.timedOut,
+    ...(answer.error ? { error: answer.error } : {}),
+    ...(answer.actions === undefined ? {} : { actions: answer.actions, converged: answer.converged ?? false }),
+    calls: steadyRows(counts, drained, stage.dynamo.meter, setup.sync, setup.pageSize),
     dynamo: { ...stage.dynamo.meter, calls: { ...stage.dynamo.meter.calls } },
   };
 }
@@ -78,6 +113,7 @@ export async function measureSize(nodes: number, options: SizeOptions): Promise<
   const clock = new RunningClock(1);
   const progress = options.progress === undefined ? {} : { controller: { progress: options.progress } };
   const stage = await startLocalStack({ clock, tableName: `bench-${nodes}`, clusterName: 'bench', ...progress });
+  let stopChild = () => undefined as void;
   try {
     const cluster = generateCluster({ seed: nodes, nodes, volumesPerNode: 4, podsPerNode: 10 });
     const seeding = performance.now();
@@ -95,24 +131,49 @@ export async function measureSize(nodes: number, options: SizeOptions): Promise<
     };
     options.log(`  ${nodes} nodes: seeded ${counts.pods} pods, ${counts.pvs} volumes in ${(seedMs / 1000).toFixed(1)} s`);
     const handlers = stage.handlers();
+    const [pageSize = DEFAULT_PAGING.pageSize, ...otherPageSizes] = options.pageSizes;
+    const child = await startPassChild({ ...stage.env, BENCH_LIST_PAGE_SIZE: String(pageSize) });
+    stopChild = () => child.stop();
+    const setup = { capMs: options.passCapMs, pageSize };
+    const pass = (sync: boolean, rttMs = options.rttMs) => measuredPass(stage, child, counts, { ...setup, rttMs, sync });
     const start: Pick<SizeFigures, 'takeover' | 'stateSeedMs'> = {};
     if (options.takeover) {
-      start.takeover = await measuredPass(stage, counts, options.passCapMs);
+      start.takeover = await pass(true);
       options.log(`  takeover pass ${(start.takeover.wallMs / 1000).toFixed(1)} s${start.takeover.timedOut ? ' (cap reached)' : ''}`);
     } else {
       const seeding = performance.now();
-      await seedActualState(stage.controller.ports.store, cluster, clock.now());
+      const client = localDynamoClient(stage.dynamo.endpoint);
+      await seedActualState(stage.controller.ports.store, { client, tableName: stage.tableName }, cluster, clock.now()).finally(() =>
+        client.destroy(),
+      );
       start.stateSeedMs = performance.now() - seeding;
       options.log(`  actual state seeded into DynamoDB in ${(start.stateSeedMs / 1000).toFixed(1)} s`);
     }
     counts.scanPages = await countScanPages(stage.dynamo.endpoint, stage.env.TABLE_NAME ?? '');
     clock.advance(61_000);
-    const steadyAtSync = await measuredPass(stage, counts, options.passCapMs);
-    const steadyBetweenSyncs = await measuredPass(stage, counts, options.passCapMs, false);
+    const steadyAtSync = await pass(true);
+    const steadyBetweenSyncs = await pass(false);
+    const figures: SizeFigures = { nodes, counts, seedMs, ...start, steadyAtSync, steadyBetweenSyncs, pageSize };
+    if (options.rttMs > 0) {
+      clock.advance(61_000);
+      figures.steadyAtSyncNoRtt = await pass(true, 0);
+    }
+    const secs = (p: PassFigures | undefined) =>
+      p ? `${(p.wallMs / 1000).toFixed(1)} s (CPU ${(p.cpuMs / 1000).toFixed(1)} s, peak ${p.peakRssMb} MB)` : '–';
     options.log(
-      `  steady full pass at a sync ${(steadyAtSync.wallMs / 1000).toFixed(1)} s, between syncs ${(steadyBetweenSyncs.wallMs / 1000).toFixed(1)} s`,
+      `  steady full pass at a sync ${secs(steadyAtSync)} with ${options.rttMs} ms per request, ${secs(figures.steadyAtSyncNoRtt)} without; between syncs ${secs(steadyBetweenSyncs)}`,
     );
-    const figures: SizeFigures = { nodes, counts, seedMs, ...start, steadyAtSync, steadyBetweenSyncs };
+    child.stop();
+    figures.otherPageSizes = [];
+    for (const size of otherPageSizes) {
+      const other = await startPassChild({ ...stage.env, BENCH_LIST_PAGE_SIZE: String(size) });
+      stopChild = () => other.stop();
+      clock.advance(61_000);
+      const measured = await measuredPass(stage, other, counts, { ...setup, pageSize: size, rttMs: options.rttMs, sync: true });
+      other.stop();
+      figures.otherPageSizes.push({ pageSize: size, steadyAtSync: measured });
+      options.log(`  page size ${size}: steady full pass at a sync ${secs(measured)} with ${options.rttMs} ms per request`);
+    }
     figures.planCpu = await measurePlanCpu(stage.controller.ports, clock.now());
     const actors = new Actors(stage, cluster, new Random(nodes + 1));
     if (options.latency) figures.latency = await measureEventLatency(stage, handlers, actors);
@@ -122,6 +183,7 @@ export async function measureSize(nodes: number, options: SizeOptions): Promise<
     }
     return figures;
   } finally {
+    stopChild();
     await stage.stop();
   }
 }

@@ -7,8 +7,7 @@ import type { MeteredDynamo } from '../sandbox/metered-dynamo.js';
 import { localDynamoClient } from '../sandbox/dynamodb.js';
 import type { Drained } from '../sandbox/oracle/ledger.js';
 
-/** The controller's list page size (DEFAULT_PAGING) and EC2's DescribeVolumes batch. */
-const LIST_PAGE = 500;
+/** EC2's DescribeVolumes batch. */
 const DESCRIBE_BATCH = 500;
 
 export interface ObjectCounts {
@@ -42,9 +41,15 @@ export interface CallRow {
   lowerBound?: number;
 }
 
-/** `sync`: verification was due, so DescribeVolumes belongs to the bound. */
-export function steadyRows(counts: ObjectCounts, drained: Drained, dynamo: MeteredDynamo['meter'], sync: boolean): CallRow[] {
-  const pages = (n: number) => Math.max(1, Math.ceil(n / LIST_PAGE));
+/** `sync`: verification was due, so DescribeVolumes belongs to the bound; `pageSize`: the lists' page size. */
+export function steadyRows(
+  counts: ObjectCounts,
+  drained: Drained,
+  dynamo: MeteredDynamo['meter'],
+  sync: boolean,
+  pageSize: number,
+): CallRow[] {
+  const pages = (n: number) => Math.max(1, Math.ceil(n / pageSize));
   const listBound: Record<string, number> = {
     'list nodes': pages(counts.nodes),
     'list pods': pages(counts.pods),

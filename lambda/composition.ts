@@ -11,6 +11,7 @@ import { DynamoRateBudget } from './adapters/dynamodb/rate-budget.js';
 import { DynamoVolumeStore } from './adapters/dynamodb/volume-store.js';
 import { Ec2BlockStorage, type Ec2BlockStorageOptions } from './adapters/ec2/block-storage.js';
 import { createEc2Client, type Ec2ClientOptions } from './adapters/ec2/client.js';
+import { withoutSdkLogger } from './adapters/sdk-logger.js';
 import { createKubeClients, type KubeClientOptions } from './adapters/kubernetes/clients.js';
 import { eksTokenProvider } from './adapters/kubernetes/eks-token.js';
 import { KubernetesCluster, type KubernetesClusterOptions } from './adapters/kubernetes/kubernetes-cluster.js';
@@ -174,7 +175,7 @@ function awsOf(config: Config) {
 
 /** The DynamoDB client of the state table: the controller's, and `init`'s (which needs no cluster). */
 export function createDynamoClient(config: Config, tuning: ClientTuning['dynamodb'] = {}): DynamoDBClient {
-  return new DynamoDBClient({ ...awsOf(config), ...endpoint(config.endpoints.dynamodb), ...tuning });
+  return withoutSdkLogger(new DynamoDBClient({ ...awsOf(config), ...endpoint(config.endpoints.dynamodb), ...tuning }));
 }
 
 function kubeConfigOf(config: Config) {

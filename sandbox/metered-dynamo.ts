@@ -24,6 +24,8 @@ export interface MeteredDynamo {
   resetMeter(): void;
   /** The next `count` requests of `operation` (e.g. Scan, PutItem; `*` for any) fail with a 500 InternalServerError. */
   failNext(operation: string, count: number): void;
+  /** Adds `ms` before every request is answered (a remote table's round trip); 0 removes it. */
+  setLatency(ms: number): void;
   clearFaults(): void;
   stop(): Promise<void>;
 }
@@ -34,6 +36,7 @@ export async function startMeteredDynamo(): Promise<MeteredDynamo> {
   const server: Server = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
   let meter = emptyMeter();
   const failures = new Map<string, number>();
+  let latencyMs = 0;
   // dynalite's own handler runs after the meter, unless an injected failure answers first.
   const handlers = server.listeners('request') as ((request: IncomingMessage, response: ServerResponse) => void)[];
   server.removeAllListeners('request');
@@ -47,7 +50,11 @@ export async function startMeteredDynamo(): Promise<MeteredDynamo> {
       if (typeof chunk === 'string' || Buffer.isBuffer(chunk)) record(meter, operation, response.statusCode, chunk.toString());
       return end(...args);
     }) as ServerResponse['end'];
-    for (const handler of handlers) handler(request, response);
+    const answer = () => {
+      for (const handler of handlers) handler(request, response);
+    };
+    if (latencyMs > 0) setTimeout(answer, latencyMs);
+    else answer();
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -60,7 +67,14 @@ export async function startMeteredDynamo(): Promise<MeteredDynamo> {
     },
     resetMeter: () => void (meter = emptyMeter()),
     failNext: (operation, count) => void failures.set(operation, (failures.get(operation) ?? 0) + count),
-    clearFaults: () => failures.clear(),
+    setLatency: (ms) => {
+      if (!(ms >= 0)) throw new RangeError(`latency must be >= 0, got ${ms}`);
+      latencyMs = ms;
+    },
+    clearFaults: () => {
+      failures.clear();
+      latencyMs = 0;
+    },
     stop: () =>
       new Promise<void>((resolve, reject) => {
         server.closeAllConnections();

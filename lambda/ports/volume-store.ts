@@ -16,6 +16,8 @@ export interface CorruptItem {
 export interface ReadResult {
   records: Map<VolumeId, VolumeRecord>;
   corrupt: CorruptItem[];
+  /** A scan returns the controller-state item with the volumes (absent when there is none, or it is unreadable). */
+  controllerState?: ControllerState;
 }
 
 /** Controller-wide bookkeeping kept beside the volume items. */

@@ -27,8 +27,9 @@ export async function runFullPass(baseDeps: ReconcileDeps, budget: Budget, optio
   const deps = dryRun ? { ...baseDeps, store: dryRunStore(baseDeps.store) } : baseDeps;
   const startedAt = deps.clock();
   const passId = options.passId ?? deps.newId();
-  const cluster = await readCluster(deps);
-  const [controllerState, scanned] = await Promise.all([deps.store.getControllerState(), deps.store.scan()]);
+  // The cluster read and the scan are independent; the scan brings the controller state along.
+  const [cluster, scanned] = await Promise.all([readCluster(deps), deps.store.scan()]);
+  const controllerState = scanned.controllerState ?? (await deps.store.getControllerState());
   const desired = buildDesiredState(cluster.snapshot, { complete: cluster.complete });
   const ctx = createPassContext(deps, budget, desired, new Map(scanned.records), pvNamesByVolume(cluster.snapshot.pvs));
 

@@ -54,17 +54,21 @@ describe('scan', () => {
       return table;
     }));
 
-  it.each([1, 4])('returns each of several thousand volumes exactly once over many pages (%i segments)', async (segments) => {
-    const { otherStore } = await seededTable();
-    const scanner = local.running().newClient();
-    const scanned = countScannedItems(scanner);
-    const faults = injectDynamoFaults(scanner, {}); // no faults: it only counts the pages asked for
-    const { records, corrupt } = await otherStore({ client: scanner, scanPageSize: 250 }).scan({ segments });
-    expect(corrupt).toEqual([]);
-    expect([...records.keys()].sort()).toEqual(ids(VOLUMES).sort());
-    expect(scanned()).toBe(VOLUMES + notVolumes.length);
-    expect(faults.calls.get('ScanCommand')).toBeGreaterThanOrEqual(Math.ceil((VOLUMES + 2) / 250));
-  });
+  it.each([1, 4])(
+    'returns each of several thousand volumes exactly once over many pages, and the controller state (%i segments)',
+    async (segments) => {
+      const { otherStore } = await seededTable();
+      const scanner = local.running().newClient();
+      const scanned = countScannedItems(scanner);
+      const faults = injectDynamoFaults(scanner, {}); // no faults: it only counts the pages asked for
+      const { records, corrupt, controllerState } = await otherStore({ client: scanner, scanPageSize: 250 }).scan({ segments });
+      expect(corrupt).toEqual([]);
+      expect(controllerState).toEqual({ version: 1, lastVerifiedAt: 5 });
+      expect([...records.keys()].sort()).toEqual(ids(VOLUMES).sort());
+      expect(scanned()).toBe(VOLUMES + notVolumes.length);
+      expect(faults.calls.get('ScanCommand')).toBeGreaterThanOrEqual(Math.ceil((VOLUMES + 2) / 250));
+    },
+  );
 
   it.each([1, 4])('fails as a whole when a page fails mid-scan, never returning a short list (%i segments)', async (segments) => {
     const { client, tableName, otherStore } = await local.freshTable();

@@ -123,7 +123,7 @@ describe('configuration', () => {
 });
 
 describe('controller state', () => {
-  it('is compare-and-swapped, lives beside the volumes and is never scanned as one', async () => {
+  it('is compare-and-swapped, lives beside the volumes, is never scanned as one, and a scan hands it back', async () => {
     const { store, otherStore } = await local.freshTable();
     expect(await store.getControllerState()).toEqual({ version: 0 });
     expect(await store.putControllerState({ seededAt: T0, version: 0 })).toEqual({ ok: true });
@@ -131,7 +131,11 @@ describe('controller state', () => {
     expect(await store.putControllerState({ seededAt: T0, lastVerifiedAt: T0 + 5, version: 1 })).toEqual({ ok: true });
     expect(await store.putControllerState({ lastVerifiedAt: T0 + 9, version: 1 })).toEqual({ ok: false });
     expect(await store.getControllerState()).toEqual({ seededAt: T0, lastVerifiedAt: T0 + 5, version: 2 });
-    expect(await store.scan()).toEqual({ records: new Map(), corrupt: [] });
+    expect(await store.scan()).toEqual({
+      records: new Map(),
+      corrupt: [],
+      controllerState: { seededAt: T0, lastVerifiedAt: T0 + 5, version: 2 },
+    });
   });
 
   it('throws CorruptItemError when its item is unreadable', async () => {

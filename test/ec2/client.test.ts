@@ -1,5 +1,6 @@
 /** The client factory: deliberate retry settings, and the endpoint taken from AWS_ENDPOINT_URL_EC2 by the SDK. */
-import { DescribeVolumesCommand } from '@aws-sdk/client-ec2';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DescribeVolumesCommand, EC2Client } from '@aws-sdk/client-ec2';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Ec2BlockStorage } from '../../lambda/adapters/ec2/block-storage.js';
 import { createEc2Client, EC2_RETRY_DEFAULTS } from '../../lambda/adapters/ec2/client.js';
@@ -8,6 +9,7 @@ import type { LocalEc2 } from '../../sandbox/ec2/server.js';
 import { clientFor, createVolume, localEc2, runInstance, withEndpointEnv } from './support.js';
 import { memoryClaims } from '../support/device-claims.js';
 import { systemClock } from '../../lambda/clock.js';
+import { withoutSdkLogger } from '../../lambda/adapters/sdk-logger.js';
 
 let ec2: LocalEc2;
 beforeAll(async () => {
@@ -22,6 +24,13 @@ describe('createEc2Client', () => {
     expect(await client.config.retryStrategy()).toMatchObject({ mode: 'standard' });
     expect(await client.config.maxAttempts()).toBe(5);
     expect(await client.config.region()).toBe('eu-west-1');
+  });
+
+  it("carries no SDK logger middleware (it deep-copies every answer for a logger that discards it); DynamoDB's neither", () => {
+    const names = (client: { middlewareStack: { identify(): string[] } }) => client.middlewareStack.identify().join(' ');
+    expect(names(createEc2Client({ region: 'eu-west-1' }))).not.toMatch(/loggerMiddleware/);
+    expect(names(new EC2Client({ region: 'eu-west-1' }))).toMatch(/loggerMiddleware/);
+    expect(names(withoutSdkLogger(new DynamoDBClient({ region: 'eu-west-1' })))).not.toMatch(/loggerMiddleware/);
   });
 
   it('reaches the endpoint in AWS_ENDPOINT_URL_EC2, read by the SDK itself', async () => {

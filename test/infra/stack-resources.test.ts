@@ -157,12 +157,12 @@ describe('triggers', () => {
   it.each([
     ['ClusterEventsQueue', 'ClusterEventPassFunction'],
     ['Ec2EventsQueue', 'Ec2EventPassFunction'],
-  ])('feeds %s to %s in batches of 100 with a 5 s window, partial batch failures and bounded pollers', (queue, fn) => {
+  ])('feeds %s to %s in batches of 100 with a 1 s window, partial batch failures and bounded pollers', (queue, fn) => {
     template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
       EventSourceArn: queueArn(queue),
       FunctionName: { Ref: fnId(fn) },
       BatchSize: 100,
-      MaximumBatchingWindowInSeconds: 5,
+      MaximumBatchingWindowInSeconds: 1,
       FunctionResponseTypes: ['ReportBatchItemFailures'],
       ScalingConfig: { MaximumConcurrency: 5 },
     });
@@ -173,7 +173,7 @@ describe('queues', () => {
   it.each(['ClusterEvents', 'Ec2Events'])('%s redrives to its DLQ after 5 receives, with a visibility of 6 × timeout + window', (name) => {
     template.hasResourceProperties('AWS::SQS::Queue', {
       RedrivePolicy: { deadLetterTargetArn: queueArn(`${name}DeadLetterQueue`), maxReceiveCount: 5 },
-      VisibilityTimeout: 6 * 120 + 5,
+      VisibilityTimeout: 6 * 120 + 1,
       MessageRetentionPeriod: 86_400,
       SqsManagedSseEnabled: true,
     });

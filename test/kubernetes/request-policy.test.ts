@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { TokenBucket, isRetryableStatus, retryAfterMs, type PolicyClock } from '../../lambda/adapters/kubernetes/request-policy.js';
+import { HttpMethod, Observable, RequestContext, ResponseContext, SelfDecodingBody, type HttpLibrary } from '@kubernetes/client-node';
+import {
+  DEFAULT_REQUEST_POLICY,
+  PolicyHttpLibrary,
+  TokenBucket,
+  isContinuation,
+  isRetryableStatus,
+  retryAfterMs,
+  type PolicyClock,
+} from '../../lambda/adapters/kubernetes/request-policy.js';
 
 function fakeClock(): PolicyClock & { slept: number[] } {
   let t = 0;
@@ -56,5 +65,34 @@ describe('what is retried', () => {
     ['absence', undefined, undefined],
   ])('Retry-After as %s', (_behaviour, header, expected) => {
     expect(retryAfterMs(header, 0)).toBe(expected);
+  });
+});
+
+describe("a list's later pages are one read: only its first page (and retries) wait for the limiter", () => {
+  const ok = (): HttpLibrary => ({
+    send: () => new Observable(Promise.resolve(new ResponseContext(200, {}, new SelfDecodingBody(Promise.resolve(Buffer.from('{}')))))),
+  });
+  const get = (query: string) => new RequestContext(`https://api.test/api/v1/pods${query}`, HttpMethod.GET);
+  const policy = { ...DEFAULT_REQUEST_POLICY, qps: 1, burst: 1 };
+
+  it.each([
+    [
+      'three continuation pages after a first page',
+      ['?limit=500', '?limit=500&continue=a', '?limit=500&continue=b', '?limit=500&continue=c'],
+      [],
+    ],
+    ['a second list after the first', ['?limit=500', '?limit=500&continue=a', '?limit=500'], [1_000]],
+    ['two plain requests', ['', ''], [1_000]],
+  ])('%s', async (_, queries, sleeps) => {
+    const clock = fakeClock();
+    const library = new PolicyHttpLibrary(policy, clock, ok());
+    for (const query of queries) await library.send(get(query)).toPromise();
+    expect(clock.slept).toEqual(sleeps);
+  });
+
+  it('tells a continuation by its continue parameter on a GET', () => {
+    expect(
+      [get('?continue=x'), get('?limit=1'), new RequestContext('https://api.test/x?continue=1', HttpMethod.POST)].map(isContinuation),
+    ).toEqual([true, false, false]);
   });
 });

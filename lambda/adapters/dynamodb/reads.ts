@@ -1,7 +1,8 @@
 /**
  * Reads of volume items: one, a batch, or the whole table. Every item is validated; corrupt or
  * foreign items are reported with their key and skipped, tombstones and the controller-state
- * item are not volumes. A read either returns everything asked for or throws.
+ * item are not volumes (a scan hands the latter back on its own, sparing a GetItem). A read
+ * either returns everything asked for or throws.
  */
 import { BatchGetItemCommand, GetItemCommand, paginateScan } from '@aws-sdk/client-dynamodb';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -9,7 +10,7 @@ import type { VolumeId, VolumeRecord } from '../../core/types.js';
 import type { ReadResult } from '../../ports/volume-store.js';
 import type { StoreContext } from './context.js';
 import { CorruptItemError, UnprocessedKeysError, VolumeStoreError } from './errors.js';
-import { itemKey, parseItem, volumeKey, type Item } from './item.js';
+import { itemKey, parseControllerState, parseItem, volumeKey, type Item } from './item.js';
 
 /** BatchGetItem takes at most 100 keys a call. */
 const BATCH_GET_LIMIT = 100;
@@ -20,6 +21,11 @@ function collect(items: Item[], into: ReadResult = { records: new Map(), corrupt
     const parsed = parseItem(item);
     if (parsed.kind === 'volume') into.records.set(parsed.record.volumeId, parsed.record);
     else if (parsed.kind === 'corrupt') into.corrupt.push({ key: parsed.key, problem: parsed.problem });
+    else if (parsed.kind === 'controller') {
+      // An unreadable one is left for getControllerState to report, as before.
+      const state = parseControllerState(item);
+      if (!('problem' in state)) into.controllerState = state;
+    }
   }
   return into;
 }

@@ -15,6 +15,7 @@ import {
   type SecurityAuthentication,
 } from '@kubernetes/client-node';
 import type { Clock } from '../../clock.js';
+import { jsonGetter, type JsonGet } from './json-get.js';
 import { PolicyHttpLibrary, type RequestPolicy, type RetryNotice, DEFAULT_REQUEST_POLICY } from './request-policy.js';
 
 type Dispatcher = NonNullable<ReturnType<RequestContext['getDispatcher']>>;
@@ -66,6 +67,8 @@ export interface KubeClients {
   storage: StorageV1Api;
   /** Leases: the lease fence (docs/lease-fence.md). */
   coordination: CoordinationV1Api;
+  /** Reads as plain JSON (the lists and reads of a pass); the typed APIs above are for writes. */
+  getJson: JsonGet;
   /** Closes pooled connections (tests and CLI runs; a Lambda keeps them for the next invocation). */
   close(): Promise<void>;
 }
@@ -89,6 +92,7 @@ export function createKubeClients(kc: KubeConfig, options: KubeClientOptions): K
     core: new CoreV1Api(configuration),
     storage: new StorageV1Api(configuration),
     coordination: new CoordinationV1Api(configuration),
+    getJson: jsonGetter(configuration, USER_AGENT),
     close: () => auth.close(),
   };
 }

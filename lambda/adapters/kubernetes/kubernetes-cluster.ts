@@ -16,9 +16,8 @@ import type { Clock } from '../../clock.js';
 import type { KubeClients } from './clients.js';
 import { DEFAULT_EVENT_COMPONENT, recordEvent, type EventWriter } from './events.js';
 import { setVolumesAttached, type NodeStatusResult } from './node-status.js';
-import { toKubeNode } from './mapping.js';
-import { DEFAULT_PAGING, listAllPages, type PagingOptions } from './paged-list.js';
-import { readNodeObject, readPodClosure, readPodsOnNode, readSnapshot } from './reads.js';
+import { DEFAULT_PAGING, type PagingOptions } from './paged-list.js';
+import { listNodes, readNodeObject, readPodClosure, readPodsOnNode, readSnapshot } from './reads.js';
 import { deleteVolumeAttachment, upsertVolumeAttachment, type VolumeAttachmentWriter } from './volume-attachments.js';
 
 export interface KubernetesClusterOptions {
@@ -40,7 +39,7 @@ export class KubernetesCluster implements Cluster {
   private readonly maxConflictRetries: number;
 
   constructor(
-    private readonly clients: Pick<KubeClients, 'core' | 'storage'>,
+    private readonly clients: Pick<KubeClients, 'core' | 'storage' | 'getJson'>,
     clock: Pick<Clock, 'now'>,
     options: KubernetesClusterOptions = {},
   ) {
@@ -62,24 +61,23 @@ export class KubernetesCluster implements Cluster {
   }
 
   readPod(namespace: string, name: string): Promise<PodClosure> {
-    return readPodClosure(this.clients.core, namespace, name);
+    return readPodClosure(this.clients, namespace, name);
   }
 
   readPodsOnNode(nodeName: NodeName) {
-    return readPodsOnNode(this.clients.core, nodeName, this.paging);
+    return readPodsOnNode(this.clients, nodeName, this.paging);
   }
 
-  async listNodes(): Promise<KubeNode[]> {
-    const nodes = await listAllPages('nodes', (page) => this.clients.core.listNode(page), this.paging);
-    return nodes.map(toKubeNode);
+  listNodes(): Promise<KubeNode[]> {
+    return listNodes(this.clients, this.paging);
   }
 
   readNode(name: NodeName): Promise<KubeNode | undefined> {
-    return readNodeObject(this.clients.core, name);
+    return readNodeObject(this.clients, name);
   }
 
   async volumesInUse(nodeName: NodeName): Promise<UniqueVolumeName[] | undefined> {
-    const node = await readNodeObject(this.clients.core, nodeName);
+    const node = await readNodeObject(this.clients, nodeName);
     return node && (node.status?.volumesInUse ?? []);
   }
 

@@ -10,7 +10,7 @@ import type { KubeNode } from '../../core/kube.js';
 import { TAINTED_BY_US_ANNOTATION, type NodeTaintEdit } from '../../core/out-of-service.js';
 import type { NodeTaints } from '../../ports/node-taints.js';
 import { describeApiError, isConflict, isNotFound } from './api-errors.js';
-import { toKubeNode } from './mapping.js';
+import { nodeFromJson } from './json-mapping.js';
 import { getOrUndefined } from './reads.js';
 
 /** RFC 6901: `~` and `/` in a key are escaped. */
@@ -46,7 +46,7 @@ export class KubernetesNodeTaints implements NodeTaints {
     for (let attempt = 0; attempt <= this.maxConflictRetries; attempt++) {
       const read = await getOrUndefined(`node ${name}`, () => this.core.readNode({ name }));
       if (read === undefined) return 'node-gone';
-      const live = toKubeNode(read);
+      const live = nodeFromJson(read);
       const change = edit(live);
       if (change === undefined) return 'unchanged';
       try {

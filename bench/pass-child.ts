@@ -1,0 +1,57 @@
+/**
+ * The controller alone in its own process, as in a Lambda execution environment: built from the
+ * environment the local stack hands it, it runs the full passes the bench asks for over IPC and
+ * answers with the pass's wall time, this process's CPU and its peak resident memory. The
+ * sandboxes stay in the bench's process, so neither their CPU nor their memory is counted here.
+ */
+import { createController } from '../lambda/composition.js';
+import { DEFAULT_PAGING } from '../lambda/adapters/kubernetes/paged-list.js';
+import { loadConfig } from '../lambda/config.js';
+
+export interface PassRequest {
+  capMs: number;
+  /** The stack's clock minus the wall clock: the child's clock shows the stack's time. */
+  clockOffsetMs: number;
+}
+
+export interface PassAnswer {
+  wallMs: number;
+  cpuMs: number;
+  /** Resident set before the pass and its peak so far (the process's high-water mark), in bytes. */
+  rssBefore: number;
+  peakRss: number;
+  /** V8 heap in use before and after the pass. */
+  heapBefore: number;
+  actions?: number;
+  converged?: boolean;
+  error?: string;
+}
+
+let offset = 0;
+const clock = { now: () => Date.now() + offset, sleep: (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)) };
+const pageSize = Number(process.env.BENCH_LIST_PAGE_SIZE ?? DEFAULT_PAGING.pageSize);
+const controller = createController(loadConfig(process.env, 'local'), { clock, tuning: { kubernetes: { paging: { pageSize } } } });
+
+async function runPass(request: PassRequest): Promise<PassAnswer> {
+  offset = request.clockOffsetMs;
+  const rssBefore = process.memoryUsage.rss();
+  const heapBefore = process.memoryUsage().heapUsed;
+  const cpu = process.cpuUsage();
+  const started = performance.now();
+  const base = () => {
+    const used = process.cpuUsage(cpu);
+    const peakRss = process.resourceUsage().maxRSS * 1024;
+    return { wallMs: performance.now() - started, cpuMs: (used.user + used.system) / 1000, rssBefore, peakRss, heapBefore };
+  };
+  try {
+    const report = await controller.fullPass({ deadline: clock.now() + request.capMs });
+    return { ...base(), actions: report.actions.length, converged: report.converged };
+  } catch (error) {
+    return { ...base(), error: error instanceof Error ? error.message : String(error) };
+  }
+}
+
+process.on('message', (request: PassRequest) => {
+  void runPass(request).then((answer) => process.send?.(answer));
+});
+process.send?.('ready');
