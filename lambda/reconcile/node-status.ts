@@ -37,8 +37,11 @@ export class NodeStatusUpdater {
    */
   async unreport(nodeName: NodeName, leaving: readonly { volumeId: VolumeId; uniqueName: UniqueVolumeName }[]): Promise<Unreported> {
     const names = new Set(leaving.map((volume) => volume.uniqueName));
-    const base = this.reported.get(nodeName) ?? [];
-    const next = base.filter((entry) => !names.has(entry.name));
+    const read = this.reported.get(nodeName) ?? [];
+    const next = read.filter((entry) => !names.has(entry.name));
+    // The change is "these leave", even where the list as read lacks them: another pass may have listed them since.
+    const unread = leaving.filter((volume) => !read.some((entry) => entry.name === volume.uniqueName));
+    const base = [...read, ...unread.map((volume) => ({ name: volume.uniqueName, devicePath: '' }))];
     let answer: StatusAnswer;
     try {
       answer = await this.pass.deps.cluster.setVolumesAttached(nodeName, next, { base });
