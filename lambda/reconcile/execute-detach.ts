@@ -4,6 +4,7 @@
  * DetachVolume still shows it unmounted (the kubelet may have mounted it again meanwhile).
  */
 import type { DetachAction } from '../core/actions.js';
+import { nodeOfAttachment } from '../core/detach-decision.js';
 import { completeDetach, failOperation, leaveInProgress } from '../core/transitions.js';
 import { lockKey } from '../core/types.js';
 import { pairKey } from '../core/volume-attachments.js';
@@ -68,12 +69,19 @@ export async function executeDetach(ctx: PassContext, planned: DetachAction): Pr
   return result('deferred', `still ${waited.state} at the wait deadline; left for the next pass to resolve`);
 }
 
-/** True, or why the detach must wait. Forced detaches do not look: the node cannot be trusted to answer. */
+/**
+ * True, or why the detach must wait. Forced detaches do not look: the node cannot be trusted to answer.
+ * A node object already gone when the pass read it was judged by the last word on record; while it
+ * stays gone no kubelet can list, so nothing newer can come (waiting would leak the attachment).
+ */
 async function unmountedRightNow(ctx: PassContext, action: DetachAction): Promise<true | string> {
   if (action.trigger !== 'unmounted') return true;
   try {
     const inUse = await ctx.deps.cluster.volumesInUse(action.nodeName);
-    if (inUse === undefined) return 'the node disappeared before the detach; the next pass decides again';
+    if (inUse === undefined) {
+      const judgedWithoutNode = nodeOfAttachment(ctx.desired.nodes.get(action.nodeName), action) === undefined;
+      return judgedWithoutNode || 'the node disappeared before the detach; the next pass decides again';
+    }
     return inUse.includes(action.uniqueName) ? 'mounted again since the pass read the node' : true;
   } catch (error) {
     return `could not re-check volumesInUse: ${String(error)}`;

@@ -11,6 +11,7 @@ import { nodeReports } from '../core/report.js';
 import { markReported } from '../core/transitions.js';
 import type { ActualState, DesiredState, NodeName, UniqueVolumeName, VolumeId } from '../core/types.js';
 import { pairKey } from '../core/volume-attachments.js';
+import type { ReadResult } from '../ports/volume-store.js';
 import { bestEffort, type PassContext } from './context.js';
 import { onRecord, writeRecord } from './records.js';
 
@@ -37,8 +38,11 @@ export class NodeStatusUpdater {
    */
   async unreport(nodeName: NodeName, leaving: readonly { volumeId: VolumeId; uniqueName: UniqueVolumeName }[]): Promise<Unreported> {
     const names = new Set(leaving.map((volume) => volume.uniqueName));
-    const base = this.reported.get(nodeName) ?? [];
-    const next = base.filter((entry) => !names.has(entry.name));
+    const read = this.reported.get(nodeName) ?? [];
+    const next = read.filter((entry) => !names.has(entry.name));
+    // The change is "these leave", even where the list as read lacks them: another pass may have listed them since.
+    const unread = leaving.filter((volume) => !read.some((entry) => entry.name === volume.uniqueName));
+    const base = [...read, ...unread.map((volume) => ({ name: volume.uniqueName, devicePath: '' }))];
     let answer: StatusAnswer;
     try {
       answer = await this.pass.deps.cluster.setVolumesAttached(nodeName, next, { base });
@@ -66,8 +70,9 @@ export class NodeStatusUpdater {
 
   /** End of pass: every managed node's list brought in line with the actual state (best effort). */
   async reportAll(): Promise<void> {
-    const volumesOn = volumesByNode(this.pass.actual);
-    for (const [nodeName, report] of nodeReports(this.withCurrentLists(), this.pass.actual)) {
+    const actual = await this.freshForAdding();
+    const volumesOn = volumesByNode(actual);
+    for (const [nodeName, report] of nodeReports(this.withCurrentLists(), actual)) {
       const base = this.reported.get(nodeName) ?? [];
       if (report.changed) {
         let answer: StatusAnswer | undefined;
@@ -79,6 +84,34 @@ export class NodeStatusUpdater {
       }
       await this.rememberReported(nodeName, volumesOn.get(nodeName) ?? [], new Set(report.want.map((entry) => entry.name)));
     }
+  }
+
+  /**
+   * The actual state to report from. A volume is added to a node's list only as the store has it
+   * now, not as this pass read it at its start: another pass may have begun detaching it since
+   * (and unreported it), and listing it again would claim a volume EC2 is taking away
+   * (invariant 5). When the store cannot say, those volumes are left out of this report.
+   */
+  private async freshForAdding(): Promise<ActualState> {
+    const { actual } = this.pass;
+    const adding = new Set<string>();
+    for (const [nodeName, report] of nodeReports(this.withCurrentLists(), actual)) {
+      const listed = new Set((this.reported.get(nodeName) ?? []).map((entry) => entry.name));
+      for (const entry of report.want) if (!listed.has(entry.name)) adding.add(entry.name);
+    }
+    const volumeIds = [...actual.values()].filter((record) => adding.has(record.uniqueName)).map((record) => record.volumeId);
+    if (volumeIds.length === 0) return actual;
+    let fresh: ReadResult | undefined;
+    await bestEffort(this.pass, 're-reading volumes before listing them', async () => {
+      fresh = await this.pass.deps.store.getMany(volumeIds);
+    });
+    if (fresh === undefined) return new Map([...actual].filter(([volumeId]) => !volumeIds.includes(volumeId)));
+    for (const volumeId of volumeIds) {
+      const record = fresh.records.get(volumeId);
+      if (record === undefined) actual.delete(volumeId);
+      else actual.set(volumeId, record);
+    }
+    return actual;
   }
 
   /** The desired state's node views with the lists this pass has already written. */

@@ -135,6 +135,21 @@ describe('executing a plan', () => {
     );
   });
 
+  // A deleted node object whose instance runs on: nothing newer than the last word on record can come from it.
+  it.each([
+    ['gone when the pass read it: the last word on record (unmounted) stands', false, [`detach ${V}`, 'wait detached'], 'ok'],
+    ['deleted since the pass read it: the next pass decides from the record', true, [], 'deferred'],
+  ])('a detach from a node whose object is %s', async (_case, readTheNode, calls, outcome) => {
+    const cluster = readTheNode ? noPods() : snapshot({ nodes: [], pvs: [pv('pv-data', { volumeId: V })] });
+    const { pass, kube, ec2 } = harness(cluster, [record(V, [attachment('node-a', { mounted: false })])]);
+    kube.deletedSinceRead.add('node-a');
+
+    const report = await pass();
+
+    expect(ec2.calls).toEqual(calls);
+    expect(report.results).toContainEqual(expect.objectContaining({ kind: 'detach', outcome }));
+  });
+
   it('never detaches a volume whose removal from the node status failed', async () => {
     const { pass, kube, ec2 } = harness(noPods(), [record(V, [attachment('node-a')])]);
     kube.failStatusWrites = true;

@@ -56,6 +56,42 @@ describe('the node-status updater', () => {
     expect(store.items.get(V)?.attachments['node-a']?.reported).toBe(true);
   });
 
+  // Another pass may have started detaching a volume since this pass read its record: its node must not list it again.
+  it.each([
+    [
+      'another pass began detaching it',
+      (r: VolumeRecord) => ({ ...r, attachments: { 'node-a': { ...r.attachments['node-a']!, state: 'detaching' as const } } }),
+    ],
+    ['another pass detached it and the record is gone', undefined],
+  ])('the end-of-pass report adds a volume only as the store has it now: %s', async (_case, since) => {
+    const { ctx, kube, store } = pass([
+      record(V, [attachment('node-a', { reported: false })]),
+      record(W, [attachment('node-a', { device: '/dev/xvdab' })]),
+    ]);
+    await ctx.nodeStatus.unreport('node-a', [{ volumeId: V, uniqueName: uname(V) }]);
+    const now = since?.(store.items.get(V)!);
+    if (now) store.items.set(V, { ...now, version: now.version + 1 });
+    else store.items.delete(V);
+
+    await ctx.nodeStatus.reportAll();
+
+    expect(kube.statusWrites.map((w) => w.volumes)).toEqual([[entry(W, '/dev/xvdab')]]);
+  });
+
+  it('when the store cannot say how a volume stands now, the report leaves it off and says why', async () => {
+    const { ctx, kube, store } = pass([
+      record(V, [attachment('node-a', { reported: false })]),
+      record(W, [attachment('node-a', { device: '/dev/xvdab' })]),
+    ]);
+    await ctx.nodeStatus.unreport('node-a', [{ volumeId: V, uniqueName: uname(V) }]);
+    store.getMany = () => Promise.reject(new Error('throttled'));
+
+    await ctx.nodeStatus.reportAll();
+
+    expect(kube.statusWrites.map((w) => w.volumes)).toEqual([[entry(W, '/dev/xvdab')]]);
+    expect(ctx.reportErrors).toEqual([expect.stringContaining('re-reading volumes before listing them: throttled')]);
+  });
+
   it('the end-of-pass report writes only changed lists; a failure is written down, not thrown', async () => {
     const { ctx, kube } = pass([record(V, [attachment('node-a')])]);
     kube.failStatusWrites = true;

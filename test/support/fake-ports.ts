@@ -93,6 +93,8 @@ export class FakeCluster implements Cluster {
   readonly volumeAttachmentWrites: string[] = [];
   /** volumesInUse as a live GET answers it (defaults to the snapshot's). */
   liveInUse = new Map<string, string[]>();
+  /** Nodes deleted since the snapshot was read: a live read finds them gone. */
+  readonly deletedSinceRead = new Set<string>();
   failStatusWrites = false;
 
   constructor(public snapshot: ClusterSnapshot) {}
@@ -119,6 +121,7 @@ export class FakeCluster implements Cluster {
   }
   volumesInUse(nodeName: string) {
     const node = this.snapshot.nodes.find((n) => n.metadata.name === nodeName);
+    if (this.deletedSinceRead.has(nodeName)) return Promise.resolve(undefined);
     return Promise.resolve(this.liveInUse.get(nodeName) ?? node?.status?.volumesInUse ?? undefined);
   }
   setVolumesAttached(nodeName: string, volumes: AttachedVolume[], options: SetVolumesAttachedOptions = {}) {
