@@ -19,8 +19,7 @@ import { systemClock, type Clock } from './clock.js';
 import type { Config } from './config.js';
 import { recordPass, recordPassFailure } from './observability/pass-metrics.js';
 import { createTelemetry, type Telemetry } from './observability/telemetry.js';
-import { runFullPass } from './reconcile/full-pass.js';
-import { runTargetedPass } from './reconcile/targeted-pass.js';
+import { operatingMode } from './reconcile/modes/operating-mode.js';
 import { targetKey } from './reconcile/targets.js';
 import {
   DEFAULT_WAITS,
@@ -97,12 +96,16 @@ export function createController(config: Config, overrides: ControllerOverrides 
     maxConcurrentOperations: config.maxConcurrentOperations,
     ...DEFAULT_WAITS,
     maxAttachWaitMs: config.maxAttachWaitMs,
+    attacherWaitMs: config.attacherWaitMs,
     ...overrides.waits,
   };
+  // The one place the operating mode is chosen: what is desired and what is reported.
+  const mode = operatingMode(config.mode);
   const depsFor = (passId: string): ReconcileDeps => ({
     ...ports,
     settings,
     clock: () => clock.now(),
+    sleep: (ms) => clock.sleep(ms),
     newId,
     log: telemetry.logger.createChild({ persistentKeys: { passId } }),
     ...(overrides.progress === undefined ? {} : { progress: overrides.progress }),
@@ -127,12 +130,12 @@ export function createController(config: Config, overrides: ControllerOverrides 
     ports,
     fullPass: (budget, options = {}) => {
       const passId = options.passId ?? newId();
-      return observed(passId, { pass: 'full' }, (deps) => runFullPass(deps, budget, { ...options, passId }));
+      return observed(passId, { pass: 'full' }, (deps) => mode.fullPass(deps, budget, { ...options, passId }));
     },
     targetedPass: (target, budget, options = {}) => {
       const passId = options.passId ?? newId();
       const label = { pass: 'targeted', target: targetKey(target) };
-      return observed(passId, label, (deps) => runTargetedPass(deps, target, budget, { ...options, passId }));
+      return observed(passId, label, (deps) => mode.targetedPass(deps, target, budget, { ...options, passId }));
     },
     close: async () => {
       await kubeClients.close();

@@ -37,6 +37,8 @@ interface ReconcileSettings {
   maxDetachWaitMs: number;
   /** Time kept back before the deadline to write down what was started. */
   reserveMs: number;
+  /** Attacher mode: how long a pod's `Scheduled` event waits for kcm's VolumeAttachments to appear. */
+  attacherWaitMs: number;
 }
 
 export type Waits = Pick<ReconcileSettings, 'maxAttachWaitMs' | 'maxDetachWaitMs' | 'reserveMs'>;
@@ -46,6 +48,8 @@ export const DEFAULT_WAITS: Waits = { maxAttachWaitMs: 60_000, maxDetachWaitMs: 
 export interface ReconcileDeps extends Ports {
   settings: ReconcileSettings;
   clock: () => number;
+  /** Waits on the pass's clock (a poll's pause). */
+  sleep: (ms: number) => Promise<void>;
   newId: () => string;
   log: PassLog;
   /** Items done of a phase's total (`seeding`, `actions`), for a caller that shows long work advancing. */
@@ -84,7 +88,7 @@ export interface ActionResult {
   /** AttachVolume → attached, DetachVolume → detached. */
   latencyMs?: number;
   /** For detaches that did not wait for an unmount. */
-  forcedTrigger?: Exclude<DetachTrigger, 'unmounted'>;
+  forcedTrigger?: Exclude<DetachTrigger, 'unmounted' | 'released'>;
   throttled?: boolean;
 }
 

@@ -3,8 +3,16 @@
  * fields the core reads are carried; pod volumes and PV specs keep their other fields
  * because the core inspects volume sources by name. Dates stay Date (the core allows it).
  */
-import type { V1Node, V1ObjectMeta, V1PersistentVolume, V1PersistentVolumeClaim, V1Pod, V1VolumeAttachment } from '@kubernetes/client-node';
-import type { KubeNode, KubePod, KubePv, KubePvc, KubeVolumeAttachment, ObjectMeta } from '../../core/kube.js';
+import type {
+  V1CSINode,
+  V1Node,
+  V1ObjectMeta,
+  V1PersistentVolume,
+  V1PersistentVolumeClaim,
+  V1Pod,
+  V1VolumeAttachment,
+} from '@kubernetes/client-node';
+import type { KubeCsiNode, KubeNode, KubePod, KubePv, KubePvc, KubeVolumeAttachment, ObjectMeta } from '../../core/kube.js';
 import { IncompleteReadError } from '../../ports/cluster.js';
 
 function toObjectMeta(meta: V1ObjectMeta | undefined): ObjectMeta {
@@ -67,9 +75,16 @@ export function toKubeVolumeAttachment(va: V1VolumeAttachment): KubeVolumeAttach
       nodeName,
       source: {
         persistentVolumeName: source.persistentVolumeName,
-        inlineVolumeSpec: source.inlineVolumeSpec && { csi: source.inlineVolumeSpec.csi },
+        inlineVolumeSpec: source.inlineVolumeSpec && { csi: source.inlineVolumeSpec.csi, accessModes: source.inlineVolumeSpec.accessModes },
       },
     },
     status: va.status && { ...va.status },
+  };
+}
+
+export function toKubeCsiNode(csiNode: V1CSINode): KubeCsiNode {
+  return {
+    metadata: toObjectMeta(csiNode.metadata),
+    spec: { drivers: csiNode.spec.drivers.map((d) => ({ name: d.name, nodeID: d.nodeID })) },
   };
 }
