@@ -72,17 +72,26 @@ export function addPvFinalizer(w: AttacherWriter, name: string): Promise<PvFinal
   );
 }
 
-export async function removePvFinalizer(w: AttacherWriter, name: string): Promise<void> {
-  await guardedPatch<'done'>(
+/** Takes our finalizer off whatever `read` returns; gone, or already without it, is done. */
+async function removeOurFinalizer(
+  w: AttacherWriter,
+  what: string,
+  read: () => Promise<{ metadata?: Meta } | undefined>,
+  patch: (ops: JsonPatchOp[]) => Promise<unknown>,
+): Promise<void> {
+  const decide = (meta: Meta | undefined) => {
+    const ops = meta === undefined ? [] : removeFinalizerOps(meta.finalizers, ATTACHER_FINALIZER);
+    return ops.length === 0 ? ('done' as const) : ops;
+  };
+  await guardedPatch<'done'>(w, what, read, decide, patch, 'done');
+}
+
+export function removePvFinalizer(w: AttacherWriter, name: string): Promise<void> {
+  return removeOurFinalizer(
     w,
     `persistentvolume ${name}`,
     () => w.core.readPersistentVolume({ name }),
-    (meta) => {
-      const ops = meta === undefined ? [] : removeFinalizerOps(meta.finalizers, ATTACHER_FINALIZER);
-      return ops.length === 0 ? 'done' : ops;
-    },
     (ops) => w.core.patchPersistentVolume({ name, body: ops }, jsonPatch),
-    'done',
   );
 }
 
@@ -107,17 +116,12 @@ export function claimVolumeAttachment(w: AttacherWriter, name: string, instanceI
 }
 
 /** Our finalizer off the object: kcm's delete then completes. Gone or absent is done. */
-export async function releaseVolumeAttachment(w: AttacherWriter, name: string): Promise<void> {
-  await guardedPatch<'done'>(
+export function releaseVolumeAttachment(w: AttacherWriter, name: string): Promise<void> {
+  return removeOurFinalizer(
     w,
     `volumeattachment ${name}`,
     () => w.storage.readVolumeAttachment({ name }),
-    (meta) => {
-      const ops = meta === undefined ? [] : removeFinalizerOps(meta.finalizers, ATTACHER_FINALIZER);
-      return ops.length === 0 ? 'done' : ops;
-    },
     (ops) => w.storage.patchVolumeAttachment({ name, body: ops }, jsonPatch),
-    'done',
   );
 }
 

@@ -2,29 +2,17 @@
  * Attacher mode end to end, through the real handlers against the local stack: the test plays kcm
  * (creates and deletes VolumeAttachments), the controller does external-attacher's part.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ATTACHER_FINALIZER, NODE_ID_ANNOTATION } from '../../../lambda/core/attacher/names.js';
-import { RunningClock } from '../../../sandbox/clock.js';
-import { lambdaContext } from '../../../sandbox/events.js';
-import type { Handlers } from '../../../sandbox/local-stack.js';
-import { startWorld, type World } from '../../../sandbox/world.js';
-import { kcmPlayer, type KcmPlayer } from './kcm-player.js';
+import type { World } from '../../../sandbox/world.js';
+import { useAttacherWorld, type AttacherWorld } from './fixture.js';
+import type { KcmPlayer } from './kcm-player.js';
 
 let world: World;
-let handlers: Handlers;
 let kcm: KcmPlayer;
+let fullPass: AttacherWorld['fullPass'];
+useAttacherWorld((started) => ({ world, kcm, fullPass } = started));
 
-beforeEach(async () => {
-  world = await startWorld({ nodes: 2, clock: new RunningClock(), mode: 'attacher' });
-  handlers = world.handlers();
-  kcm = kcmPlayer(world);
-});
-afterEach(async () => {
-  await kcm.close();
-  await world.stop();
-});
-
-const fullPass = () => handlers.scheduled({ pass: 'full' }, lambdaContext());
 const vaEvents = () =>
   (world.kube.list('Event', 'default') as { reason: string; involvedObject: { kind: string } }[]).filter(
     (e) => e.involvedObject.kind === 'VolumeAttachment',

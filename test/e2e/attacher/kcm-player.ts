@@ -16,6 +16,8 @@ export interface KcmPlayer {
   /** kcm's VolumeAttachment for a PV (or, with `inline`, for the volume handle written in a pod). */
   attach(source: { pvName: string; volumeId: string } | { inline: string }, nodeName: string): Promise<string>;
   detach(name: string): Promise<void>;
+  /** The EBS node plugin's registration gone (CSINode deleted), as when a node is being torn down. */
+  unregister(nodeName: string): Promise<void>;
   va(name: string): KubeVolumeAttachment | undefined;
   pv(name: string): KubePv | undefined;
   close(): Promise<void>;
@@ -39,6 +41,9 @@ export function kcmPlayer(world: World): KcmPlayer {
     },
     detach: async (name) => {
       await clients.storage.deleteVolumeAttachment({ name });
+    },
+    unregister: async (nodeName) => {
+      await clients.storage.deleteCSINode({ name: nodeName });
     },
     va: (name) => world.kube.get('VolumeAttachment', undefined, name) as KubeVolumeAttachment | undefined,
     pv: (name) => world.kube.get('PersistentVolume', undefined, name) as KubePv | undefined,
