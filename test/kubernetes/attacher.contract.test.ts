@@ -46,7 +46,7 @@ describe('attacher-mode writes', () => {
     expect(await h.cluster.claimVolumeAttachment('csi-claim', I)).toBe('claimed');
     const va = stored(h.sandbox, 'VolumeAttachment', undefined, 'csi-claim')!;
     expect(va.metadata.finalizers).toEqual([ATTACHER_FINALIZER]);
-    expect(va.metadata.annotations).toEqual({ [NODE_ID_ANNOTATION]: I });
+    expect((va.metadata as { annotations?: Record<string, string> }).annotations).toEqual({ [NODE_ID_ANNOTATION]: I });
     expect(patches()).toEqual(['volumeattachments 200']);
     expect(await h.cluster.claimVolumeAttachment('csi-missing', I)).toBe('gone');
   });
