@@ -99,7 +99,7 @@ function toConfig(env: Env, runtime: Runtime): Config {
       ...(env.AWS_ENDPOINT_URL_DYNAMODB === undefined ? {} : { dynamodb: env.AWS_ENDPOINT_URL_DYNAMODB }),
     },
     ...localCredentials(env, runtime),
-    mode: env.MODE,
+    mode: env.OPERATING_MODE,
     attacherWaitMs: env.ATTACHER_POLL_SECONDS * 1000,
     syncPeriodMs: env.SYNC_PERIOD_SECONDS * 1000,
     maxAttachWaitMs: env.MAX_ATTACH_WAIT_SECONDS * 1000,

@@ -98,7 +98,8 @@ export const SETTING_SPECS = {
     expected: 'a session token (e.g. from `aws sts get-session-token`)',
     meaning: 'Local runs: the session token of temporary credentials.',
   }),
-  MODE: setting({
+  // Not `MODE`: Vite (and so vitest) sets MODE in every process it runs.
+  OPERATING_MODE: setting({
     schema: z.enum(['controller', 'attacher']),
     default: 'controller',
     expected: '"controller" or "attacher"',
