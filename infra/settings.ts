@@ -31,7 +31,7 @@ export interface VpcSettings {
 }
 
 export interface StackSettings {
-  /** Operating mode (`MODE`); `controller` when unset, for stacks deployed before attacher mode. */
+  /** Operating mode (`OPERATING_MODE`); `controller` when unset, for stacks deployed before attacher mode. */
   mode: OperatingMode;
   /** EKS cluster name; also names the stack, the default bus and the default tag key. */
   clusterName: string;

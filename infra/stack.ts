@@ -148,7 +148,7 @@ function controllerEnvironment(settings: StackSettings, tableName: string): Reco
   const differing = Object.entries(tunables).filter(([key, value]) => SETTING_DEFAULTS[key as keyof typeof SETTING_DEFAULTS] !== value);
   return {
     // Always explicit, though `controller` is the handlers' default: the deployed mode shows in the console.
-    MODE: settings.mode,
+    OPERATING_MODE: settings.mode,
     TABLE_NAME: tableName,
     CLUSTER_NAME: settings.clusterName,
     CLUSTER_ENDPOINT: settings.apiEndpoint,

@@ -23,8 +23,7 @@ import type { Config } from './config.js';
 import { recordPass, recordPassFailure } from './observability/pass-metrics.js';
 import { createTelemetry, type Telemetry } from './observability/telemetry.js';
 import { fencedBlockStorage, LeaseFence, underFence } from './reconcile/fence.js';
-import { runFullPass } from './reconcile/full-pass.js';
-import { runTargetedPass } from './reconcile/targeted-pass.js';
+import { operatingMode } from './reconcile/modes/operating-mode.js';
 import { targetKey } from './reconcile/targets.js';
 import {
   DEFAULT_WAITS,
@@ -119,12 +118,16 @@ export function createController(config: Config, overrides: ControllerOverrides 
     outOfServiceTaint: config.outOfServiceTaint,
     ...DEFAULT_WAITS,
     maxAttachWaitMs: config.maxAttachWaitMs,
+    attacherWaitMs: config.attacherWaitMs,
     ...overrides.waits,
   };
+  // The one place the operating mode is chosen: what is desired and what is reported.
+  const mode = operatingMode(config.mode);
   const depsFor = (passId: string): ReconcileDeps => ({
     ...ports,
     settings,
     clock: () => clock.now(),
+    sleep: (ms) => clock.sleep(ms),
     newId,
     log: telemetry.logger.createChild({ persistentKeys: { passId } }),
     ...(overrides.progress === undefined ? {} : { progress: overrides.progress }),
@@ -150,14 +153,14 @@ export function createController(config: Config, overrides: ControllerOverrides 
     fullPass: (budget, options = {}) => {
       const passId = options.passId ?? newId();
       return observed(passId, { pass: 'full' }, (deps) =>
-        underFence(fence, { ...options, passId }, (fenced) => runFullPass(deps, budget, fenced)),
+        underFence(fence, { ...options, passId }, (fenced) => mode.fullPass(deps, budget, fenced)),
       );
     },
     targetedPass: (target, budget, options = {}) => {
       const passId = options.passId ?? newId();
       const label = { pass: 'targeted', target: targetKey(target) };
       return observed(passId, label, (deps) =>
-        underFence(fence, { ...options, passId }, (fenced) => runTargetedPass(deps, target, budget, fenced)),
+        underFence(fence, { ...options, passId }, (fenced) => mode.targetedPass(deps, target, budget, fenced)),
       );
     },
     close: async () => {

@@ -21,6 +21,10 @@ export interface Config {
   endpoints: { ec2?: string; dynamodb?: string };
   /** Static credentials of a local run; in Lambda the role's come from the default provider chain. */
   credentials?: { accessKeyId: string; secretAccessKey: string; sessionToken?: string };
+  /** Who decides what is attached where: we (`controller`) or kcm through VolumeAttachments (`attacher`, EKS). */
+  mode: 'controller' | 'attacher';
+  /** Attacher mode: how long a `Scheduled` event polls for kcm's VolumeAttachments. */
+  attacherWaitMs: number;
   syncPeriodMs: number;
   /** How long one pass waits for an attach to reach `attached` (the rest is left to the next pass). */
   maxAttachWaitMs: number;
@@ -106,6 +110,8 @@ function toConfig(env: Env, runtime: Runtime): Config {
       ...(env.AWS_ENDPOINT_URL_DYNAMODB === undefined ? {} : { dynamodb: env.AWS_ENDPOINT_URL_DYNAMODB }),
     },
     ...localCredentials(env, runtime),
+    mode: env.OPERATING_MODE,
+    attacherWaitMs: env.ATTACHER_POLL_SECONDS * 1000,
     syncPeriodMs: env.SYNC_PERIOD_SECONDS * 1000,
     maxAttachWaitMs: env.MAX_ATTACH_WAIT_SECONDS * 1000,
     maxConcurrentOperations: env.MAX_CONCURRENT_OPERATIONS,

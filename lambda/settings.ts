@@ -98,6 +98,21 @@ export const SETTING_SPECS = {
     expected: 'a session token (e.g. from `aws sts get-session-token`)',
     meaning: 'Local runs: the session token of temporary credentials.',
   }),
+  // Not `MODE`: Vite (and so vitest) sets MODE in every process it runs.
+  OPERATING_MODE: setting({
+    schema: z.enum(['controller', 'attacher']),
+    default: 'controller',
+    expected: '"controller" or "attacher"',
+    meaning:
+      "`controller`: we are the attach/detach controller (kcm's is turned off). `attacher`: kcm's attach/detach controller decides through VolumeAttachments and we replace the EBS CSI `csi-attacher` sidecar (EKS).",
+  }),
+  ATTACHER_POLL_SECONDS: setting({
+    schema: wholeAbove0,
+    default: '10',
+    expected: seconds('10'),
+    meaning:
+      "Attacher mode: how long a pod's `Scheduled` event polls for the VolumeAttachments kcm creates for it before leaving them to the full pass.",
+  }),
   SYNC_PERIOD_SECONDS: setting({
     schema: wholeAbove0,
     default: '60',

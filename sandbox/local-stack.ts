@@ -30,6 +30,8 @@ export interface LocalStackOptions {
   ec2?: Omit<LocalEc2Options, 'clock'>;
   tableName?: string;
   clusterName?: string;
+  /** The operating mode (OPERATING_MODE): `attacher` when kcm's attach/detach controller decides, as on EKS. */
+  mode?: 'controller' | 'attacher';
   /** Controller settings on top of the stack's (e.g. LEASE_MARGIN_SECONDS, EC2_ATTACH_VOLUME_RATE). */
   env?: Record<string, string>;
   /** Seams every invocation gets (the clock is always the stack's). */
@@ -139,6 +141,7 @@ function controllerEnv(
     AWS_ACCESS_KEY_ID: CREDENTIALS.accessKeyId,
     AWS_SECRET_ACCESS_KEY: CREDENTIALS.secretAccessKey,
     POWERTOOLS_LOG_LEVEL: 'SILENT',
+    ...(options.mode === undefined ? {} : { OPERATING_MODE: options.mode }),
     ...options.env,
   };
 }

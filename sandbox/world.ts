@@ -17,6 +17,7 @@ export interface WorldOptions {
   /** EC2 attach/detach delays; short by default so tests stay fast. */
   ec2Delays?: Partial<Delays>;
   clock?: SandboxClock;
+  mode?: LocalStackOptions['mode'];
   /** Controller settings and seams (the stack's). */
   env?: LocalStackOptions['env'];
   controller?: LocalStackOptions['controller'];
@@ -56,6 +57,7 @@ export async function startWorld(options: WorldOptions = {}): Promise<World> {
       model: { defaultZone: zone },
     },
     ...(options.env === undefined ? {} : { env: options.env }),
+    ...(options.mode === undefined ? {} : { mode: options.mode }),
     controller: { ...FAST_CONTROLLER, ...options.controller },
     ...(options.simulateKcm ? { simulateKcm: true } : {}),
   });

@@ -23,8 +23,8 @@ export interface ControllerAlarmsProps {
   topic: sns.ITopic;
 }
 
-/** Every trigger of a forced detach (all but `unmounted`): keyed by the type, so none can be left out. */
-const FORCED_TRIGGERS: Record<Exclude<DetachTrigger, 'unmounted'>, true> = {
+/** Every trigger of a forced detach (all but `unmounted`, and kcm's `released`): keyed by the type, so none can be left out. */
+const FORCED_TRIGGERS: Record<Exclude<DetachTrigger, 'unmounted' | 'released'>, true> = {
   'out-of-service': true,
   'unmount-timeout': true,
   'instance-stopped': true,

@@ -12,7 +12,8 @@ export type DetachTrigger =
   | 'unmount-timeout' // node not Ready (or gone) for maxWaitForUnmount since the detach was requested
   | 'instance-stopped' // EC2: no OS can be writing
   | 'instance-terminated'
-  | 'stuck-attach'; // attaching for more than 90 s: detach and retry from scratch
+  | 'stuck-attach' // attaching for more than 90 s: detach and retry from scratch
+  | 'released'; // attacher mode: kcm is deleting the VolumeAttachment (it already waited for the unmount)
 
 interface ActionBase {
   volumeId: VolumeId;

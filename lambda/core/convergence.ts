@@ -1,6 +1,7 @@
 /**
  * Which desired attachments are not yet done: attached to the node's own instance and reported in
- * the node's `volumesAttached`. A pass converged only when this list is empty (see `summarize`).
+ * the node's `volumesAttached` (where kcm decides, the node's list is kcm's to write and our report
+ * is the VolumeAttachment's status). A pass converged only when this list is empty (see `summarize`).
  */
 import { compareText } from './compare.js';
 import type { ActualState, DesiredState, NodeName, VolumeId } from './types.js';
@@ -14,6 +15,7 @@ export interface NotAttached {
 
 export function notAttached(desired: DesiredState, actual: ActualState): NotAttached[] {
   const missing: NotAttached[] = [];
+  const kcmReports = desired.released !== undefined;
   for (const wanted of desired.attachments) {
     const attachment = actual.get(wanted.volumeId)?.attachments[wanted.nodeName];
     const state =
@@ -23,7 +25,7 @@ export function notAttached(desired: DesiredState, actual: ActualState): NotAtta
           ? 'attached to a previous instance'
           : attachment.state !== 'attached'
             ? attachment.state
-            : attachment.reported
+            : attachment.reported || kcmReports
               ? undefined
               : 'attached, not reported';
     if (state !== undefined) missing.push({ volumeId: wanted.volumeId, nodeName: wanted.nodeName, state });

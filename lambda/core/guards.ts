@@ -24,10 +24,13 @@ export function nodeInDetachScope(desired: DesiredState, nodeName: NodeName): bo
 
 /**
  * Detaches the guard never holds back: EC2 already freed a terminated instance's volumes or no OS
- * can use them (stopped), and a stuck attach was never usable. Neither is evidence of a bad desired state.
+ * can use them (stopped), a stuck attach was never usable, and kcm released it (attacher mode). None is
+ * evidence of a bad desired state.
  */
 function exemptFromMassGuard(action: DetachAction): boolean {
-  return action.trigger === 'instance-stopped' || action.trigger === 'instance-terminated' || action.trigger === 'stuck-attach';
+  // A released detach is kcm's explicit decision (it deleted the VolumeAttachment), not an absence read as "unneeded".
+  const exempt: DetachAction['trigger'][] = ['instance-stopped', 'instance-terminated', 'stuck-attach', 'released'];
+  return exempt.includes(action.trigger);
 }
 
 /**

@@ -117,14 +117,23 @@ export interface KubeVolumeAttachment {
   spec: {
     attacher: string;
     nodeName: string;
-    source: { persistentVolumeName?: string | null; inlineVolumeSpec?: { csi?: CsiPersistentVolumeSource | null } | null };
+    source: {
+      persistentVolumeName?: string | null;
+      inlineVolumeSpec?: { csi?: CsiPersistentVolumeSource | null; accessModes?: string[] | null } | null;
+    };
   };
   status?: {
     attached: boolean;
     attachmentMetadata?: Record<string, string> | null;
-    attachError?: { time?: Timestamp; message?: string } | null;
-    detachError?: { time?: Timestamp; message?: string } | null;
+    attachError?: { time?: Timestamp; message?: string; errorCode?: number } | null;
+    detachError?: { time?: Timestamp; message?: string; errorCode?: number } | null;
   } | null;
+}
+
+/** The node plugins registered on a node; the EBS one's `nodeID` is the node's EC2 instance id. */
+export interface KubeCsiNode {
+  metadata: ObjectMeta;
+  spec?: { drivers?: { name: string; nodeID?: string | null }[] | null };
 }
 
 /** Everything a full pass reads from the cluster, every page of every list. */

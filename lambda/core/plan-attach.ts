@@ -38,6 +38,8 @@ function nodeNameOfInstance(ctx: PlanContext, instanceId: string): NodeName | un
   return [...ctx.desired.nodes.values()].find((node) => node.instanceId === instanceId)?.name;
 }
 
+const NO_POD: PodRef = { namespace: '', name: '', uid: '' };
+
 function conflict(ctx: PlanContext, target: DesiredAttachment, attachedTo: string[]): MultiAttachConflictAction {
   const elsewhere = ctx.wanted.get(target.volumeId)!; // holds target itself
   const podsElsewhere = new Map<string, PodRef>();
@@ -51,7 +53,12 @@ function conflict(ctx: PlanContext, target: DesiredAttachment, attachedTo: strin
     nodeName: target.nodeName,
     attachedTo,
     pods: target.pods,
-    event: { type: 'Warning', reason: FAILED_ATTACH_VOLUME, message: podEvents[0]!.message },
+    // No pods where kcm decides (attacher mode): upstream's message for a volume attached elsewhere.
+    event: {
+      type: 'Warning',
+      reason: FAILED_ATTACH_VOLUME,
+      message: podEvents[0]?.message ?? multiAttachMessage(volumeSpecName(target), NO_POD, []),
+    },
     podEvents,
     reason: `exclusive volume is attached or being attached to ${attachedTo.join(', ')}`,
   };

@@ -11,6 +11,7 @@ import { lostAttachMayLand } from './attachment-facts.js';
 import { attachingFor, attachStuck, instanceStateOf, ec2ShowsAttachment } from './observed.js';
 import { blockedReason, claim, defer, sortedNodeNames, sortedRecords, type PlanContext } from './plan-context.js';
 import type { ActualAttachment, NodeName, VolumeRecord } from './types.js';
+import { pairKey } from './volume-attachments.js';
 
 export interface DetachCandidate {
   unreport?: UnreportAction;
@@ -57,8 +58,16 @@ function stuckDecision(ctx: PlanContext, record: VolumeRecord, attachment: Actua
   };
 }
 
+/** Attacher mode: kcm already waited for the unmount (or gave up on it); we detach exactly what it released. */
+function releasedDecision(released: ReadonlySet<string>, record: VolumeRecord, attachment: ActualAttachment): DetachDecision {
+  if (released.has(pairKey(record.volumeId, attachment.nodeName)))
+    return { detach: true, trigger: 'released', ec2Force: false, why: 'kcm is deleting its VolumeAttachment' };
+  return { detach: false, code: 'not-released', why: 'no VolumeAttachment asks for it; kcm decides when to detach' };
+}
+
 /** Undesired and not attaching: safe to detach? Also starts (persists) the unmount timer. */
 function unneededDecision(ctx: PlanContext, record: VolumeRecord, attachment: ActualAttachment): DetachDecision {
+  if (ctx.desired.released !== undefined) return releasedDecision(ctx.desired.released, record, attachment);
   const node = ctx.desired.nodes.get(attachment.nodeName);
   if (node && !node.managed)
     return { detach: false, code: 'node-unmanaged', why: `node ${attachment.nodeName} is not managed by this controller` };
@@ -94,13 +103,15 @@ function decide(ctx: PlanContext, record: VolumeRecord, attachment: ActualAttach
 }
 
 function candidate(
+  kcmDecides: boolean,
   record: VolumeRecord,
   attachment: ActualAttachment,
   decision: Extract<DetachDecision, { detach: true }>,
 ): DetachCandidate {
   const base = { volumeId: record.volumeId, uniqueName: record.uniqueName, nodeName: attachment.nodeName };
-  // A stuck attach was normally never reported; everything else leaves the node's list before EC2 is asked.
-  const unreport = decision.trigger !== 'stuck-attach' || attachment.reported;
+  // A stuck attach was normally never reported; everything else leaves the node's list before EC2 is
+  // asked. Where kcm decides (attacher mode) the node's list is kcm's alone.
+  const unreport = !kcmDecides && (decision.trigger !== 'stuck-attach' || attachment.reported);
   const detach: DetachAction = {
     ...base,
     kind: 'detach',
@@ -130,7 +141,7 @@ function planAttachment(ctx: PlanContext, record: VolumeRecord, nodeName: NodeNa
     return;
   }
   claim(ctx, record.volumeId, nodeName, !record.multiAttach);
-  out.push(candidate(record, attachment, decision));
+  out.push(candidate(ctx.desired.released !== undefined, record, attachment, decision));
 }
 
 export function planDetaches(ctx: PlanContext): DetachCandidate[] {

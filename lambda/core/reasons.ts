@@ -60,6 +60,8 @@ export const WAIT_CODES = [
   'force-detach-disabled',
   /** Mounted on a not-Ready (or gone) node: force detach once maxWaitForUnmount has passed. */
   'waiting-for-unmount-timeout',
+  /** Attacher mode: no VolumeAttachment asks for this attachment, and kcm, not us, decides when to detach. */
+  'not-released',
 ] as const;
 
 export type WaitCode = (typeof WAIT_CODES)[number];

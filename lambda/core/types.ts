@@ -39,6 +39,8 @@ export interface DesiredAttachment {
   /** False for exclusive volumes (only RWO / RWOP): they may be attached to one node at a time. */
   multiAttach: boolean;
   source: VolumeSource;
+  /** Attacher mode: the VolumeAttachment kcm made for this pair (pods are kcm's business there). */
+  volumeAttachment?: string;
 }
 
 /** A pod volume the desired state does not include, and why (shown to operators). */
@@ -90,6 +92,12 @@ export interface DesiredState {
    * everything else alone.
    */
   scope?: { volumes: VolumeId[]; nodes: NodeName[] };
+  /**
+   * Attacher mode: kcm decides when to detach. When set, only these (volume, node) pairs (`pairKey`)
+   * are detached, those whose VolumeAttachment kcm is deleting; any other attachment nobody asks for
+   * is left alone and reported.
+   */
+  released?: ReadonlySet<string>;
 }
 
 export type AttachmentState = 'attaching' | 'attached' | 'detaching' | 'uncertain';

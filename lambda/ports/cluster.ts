@@ -2,8 +2,19 @@
  * The Kubernetes API as the controller uses it (DESIGN §7). Implemented by
  * `adapters/kubernetes` on @kubernetes/client-node.
  */
-import type { AttachedVolume, ClusterSnapshot, KubeNode, KubePod, KubePv, KubePvc } from '../core/kube.js';
-import type { NodeName, PodRef, UniqueVolumeName, VolumeId } from '../core/types.js';
+import type { AttacherView } from '../core/attacher/targets.js';
+import type { VaStatusPatch } from '../core/attacher/status.js';
+import type {
+  AttachedVolume,
+  ClusterSnapshot,
+  KubeCsiNode,
+  KubeNode,
+  KubePod,
+  KubePv,
+  KubePvc,
+  KubeVolumeAttachment,
+} from '../core/kube.js';
+import type { InstanceId, NodeName, PodRef, UniqueVolumeName, VolumeId } from '../core/types.js';
 
 /** A list could not be read completely; a pass that sees this must not detach anything. */
 export class IncompleteReadError extends Error {
@@ -47,7 +58,37 @@ export interface SetVolumesAttachedOptions {
   base?: AttachedVolume[];
 }
 
-export interface Cluster {
+/** Our finalizer on a PV: `deleting` and `gone` mean the attach must not go ahead. */
+export type PvFinalizerOutcome = 'added' | 'present' | 'deleting' | 'gone';
+/** Our finalizer and node-id annotation on a VolumeAttachment. */
+export type ClaimOutcome = 'claimed' | 'deleting' | 'gone';
+
+/**
+ * The calls attacher mode makes (external-attacher's), on top of the reads both modes share. It
+ * never creates or deletes a VolumeAttachment and never writes node status.
+ */
+export interface AttacherApi {
+  /** Every page of VolumeAttachments, PVs, CSINodes and nodes. Throws `IncompleteReadError` otherwise. */
+  readAttacherView(): Promise<AttacherView>;
+  /** One object by name; undefined when it does not exist. */
+  readVolumeAttachment(name: string): Promise<KubeVolumeAttachment | undefined>;
+  readCsiNode(name: NodeName): Promise<KubeCsiNode | undefined>;
+  readPv(name: string): Promise<KubePv | undefined>;
+  /** JSON-patch append, guarded by a test op; a PV being deleted gets no new finalizer. */
+  addPvFinalizer(name: string): Promise<PvFinalizerOutcome>;
+  /** Removes our finalizer; no error when it or the PV is already gone. */
+  removePvFinalizer(name: string): Promise<void>;
+  /** Our finalizer plus `csi.alpha.kubernetes.io/node-id=<instance>` in one guarded patch, before EC2 is called. */
+  claimVolumeAttachment(name: string, instanceId: InstanceId): Promise<ClaimOutcome>;
+  /** Removes our finalizer (only after EC2 detached the volume); no error when it or the object is gone. */
+  releaseVolumeAttachment(name: string): Promise<void>;
+  /** Merge patch of `volumeattachments/status`; `gone` (404) is an answer. */
+  patchVolumeAttachmentStatus(name: string, status: VaStatusPatch): Promise<'patched' | 'gone'>;
+  /** An event on the VolumeAttachment, aggregated like pod events. */
+  recordVolumeAttachmentEvent(va: { name: string; uid: string }, event: ClusterEvent): Promise<void>;
+}
+
+export interface Cluster extends AttacherApi {
   /** Every page of nodes, pods, PVCs, PVs, VolumeAttachments. Throws `IncompleteReadError` otherwise. */
   readAll(): Promise<ClusterSnapshot>;
   /** One pod with its PVCs and PVs; `pod` undefined when the pod is gone. */

@@ -6,6 +6,7 @@ import type { Action } from '../core/actions.js';
 import { volumeSpecName } from '../core/events.js';
 import type { DesiredAttachment, DesiredState, NodeName, Observations, ActualState, VolumeId } from '../core/types.js';
 import type { Deadline } from './deadline.js';
+import type { ModeReports } from './modes/reports.js';
 import type { NodeStatusUpdater } from './node-status.js';
 import type { ReconcileDeps } from './types.js';
 
@@ -22,6 +23,8 @@ export interface PassContext {
   /** (volume, node) pairs (`pairKey`) whose attachment changed in this pass: their VolumeAttachment is brought in line. */
   touched: Set<string>;
   reportErrors: string[];
+  /** What the operating mode writes to Kubernetes as the plan is carried out. */
+  reports: ModeReports;
   /** The plan again for one volume, on its freshly read record (after a conflicting write). */
   replan(volumeId: VolumeId): Action[];
 }

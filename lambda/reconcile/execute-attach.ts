@@ -5,20 +5,18 @@
  * (DescribeVolumes lags behind AttachVolume) stays `uncertain` until EC2 settles it.
  */
 import type { AttachAction } from '../core/actions.js';
-import { attachFailedEvent, attachSucceededEvent, type VolumeEvent } from '../core/events.js';
 import { attachStuck } from '../core/observed.js';
 import { settleAcceptedAttach } from '../core/accepted-attach.js';
 import { completeAttach, failOperation } from '../core/transitions.js';
 import { lockKey } from '../core/types.js';
 import { pairKey } from '../core/volume-attachments.js';
 import type { AttachOutcome } from '../ports/block-storage.js';
-import { bestEffort, desiredAttachment, specNameOf, type PassContext } from './context.js';
+import { desiredAttachment, type PassContext } from './context.js';
 import { deviceClaims } from './device-claims.js';
 import { observeVolume } from './observe.js';
 import { startOperation } from './operation-start.js';
 import { onRecord, writeRecord, type Step } from './records.js';
 import type { ActionResult, ResultOf } from './types.js';
-import { reportAttachError, syncVolumeAttachment } from './volume-attachments.js';
 
 /** A step needs at least this long to be started and written down. */
 const MIN_ATTACH_MS = 2_000;
@@ -33,6 +31,8 @@ export async function executeAttach(ctx: PassContext, planned: AttachAction): Pr
     ...extra,
   });
   if (!ctx.deadline.canStart(MIN_ATTACH_MS)) return result('deferred', 'no time left in this pass');
+  const refused = await ctx.reports.beforeAttach(ctx, planned);
+  if (refused !== undefined) return result('failed', refused);
   const desired = desiredAttachment(ctx, planned.volumeId, planned.nodeName);
   const started = await startOperation(ctx, planned, (action) => ({
     volumeId: action.volumeId,
@@ -81,8 +81,7 @@ async function settle(
   if (waited.reachedTarget) {
     const written = await finish(onRecord((r) => completeAttach(r, operationId, waited.device ?? device, now)));
     if (!written.ok) return result('failed', `attached, but the record could not be completed: ${written.reason}`);
-    await syncVolumeAttachment(ctx, action.volumeId, action.nodeName);
-    await tellPods(ctx, action, attachSucceededEvent(specNameOf(ctx, action.volumeId, action.nodeName)));
+    await ctx.reports.attached(ctx, action, waited.device ?? device);
     return result('ok', `attached as ${waited.device ?? device}`, { latencyMs: now - calledAt });
   }
   await finish(onRecord((r) => settleAcceptedAttach(r, operationId, waited.state, device, now, ctx.deps.settings.plan.backoff)));
@@ -107,13 +106,6 @@ async function fail(
   const options = { ec2MayStillBeWorking: outcome.kind === 'transient' };
   await finish(onRecord((r) => failOperation(r, operationId, outcome.message, now, ctx.deps.settings.plan.backoff, options)));
   if (outcome.kind === 'attached-elsewhere') await observeVolume(ctx, action.volumeId);
-  await reportAttachError(ctx, action.volumeId, action.nodeName, outcome.message);
-  await tellPods(ctx, action, attachFailedEvent(specNameOf(ctx, action.volumeId, action.nodeName), outcome.message));
+  await ctx.reports.attachFailed(ctx, action, outcome);
   return result('failed', `${outcome.kind}: ${outcome.message}`, { throttled: outcome.kind === 'throttled' });
-}
-
-async function tellPods(ctx: PassContext, action: AttachAction, event: VolumeEvent): Promise<void> {
-  for (const pod of action.pods) {
-    await bestEffort(ctx, `event ${event.reason} on ${pod.namespace}/${pod.name}`, () => ctx.deps.cluster.recordEvent(pod, event));
-  }
 }

@@ -13,12 +13,11 @@ import type { PassContext } from './context.js';
 import { startOperation } from './operation-start.js';
 import { onRecord, removeIfEmpty, writeRecord, type Step } from './records.js';
 import type { ActionResult, ResultOf } from './types.js';
-import { syncVolumeAttachment } from './volume-attachments.js';
 
 const MIN_DETACH_MS = 2_000;
 
 export async function executeDetach(ctx: PassContext, planned: DetachAction): Promise<ActionResult> {
-  const forcedTrigger = planned.trigger === 'unmounted' ? undefined : planned.trigger;
+  const forcedTrigger = planned.trigger === 'unmounted' || planned.trigger === 'released' ? undefined : planned.trigger;
   const result: ResultOf = (outcome, detail, extra = {}) => ({
     kind: 'detach',
     volumeId: planned.volumeId,
@@ -56,7 +55,7 @@ export async function executeDetach(ctx: PassContext, planned: DetachAction): Pr
   const outcome = await ctx.deps.blockStorage.detach({ volumeId: action.volumeId, instanceId, force: action.ec2Force });
   ctx.touched.add(pairKey(action.volumeId, action.nodeName));
   if (outcome.kind === 'already-detached') return done(ctx, action, operationId, finish, result, undefined);
-  if (outcome.kind !== 'started') return fail(ctx, operationId, outcome, finish, result);
+  if (outcome.kind !== 'started') return fail(ctx, action, operationId, outcome, finish, result);
   const waited = await ctx.deps.blockStorage.waitFor({
     volumeId: action.volumeId,
     instanceId,
@@ -98,13 +97,14 @@ async function done(
 ): Promise<ActionResult> {
   const written = await finish(onRecord((r) => completeDetach(r, operationId, ctx.deps.clock())));
   if (!written.ok) return result('failed', `detached, but the record could not be completed: ${written.reason}`);
-  await syncVolumeAttachment(ctx, action.volumeId, action.nodeName);
+  await ctx.reports.detached(ctx, action);
   await removeIfEmpty(ctx.deps.store, ctx.actual, written.record, ctx.deps.clock());
   return result('ok', `detached (${action.trigger})`, latencyMs === undefined ? {} : { latencyMs });
 }
 
 async function fail(
   ctx: PassContext,
+  action: DetachAction,
   operationId: string,
   outcome: Exclude<DetachOutcome, { kind: 'started' | 'already-detached' }>,
   finish: (step: Step) => ReturnType<typeof writeRecord>,
@@ -113,5 +113,6 @@ async function fail(
   const now = ctx.deps.clock();
   const options = { ec2MayStillBeWorking: outcome.kind === 'transient' };
   await finish(onRecord((r) => failOperation(r, operationId, outcome.message, now, ctx.deps.settings.plan.backoff, options)));
+  await ctx.reports.detachFailed(ctx, action, outcome.message);
   return result('failed', `${outcome.kind}: ${outcome.message}`, { throttled: outcome.kind === 'throttled' });
 }

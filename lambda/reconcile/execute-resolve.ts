@@ -9,7 +9,6 @@ import { pairKey } from '../core/volume-attachments.js';
 import type { PassContext } from './context.js';
 import { onRecord, writeRecord } from './records.js';
 import type { ActionResult, ResultOf } from './types.js';
-import { syncVolumeAttachment } from './volume-attachments.js';
 
 export async function executeResolve(ctx: PassContext, action: ResolveAction): Promise<ActionResult> {
   const result: ResultOf = (outcome, detail) => ({
@@ -40,6 +39,6 @@ export async function executeResolve(ctx: PassContext, action: ResolveAction): P
   );
   if (!written.ok) return result(written.why === 'refused' ? 'deferred' : 'failed', written.reason);
   ctx.touched.add(pairKey(action.volumeId, op.nodeName));
-  await syncVolumeAttachment(ctx, action.volumeId, op.nodeName);
+  await ctx.reports.settled(ctx, action.volumeId, op.nodeName);
   return result('ok', `expired ${op.kind} ${op.id} settled: EC2 says ${view?.state ?? 'no attachment'}`);
 }

@@ -66,7 +66,7 @@ async function readCluster(deps: ReconcileDeps): Promise<{ snapshot: ClusterSnap
 }
 
 /** Another pass may have written the state meanwhile: its write is as good as ours. */
-async function rememberVerification(ctx: PassContext, state: ControllerState, done: { seeded: boolean; at: number }): Promise<void> {
+export async function rememberVerification(ctx: PassContext, state: ControllerState, done: { seeded: boolean; at: number }): Promise<void> {
   const next: ControllerState = { ...state, lastVerifiedAt: done.at };
   if (done.seeded) next.seededAt = done.at;
   const written = await ctx.deps.store.putControllerState(next);

@@ -9,10 +9,11 @@ import type { ActualState, DesiredState, VolumeId } from '../core/types.js';
 import type { PassContext } from './context.js';
 import { Deadline } from './deadline.js';
 import { executePlan } from './execute.js';
+import { controllerReports } from './modes/controller-reports.js';
+import type { ModeReports } from './modes/reports.js';
 import { recordFacts } from './facts.js';
 import { NodeStatusUpdater } from './node-status.js';
 import { removeIfEmpty } from './records.js';
-import { reportSkippedVolumes } from './skipped-events.js';
 import type { ActionResult, Budget, PassReport, ReconcileDeps } from './types.js';
 
 export function createPassContext(
@@ -21,6 +22,7 @@ export function createPassContext(
   desired: DesiredState,
   actual: ActualState,
   pvNames: Map<VolumeId, string>,
+  reports: ModeReports = controllerReports,
 ): PassContext {
   const pass: Omit<PassContext, 'nodeStatus' | 'replan'> = {
     deps,
@@ -31,6 +33,7 @@ export function createPassContext(
     pvNames,
     touched: new Set(),
     reportErrors: [],
+    reports,
   };
   const ctx: PassContext = Object.assign(pass, {
     nodeStatus: new NodeStatusUpdater(pass),
@@ -68,8 +71,7 @@ export async function planAndExecute(ctx: PassContext, dryRun: boolean): Promise
   if (dryRun) return { plan: planned, results: [] };
   await recordFacts(ctx, planned.detachRequests ?? []);
   const results = await executePlan(ctx, planned);
-  await ctx.nodeStatus.reportAll();
-  await reportSkippedVolumes(ctx);
+  await ctx.reports.afterExecute(ctx);
   await forgetEmptyRecords(ctx);
   return { plan: planned, results };
 }

@@ -42,6 +42,8 @@ interface ReconcileSettings {
   reserveMs: number;
   /** OUT_OF_SERVICE_TAINT: taint nodes whose instance EC2 shows stopped or terminated (on unless false). */
   outOfServiceTaint?: boolean;
+  /** Attacher mode: how long a pod's `Scheduled` event waits for kcm's VolumeAttachments to appear. */
+  attacherWaitMs: number;
 }
 
 export type Waits = Pick<ReconcileSettings, 'maxAttachWaitMs' | 'maxDetachWaitMs' | 'reserveMs'>;
@@ -51,6 +53,8 @@ export const DEFAULT_WAITS: Waits = { maxAttachWaitMs: 60_000, maxDetachWaitMs: 
 export interface ReconcileDeps extends Ports {
   settings: ReconcileSettings;
   clock: () => number;
+  /** Waits on the pass's clock (a poll's pause). */
+  sleep: (ms: number) => Promise<void>;
   newId: () => string;
   log: PassLog;
   /** Items done of a phase's total (`seeding`, `actions`), for a caller that shows long work advancing. */
@@ -89,7 +93,7 @@ export interface ActionResult {
   /** AttachVolume → attached, DetachVolume → detached. */
   latencyMs?: number;
   /** For detaches that did not wait for an unmount. */
-  forcedTrigger?: Exclude<DetachTrigger, 'unmounted'>;
+  forcedTrigger?: Exclude<DetachTrigger, 'unmounted' | 'released'>;
   throttled?: boolean;
 }
 

@@ -4,7 +4,7 @@
  */
 import { createHash } from 'node:crypto';
 import { volumeAttachmentName } from '../../lambda/adapters/kubernetes/volume-attachment-name.js';
-import { ATTACHER_FINALIZER } from '../../lambda/adapters/kubernetes/volume-attachments.js';
+import { ATTACHER_FINALIZER } from '../../lambda/core/attacher/names.js';
 import { uniqueNameFor } from '../../lambda/core/volume-id.js';
 import { EBS_CSI_DRIVER } from '../../lambda/core/types.js';
 import type { GenAttachment, GeneratedCluster, GenNode, GenPod, GenVolume } from './model.js';

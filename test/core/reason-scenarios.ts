@@ -20,6 +20,8 @@ export interface ReasonWorld {
   complete: boolean;
   config: PlanConfig;
   now: number;
+  /** Attacher mode: kcm decides detaches; these (volume, node) pair keys are released. */
+  released?: string[];
 }
 
 export const V = vol(1);
@@ -164,6 +166,12 @@ export const WAIT_SCENARIOS: WaitScenario[] = [
     nodeName: 'node-b',
     operation: 'detach',
     world: world({ ...unneededOnB({ nodeB: node('node-b', { ready: false, inUse: [V] }) }), config: { maxWaitForUnmountMs: null } }),
+  },
+  {
+    code: 'not-released',
+    nodeName: 'node-b',
+    operation: 'detach',
+    world: { ...world(unneededOnB()), released: [] },
   },
   {
     code: 'waiting-for-unmount-timeout',

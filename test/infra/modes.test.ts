@@ -1,6 +1,6 @@
 /**
  * `-c mode=attacher|controller`: the two stacks differ only where the mode says (the functions'
- * MODE, the cluster-event rule and its function's description), and both are cdk-nag clean.
+ * OPERATING_MODE, the cluster-event rule and its function's description), and both are cdk-nag clean.
  */
 import type { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -42,11 +42,11 @@ describe('operating mode', () => {
     expect(differences(json(unset.template), json(controller.template))).toEqual([]);
   });
 
-  it('changes only MODE, the cluster-event rule and the cluster-event function description', () => {
+  it('changes only OPERATING_MODE, the cluster-event rule and the cluster-event function description', () => {
     const functions = ['ScheduledPassFunction', 'ClusterEventPassFunction', 'Ec2EventPassFunction'];
     expect(differences(json(controller.template), json(attacher.template)).sort()).toEqual(
       [
-        ...functions.map((fn) => `Resources.${fn}.Properties.Environment.Variables.MODE`),
+        ...functions.map((fn) => `Resources.${fn}.Properties.Environment.Variables.OPERATING_MODE`),
         'Resources.ClusterEventPassFunction.Properties.Description',
         'Resources.ClusterEventRouteRule.Properties.Description',
         'Resources.ClusterEventRouteRule.Properties.EventPattern.detail.involvedObject.kind',
@@ -62,7 +62,7 @@ describe('operating mode', () => {
     const functions = Object.values(synthesized().template.findResources('AWS::Lambda::Function')) as {
       Properties: { Environment: { Variables: Record<string, string> } };
     }[];
-    expect(functions.map((fn) => fn.Properties.Environment.Variables.MODE)).toEqual([mode, mode, mode]);
+    expect(functions.map((fn) => fn.Properties.Environment.Variables.OPERATING_MODE)).toEqual([mode, mode, mode]);
     const env = { ...functions[0]!.Properties.Environment.Variables, TABLE_NAME: 'state-table', AWS_REGION: 'eu-west-1' };
     expect(() => loadConfig(env, 'lambda')).not.toThrow();
   });

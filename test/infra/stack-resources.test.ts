@@ -66,7 +66,7 @@ describe('functions', () => {
       const { LEASE_SECONDS: _lease, ...variables } = (fn as { Properties: { Environment: { Variables: Record<string, unknown> } } })
         .Properties.Environment.Variables;
       expect(variables).toEqual({
-        MODE: 'controller',
+        OPERATING_MODE: 'controller',
         TABLE_NAME: { Ref: resourceId(template, 'AWS::DynamoDB::Table', 'StateTable') },
         CLUSTER_NAME: 'prod',
         CLUSTER_ENDPOINT: 'https://ABC123.gr7.eu-west-1.eks.amazonaws.com',

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { ATTACHER_FINALIZER } from '../../lambda/adapters/kubernetes/volume-attachments.js';
+import { ATTACHER_FINALIZER } from '../../lambda/core/attacher/names.js';
 import { volumeAttachmentName } from '../../lambda/adapters/kubernetes/volume-attachment-name.js';
 import { startHarness, stored as storedIn, volumeAttachment, type Harness, type Stored } from './support.js';
 

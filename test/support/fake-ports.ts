@@ -2,7 +2,9 @@
  * In-memory stand-ins for the three ports, for executor unit tests of edge cases that the
  * sandboxes cannot easily stage. The store keeps the port's contract (CAS on version, fencing).
  */
-import type { AttachedVolume, ClusterSnapshot } from '../../lambda/core/kube.js';
+import { ATTACHER_FINALIZER, NODE_ID_ANNOTATION } from '../../lambda/core/attacher/names.js';
+import type { VaStatusPatch } from '../../lambda/core/attacher/status.js';
+import type { AttachedVolume, ClusterSnapshot, KubeCsiNode } from '../../lambda/core/kube.js';
 import type { InstanceId, InstanceState, VolumeId, VolumeObservation, VolumeRecord } from '../../lambda/core/types.js';
 import type {
   AttachOutcome,
@@ -144,6 +146,69 @@ export class FakeCluster implements Cluster {
     this.events.push({ pod, event });
     return Promise.resolve();
   }
+
+  // Attacher mode, over the same snapshot plus `csiNodes`; every write is logged in `attacherWrites`.
+  csiNodes: KubeCsiNode[] = [];
+  /** In order: `pv+ <pv>`, `pv- <pv>`, `claim <va> <instance>`, `release <va>`, `status <va> <json>`, `event <va> <reason>`. */
+  readonly attacherWrites: string[] = [];
+  private va(name: string) {
+    return this.snapshot.volumeAttachments.find((va) => va.metadata.name === name);
+  }
+  readAttacherView() {
+    const { volumeAttachments, pvs, nodes } = structuredClone(this.snapshot);
+    return Promise.resolve({ volumeAttachments, pvs, nodes, csiNodes: structuredClone(this.csiNodes) });
+  }
+  readVolumeAttachment(name: string) {
+    return Promise.resolve(structuredClone(this.va(name)));
+  }
+  readCsiNode(name: string) {
+    return Promise.resolve(structuredClone(this.csiNodes.find((c) => c.metadata.name === name)));
+  }
+  readPv(name: string) {
+    return Promise.resolve(structuredClone(this.snapshot.pvs.find((pv) => pv.metadata.name === name)));
+  }
+  addPvFinalizer(name: string) {
+    const pv = this.snapshot.pvs.find((p) => p.metadata.name === name);
+    if (pv === undefined) return Promise.resolve('gone' as const);
+    if (pv.metadata.deletionTimestamp) return Promise.resolve('deleting' as const);
+    if ((pv.metadata.finalizers ?? []).includes(ATTACHER_FINALIZER)) return Promise.resolve('present' as const);
+    this.attacherWrites.push(`pv+ ${name}`);
+    pv.metadata.finalizers = [...(pv.metadata.finalizers ?? []), ATTACHER_FINALIZER];
+    return Promise.resolve('added' as const);
+  }
+  removePvFinalizer(name: string) {
+    const pv = this.snapshot.pvs.find((p) => p.metadata.name === name);
+    this.attacherWrites.push(`pv- ${name}`);
+    if (pv) pv.metadata.finalizers = (pv.metadata.finalizers ?? []).filter((f) => f !== ATTACHER_FINALIZER);
+    return Promise.resolve();
+  }
+  claimVolumeAttachment(name: string, instanceId: string) {
+    const va = this.va(name);
+    if (va === undefined) return Promise.resolve('gone' as const);
+    if (va.metadata.deletionTimestamp) return Promise.resolve('deleting' as const);
+    this.attacherWrites.push(`claim ${name} ${instanceId}`);
+    va.metadata.finalizers = [...new Set([...(va.metadata.finalizers ?? []), ATTACHER_FINALIZER])];
+    va.metadata.annotations = { ...va.metadata.annotations, [NODE_ID_ANNOTATION]: instanceId };
+    return Promise.resolve('claimed' as const);
+  }
+  releaseVolumeAttachment(name: string) {
+    const va = this.va(name);
+    this.attacherWrites.push(`release ${name}`);
+    if (va) va.metadata.finalizers = (va.metadata.finalizers ?? []).filter((f) => f !== ATTACHER_FINALIZER);
+    return Promise.resolve();
+  }
+  patchVolumeAttachmentStatus(name: string, status: VaStatusPatch) {
+    const va = this.va(name);
+    this.attacherWrites.push(`status ${name} ${JSON.stringify(status)}`);
+    if (va === undefined) return Promise.resolve('gone' as const);
+    const merged = Object.entries({ ...va.status, ...status }).filter(([, v]) => v !== null);
+    va.status = { attached: false, ...Object.fromEntries(merged) };
+    return Promise.resolve('patched' as const);
+  }
+  recordVolumeAttachmentEvent(va: { name: string }, event: ClusterEvent) {
+    this.attacherWrites.push(`event ${va.name} ${event.reason}`);
+    return Promise.resolve();
+  }
 }
 
 /** EC2 whose answers the test scripts; unscripted calls succeed at once. */
@@ -195,6 +260,7 @@ export function fakeDeps(ports: Pick<ReconcileDeps, 'cluster' | 'store'> & Parti
   return {
     blockStorage: new FakeBlockStorage(),
     clock: () => T0,
+    sleep: () => Promise.resolve(),
     newId: () => 'id-1',
     log: quiet,
     settings: {
@@ -204,6 +270,7 @@ export function fakeDeps(ports: Pick<ReconcileDeps, 'cluster' | 'store'> & Parti
       maxAttachWaitMs: 5_000,
       maxDetachWaitMs: 5_000,
       reserveMs: 1_000,
+      attacherWaitMs: 2_000,
     },
     ...ports,
   };

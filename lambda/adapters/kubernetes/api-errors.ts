@@ -37,6 +37,9 @@ export const isConflict = (error: unknown): boolean => apiStatus(error)?.code ==
 /** On a create: an object of that name exists (409, reason AlreadyExists). */
 export const isAlreadyExists = (error: unknown): boolean => apiStatus(error)?.code === 409;
 
+/** 422: e.g. a JSON patch whose `test` op failed (the object changed since it was read). */
+export const isUnprocessable = (error: unknown): boolean => apiStatus(error)?.code === 422;
+
 /** 410 Gone with reason Expired: the continue token of a paged list is too old. */
 export function isExpired(error: unknown): boolean {
   const status = apiStatus(error);

@@ -28,27 +28,43 @@ export interface EventWriter {
   maxConflictRetries: number;
 }
 
-function eventKey(component: string, pod: PodRef, event: ClusterEvent): string {
-  return [component, 'Pod', pod.namespace, pod.name, pod.uid, 'v1', event.type, event.reason, event.message].join('\u0000');
+/** The object an event is about; cluster-scoped ones (a VolumeAttachment) have their events in `default`, as client-go puts them. */
+interface InvolvedObject {
+  apiVersion: string;
+  kind: string;
+  namespace: string;
+  name: string;
+  uid: string;
 }
 
-/** `<pod>.<16 hex of sha256(key)>`: a DNS subdomain, the same for every repeat of the key. */
+const podObject = (pod: PodRef): InvolvedObject => ({ apiVersion: 'v1', kind: 'Pod', ...pod });
+
+function eventKey(component: string, o: InvolvedObject, event: ClusterEvent): string {
+  return [component, o.kind, o.namespace, o.name, o.uid, o.apiVersion, event.type, event.reason, event.message].join('\u0000');
+}
+
+/** `<object>.<16 hex of sha256(key)>`: a DNS subdomain, the same for every repeat of the key. */
 export function eventName(component: string, pod: PodRef, event: ClusterEvent): string {
+  return objectEventName(component, podObject(pod), event);
+}
+
+function objectEventName(component: string, o: InvolvedObject, event: ClusterEvent): string {
   const hash = createHash('sha256')
-    .update(eventKey(component, pod, event), 'utf8')
+    .update(eventKey(component, o, event), 'utf8')
     .digest('hex')
     .slice(0, HASH_CHARS);
-  const prefix = pod.name.slice(0, MAX_NAME - HASH_CHARS - 1).replace(/[.-]+$/, '');
+  const prefix = o.name.slice(0, MAX_NAME - HASH_CHARS - 1).replace(/[.-]+$/, '');
   return `${prefix}.${hash}`;
 }
 
-function newEvent(w: EventWriter, pod: PodRef, event: ClusterEvent): CoreV1Event {
+function newEvent(w: EventWriter, o: InvolvedObject, event: ClusterEvent): CoreV1Event {
   const now = w.now();
+  const { namespace, name, uid, kind, apiVersion } = o;
   return {
     apiVersion: 'v1',
     kind: 'Event',
-    metadata: { name: eventName(w.component, pod, event), namespace: pod.namespace },
-    involvedObject: { apiVersion: 'v1', kind: 'Pod', namespace: pod.namespace, name: pod.name, uid: pod.uid },
+    metadata: { name: objectEventName(w.component, o, event), namespace },
+    involvedObject: { apiVersion, kind, ...(kind === 'Pod' ? { namespace } : {}), name, uid },
     type: event.type,
     reason: event.reason,
     message: event.message.slice(0, MAX_EVENT_MESSAGE),
@@ -61,20 +77,29 @@ function newEvent(w: EventWriter, pod: PodRef, event: ClusterEvent): CoreV1Event
   };
 }
 
-export async function recordEvent(w: EventWriter, pod: PodRef, event: ClusterEvent): Promise<void> {
-  const body = newEvent(w, pod, event);
+export function recordEvent(w: EventWriter, pod: PodRef, event: ClusterEvent): Promise<void> {
+  return recordObjectEvent(w, podObject(pod), event);
+}
+
+/** An event on a VolumeAttachment (attacher mode), aggregated like a pod's. */
+export function recordVolumeAttachmentEvent(w: EventWriter, va: { name: string; uid: string }, event: ClusterEvent): Promise<void> {
+  return recordObjectEvent(w, { apiVersion: 'storage.k8s.io/v1', kind: 'VolumeAttachment', namespace: 'default', ...va }, event);
+}
+
+async function recordObjectEvent(w: EventWriter, o: InvolvedObject, event: ClusterEvent): Promise<void> {
+  const body = newEvent(w, o, event);
   const name = body.metadata.name ?? '';
-  const where = `event ${pod.namespace}/${name}`;
+  const where = `event ${o.namespace}/${name}`;
   for (let attempt = 0; attempt <= w.maxConflictRetries; attempt++) {
     try {
-      await w.core.createNamespacedEvent({ namespace: pod.namespace, body });
+      await w.core.createNamespacedEvent({ namespace: o.namespace, body });
       return;
     } catch (error) {
       // The namespace is gone, and the pod with it: nobody can read the event.
       if (isNotFound(error)) return;
       if (!isAlreadyExists(error)) throw new Error(`creating ${where} failed: ${describeApiError(error)}`, { cause: error });
     }
-    const existing = await getOrUndefined(where, () => w.core.readNamespacedEvent({ namespace: pod.namespace, name }));
+    const existing = await getOrUndefined(where, () => w.core.readNamespacedEvent({ namespace: o.namespace, name }));
     if (existing === undefined) continue; // expired since our create: create again
     if (await bumpCount(w, existing)) return;
   }

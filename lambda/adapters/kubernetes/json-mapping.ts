@@ -7,6 +7,7 @@
  * all, or a VolumeAttachment without spec, cannot come from a real API server and fails the read.
  */
 import type {
+  KubeCsiNode,
   AttachedVolume,
   KubeNode,
   KubePod,
@@ -121,7 +122,10 @@ export function volumeAttachmentFromJson(value: unknown): KubeVolumeAttachment {
       nodeName: str(spec.nodeName) ?? '',
       source: {
         persistentVolumeName: str(source.persistentVolumeName),
-        inlineVolumeSpec: inline && { csi: obj(inline.csi) as { driver: string; volumeHandle: string } | undefined },
+        inlineVolumeSpec: inline && {
+          csi: obj(inline.csi) as { driver: string; volumeHandle: string } | undefined,
+          accessModes: strings(inline.accessModes),
+        },
       },
     },
     status: status && {
@@ -130,5 +134,15 @@ export function volumeAttachmentFromJson(value: unknown): KubeVolumeAttachment {
       attachError: obj(status.attachError),
       detachError: obj(status.detachError),
     },
+  };
+}
+
+/** A CSINode's drivers: the EBS node plugin's entry carries the instance id attacher mode attaches to. */
+export function csiNodeFromJson(value: unknown): KubeCsiNode {
+  const csiNode = objectOf('CSINode', value);
+  const drivers = objects<Json>(obj(csiNode.spec)?.drivers) ?? [];
+  return {
+    metadata: toObjectMeta(csiNode.metadata),
+    spec: { drivers: drivers.flatMap((d) => (typeof d.name === 'string' ? [{ name: d.name, nodeID: str(d.nodeID) }] : [])) },
   };
 }

@@ -2,10 +2,14 @@
  * The `Cluster` port on @kubernetes/client-node: composes the reads, the node status
  * writer, VolumeAttachments and events. Built once per cold start from `KubeClients`.
  */
-import type { AttachedVolume, ClusterSnapshot, KubeNode } from '../../core/kube.js';
-import type { NodeName, PodRef, UniqueVolumeName } from '../../core/types.js';
+import type { AttacherView } from '../../core/attacher/targets.js';
+import type { VaStatusPatch } from '../../core/attacher/status.js';
+import type { AttachedVolume, ClusterSnapshot, KubeCsiNode, KubeNode, KubePv, KubeVolumeAttachment } from '../../core/kube.js';
+import type { InstanceId, NodeName, PodRef, UniqueVolumeName } from '../../core/types.js';
 import type {
+  ClaimOutcome,
   Cluster,
+  PvFinalizerOutcome,
   ClusterEvent,
   PodClosure,
   SetVolumesAttachedOptions,
@@ -14,7 +18,16 @@ import type {
 } from '../../ports/cluster.js';
 import type { Clock } from '../../clock.js';
 import type { KubeClients } from './clients.js';
-import { DEFAULT_EVENT_COMPONENT, recordEvent, type EventWriter } from './events.js';
+import { readAttacherView, readCsiNode, readPv, readVolumeAttachment } from './attacher-reads.js';
+import {
+  addPvFinalizer,
+  claimVolumeAttachment,
+  patchVolumeAttachmentStatus,
+  releaseVolumeAttachment,
+  removePvFinalizer,
+  type AttacherWriter,
+} from './attacher-writes.js';
+import { DEFAULT_EVENT_COMPONENT, recordEvent, recordVolumeAttachmentEvent, type EventWriter } from './events.js';
 import { setVolumesAttached, type NodeStatusResult } from './node-status.js';
 import { DEFAULT_PAGING, type PagingOptions } from './paged-list.js';
 import { listNodes, readNodeObject, readPodClosure, readPodsOnNode, readSnapshot } from './reads.js';
@@ -36,6 +49,7 @@ export class KubernetesCluster implements Cluster {
   private readonly paging: PagingOptions;
   private readonly attachments: VolumeAttachmentWriter;
   private readonly events: EventWriter;
+  private readonly writer: AttacherWriter;
   private readonly maxConflictRetries: number;
 
   constructor(
@@ -47,6 +61,7 @@ export class KubernetesCluster implements Cluster {
     this.maxConflictRetries = options.maxConflictRetries ?? DEFAULT_MAX_CONFLICT_RETRIES;
     const now = () => new Date(clock.now());
     this.attachments = { storage: clients.storage, now, maxConflictRetries: this.maxConflictRetries };
+    this.writer = { core: clients.core, storage: clients.storage, maxConflictRetries: this.maxConflictRetries };
     this.events = {
       core: clients.core,
       now,
@@ -95,5 +110,45 @@ export class KubernetesCluster implements Cluster {
 
   recordEvent(pod: PodRef, event: ClusterEvent): Promise<void> {
     return recordEvent(this.events, pod, event);
+  }
+
+  readAttacherView(): Promise<AttacherView> {
+    return readAttacherView(this.clients, this.paging);
+  }
+
+  readVolumeAttachment(name: string): Promise<KubeVolumeAttachment | undefined> {
+    return readVolumeAttachment(this.clients, name);
+  }
+
+  readCsiNode(name: NodeName): Promise<KubeCsiNode | undefined> {
+    return readCsiNode(this.clients, name);
+  }
+
+  readPv(name: string): Promise<KubePv | undefined> {
+    return readPv(this.clients, name);
+  }
+
+  addPvFinalizer(name: string): Promise<PvFinalizerOutcome> {
+    return addPvFinalizer(this.writer, name);
+  }
+
+  removePvFinalizer(name: string): Promise<void> {
+    return removePvFinalizer(this.writer, name);
+  }
+
+  claimVolumeAttachment(name: string, instanceId: InstanceId): Promise<ClaimOutcome> {
+    return claimVolumeAttachment(this.writer, name, instanceId);
+  }
+
+  releaseVolumeAttachment(name: string): Promise<void> {
+    return releaseVolumeAttachment(this.writer, name);
+  }
+
+  patchVolumeAttachmentStatus(name: string, status: VaStatusPatch): Promise<'patched' | 'gone'> {
+    return patchVolumeAttachmentStatus(this.writer, name, status);
+  }
+
+  recordVolumeAttachmentEvent(va: { name: string; uid: string }, event: ClusterEvent): Promise<void> {
+    return recordVolumeAttachmentEvent(this.events, va, event);
   }
 }

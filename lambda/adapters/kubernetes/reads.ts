@@ -22,6 +22,7 @@ export const PATHS = {
   persistentvolumeclaims: '/api/v1/persistentvolumeclaims',
   persistentvolumes: '/api/v1/persistentvolumes',
   volumeattachments: '/apis/storage.k8s.io/v1/volumeattachments',
+  csinodes: '/apis/storage.k8s.io/v1/csinodes',
 } as const;
 
 const segment = encodeURIComponent;
@@ -37,7 +38,7 @@ export async function getOrUndefined<T>(what: string, read: () => Promise<T>): P
 }
 
 /** One page of a list, its items mapped as they arrive (the page's JSON is dropped after). */
-function jsonPages<T>(getJson: JsonGet, path: string, map: (item: unknown) => T, query: Query = {}) {
+export function jsonPages<T>(getJson: JsonGet, path: string, map: (item: unknown) => T, query: Query = {}) {
   return async (page: PageRequest): Promise<Page<T>> => {
     const body = (await getJson(path, { ...query, limit: page.limit, continue: page._continue })) as {
       items?: unknown;

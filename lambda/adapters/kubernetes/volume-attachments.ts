@@ -5,6 +5,7 @@
  * `attached`, the device path in `attachmentMetadata`, and attach/detach errors.
  */
 import type { StorageV1Api, V1VolumeAttachment } from '@kubernetes/client-node';
+import { ATTACHER_FINALIZER } from '../../core/attacher/names.js';
 import { EBS_CSI_DRIVER } from '../../core/types.js';
 import type { VolumeAttachmentRef, VolumeAttachmentStatus } from '../../ports/cluster.js';
 import { describeApiError, isAlreadyExists, isConflict, isNotFound } from './api-errors.js';
@@ -12,8 +13,6 @@ import { mergePatch } from './merge-patch.js';
 import { getOrUndefined } from './reads.js';
 import { volumeAttachmentName } from './volume-attachment-name.js';
 
-/** The external-attacher's finalizer: `external-attacher/` + the driver name with non-alphanumerics as `-`. */
-export const ATTACHER_FINALIZER = `external-attacher/${EBS_CSI_DRIVER.replace(/[^a-zA-Z0-9-]/g, '-')}`;
 /** The key the EBS CSI driver's ControllerPublishVolume returns and its node plugin reads. */
 const DEVICE_PATH_KEY = 'devicePath';
 

@@ -54,6 +54,7 @@ const SENTENCES: Record<ChainCode, (f: Facts) => string> = {
     `Still attached: ${f.reason} (MAX_WAIT_FOR_UNMOUNT_SECONDS=disabled); it stays until the kubelet unmounts it or the node is tainted out-of-service.`,
   'waiting-for-unmount-timeout': (f) =>
     `Still attached: ${f.reason}; it is force-detached ${when(f)} (MAX_WAIT_FOR_UNMOUNT_SECONDS), sooner if the kubelet unmounts it.`,
+  'not-released': (f) => `Attached to ${f.node}, and no VolumeAttachment asks for it: ${f.reason}; it stays until kcm says otherwise.`,
   'mass-detach-guard': (f) => `Still attached to ${f.node}: ${f.reason}; a later pass detaches it once fewer detaches are pending.`,
   // Where the chain stands otherwise.
   attached: (f) => `Attached to ${f.node} and reported on the node: nothing to do.`,

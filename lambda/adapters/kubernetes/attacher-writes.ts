@@ -1,0 +1,137 @@
+/**
+ * The writes attacher mode makes, as external-attacher makes them: our finalizer on the PV and, in
+ * one patch, on the VolumeAttachment with the node-id annotation (before EC2 is called); status
+ * through `volumeattachments/status` (a merge patch: only the fields named change); the VA
+ * finalizer removed after a detach. Each read-modify-write is guarded (test op) and retried on a
+ * stale read; an object that is gone is an answer, not an error.
+ */
+import type { CoreV1Api, StorageV1Api } from '@kubernetes/client-node';
+import { ATTACHER_FINALIZER, NODE_ID_ANNOTATION } from '../../core/attacher/names.js';
+import type { VaStatusPatch } from '../../core/attacher/status.js';
+import type { InstanceId } from '../../core/types.js';
+import type { ClaimOutcome, PvFinalizerOutcome } from '../../ports/cluster.js';
+import { describeApiError, isNotFound } from './api-errors.js';
+import { addFinalizerOps, isStale, jsonPatch, removeFinalizerOps, setAnnotationOps, type JsonPatchOp } from './finalizer-patch.js';
+import { mergePatch } from './merge-patch.js';
+import { getOrUndefined } from './reads.js';
+
+export interface AttacherWriter {
+  core: CoreV1Api;
+  storage: StorageV1Api;
+  maxConflictRetries: number;
+}
+
+interface Meta {
+  resourceVersion?: string;
+  finalizers?: string[];
+  annotations?: Record<string, string>;
+  deletionTimestamp?: Date | string;
+}
+
+/**
+ * Reads, decides the ops (or an answer), patches; again on a stale read. `decide` returns the ops
+ * to send, or the outcome when nothing needs sending.
+ */
+async function guardedPatch<O extends string>(
+  w: AttacherWriter,
+  what: string,
+  read: () => Promise<{ metadata?: Meta } | undefined>,
+  decide: (meta: Meta | undefined) => JsonPatchOp[] | O,
+  patch: (ops: JsonPatchOp[]) => Promise<unknown>,
+  done: O,
+): Promise<O> {
+  for (let attempt = 0; attempt <= w.maxConflictRetries; attempt++) {
+    const object = await getOrUndefined(what, read);
+    const ops = decide(object === undefined ? undefined : (object.metadata ?? {}));
+    if (!Array.isArray(ops)) return ops;
+    try {
+      await patch(ops);
+      return done;
+    } catch (error) {
+      if (isNotFound(error)) return decide(undefined) as O;
+      if (!isStale(error)) throw new Error(`patching ${what} failed: ${describeApiError(error)}`, { cause: error });
+    }
+  }
+  throw new Error(`${what}: still changing after ${w.maxConflictRetries + 1} attempts`);
+}
+
+export function addPvFinalizer(w: AttacherWriter, name: string): Promise<PvFinalizerOutcome> {
+  return guardedPatch<PvFinalizerOutcome>(
+    w,
+    `persistentvolume ${name}`,
+    () => w.core.readPersistentVolume({ name }),
+    (meta) => {
+      if (meta === undefined) return 'gone';
+      if (meta.deletionTimestamp) return 'deleting';
+      return (meta.finalizers ?? []).includes(ATTACHER_FINALIZER)
+        ? 'present'
+        : addFinalizerOps(meta.finalizers, ATTACHER_FINALIZER, meta.resourceVersion);
+    },
+    (ops) => w.core.patchPersistentVolume({ name, body: ops }, jsonPatch),
+    'added',
+  );
+}
+
+/** Takes our finalizer off whatever `read` returns; gone, or already without it, is done. */
+async function removeOurFinalizer(
+  w: AttacherWriter,
+  what: string,
+  read: () => Promise<{ metadata?: Meta } | undefined>,
+  patch: (ops: JsonPatchOp[]) => Promise<unknown>,
+): Promise<void> {
+  const decide = (meta: Meta | undefined) => {
+    const ops = meta === undefined ? [] : removeFinalizerOps(meta.finalizers, ATTACHER_FINALIZER);
+    return ops.length === 0 ? ('done' as const) : ops;
+  };
+  await guardedPatch<'done'>(w, what, read, decide, patch, 'done');
+}
+
+export function removePvFinalizer(w: AttacherWriter, name: string): Promise<void> {
+  return removeOurFinalizer(
+    w,
+    `persistentvolume ${name}`,
+    () => w.core.readPersistentVolume({ name }),
+    (ops) => w.core.patchPersistentVolume({ name, body: ops }, jsonPatch),
+  );
+}
+
+/** Our finalizer and the instance annotation in one patch; a deleting object gets no new finalizer. */
+export function claimVolumeAttachment(w: AttacherWriter, name: string, instanceId: InstanceId): Promise<ClaimOutcome> {
+  return guardedPatch<ClaimOutcome>(
+    w,
+    `volumeattachment ${name}`,
+    () => w.storage.readVolumeAttachment({ name }),
+    (meta) => {
+      if (meta === undefined) return 'gone';
+      const finalizer = (meta.finalizers ?? []).includes(ATTACHER_FINALIZER)
+        ? []
+        : addFinalizerOps(meta.finalizers, ATTACHER_FINALIZER, meta.resourceVersion);
+      if (meta.deletionTimestamp) return 'deleting';
+      const ops = [...finalizer, ...setAnnotationOps(meta.annotations, NODE_ID_ANNOTATION, instanceId)];
+      return ops.length === 0 ? 'claimed' : ops;
+    },
+    (ops) => w.storage.patchVolumeAttachment({ name, body: ops }, jsonPatch),
+    'claimed',
+  );
+}
+
+/** Our finalizer off the object: kcm's delete then completes. Gone or absent is done. */
+export function releaseVolumeAttachment(w: AttacherWriter, name: string): Promise<void> {
+  return removeOurFinalizer(
+    w,
+    `volumeattachment ${name}`,
+    () => w.storage.readVolumeAttachment({ name }),
+    (ops) => w.storage.patchVolumeAttachment({ name, body: ops }, jsonPatch),
+  );
+}
+
+/** A merge patch of the status subresource; `gone` when the object no longer exists (fine after a release). */
+export async function patchVolumeAttachmentStatus(w: AttacherWriter, name: string, status: VaStatusPatch): Promise<'patched' | 'gone'> {
+  try {
+    await w.storage.patchVolumeAttachmentStatus({ name, body: { status } }, mergePatch);
+    return 'patched';
+  } catch (error) {
+    if (isNotFound(error)) return 'gone';
+    throw new Error(`patching volumeattachments/${name}/status failed: ${describeApiError(error)}`, { cause: error });
+  }
+}

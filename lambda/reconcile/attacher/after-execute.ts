@@ -1,0 +1,72 @@
+/**
+ * The end of an attacher pass, for every object the pass read: statuses the core says are out of
+ * line (the safety rule, resolution errors), deleting objects that can be let go without a detach,
+ * PV finalizers nobody needs, and attachments no object asks for (reported, never detached).
+ */
+import {
+  detachErrorStatus,
+  detachedStatus,
+  liveStatusCorrection,
+  pvFinalizersToRemove,
+  releasableWithoutDetach,
+} from '../../core/attacher/status.js';
+import type { AttacherView, VaTarget } from '../../core/attacher/targets.js';
+import { pairKey } from '../../core/volume-attachments.js';
+import { bestEffort, type PassContext } from '../context.js';
+import { writeStatus } from './reports.js';
+
+export interface AttacherReportState {
+  targets: readonly VaTarget[];
+  /** Objects whose status this pass already wrote. */
+  written: Set<string>;
+  /** The full listing (full passes only): PV finalizers are judged against every VolumeAttachment. */
+  pvs?: Pick<AttacherView, 'pvs' | 'volumeAttachments'>;
+}
+
+async function correctTarget(ctx: PassContext, state: AttacherReportState, target: VaTarget): Promise<void> {
+  if (state.written.has(target.name) || target.volumeId === undefined) return;
+  const record = ctx.actual.get(target.volumeId);
+  const observation = ctx.observations.volumes?.get(target.volumeId);
+  const now = ctx.deps.clock();
+  if (!target.deleting) {
+    const status = liveStatusCorrection(target, record, observation, now);
+    if (status !== undefined) await writeStatus(ctx, state, target, status);
+    return;
+  }
+  if (target.error !== undefined && target.finalized && target.va.status?.detachError?.message !== target.error) {
+    await writeStatus(ctx, state, target, detachErrorStatus(target.error, now));
+    return;
+  }
+  if (releasableWithoutDetach(target, record, observation)) {
+    await bestEffort(ctx, `release VolumeAttachment ${target.name}`, async () => {
+      await ctx.deps.cluster.releaseVolumeAttachment(target.name);
+      await ctx.deps.cluster.patchVolumeAttachmentStatus(target.name, detachedStatus());
+    });
+  }
+}
+
+function reportUnrequested(ctx: PassContext, targets: readonly VaTarget[]): void {
+  const asked = new Set(targets.flatMap((t) => (t.volumeId === undefined ? [] : [pairKey(t.volumeId, t.nodeName)])));
+  for (const record of ctx.actual.values()) {
+    for (const attachment of Object.values(record.attachments)) {
+      if (asked.has(pairKey(record.volumeId, attachment.nodeName))) continue;
+      ctx.deps.log.warn('attached with no VolumeAttachment; kcm decides, so it is left attached', {
+        volumeId: record.volumeId,
+        nodeName: attachment.nodeName,
+        instanceId: attachment.instanceId,
+        state: attachment.state,
+      });
+    }
+  }
+}
+
+export async function reportAfterExecute(ctx: PassContext, state: AttacherReportState): Promise<void> {
+  for (const target of state.targets) await correctTarget(ctx, state, target);
+  if (state.pvs !== undefined) {
+    for (const pv of pvFinalizersToRemove(state.pvs.pvs, state.pvs.volumeAttachments)) {
+      const name = pv.metadata.name ?? '';
+      await bestEffort(ctx, `PV finalizer of ${name}`, () => ctx.deps.cluster.removePvFinalizer(name));
+    }
+  }
+  reportUnrequested(ctx, state.targets);
+}

@@ -1,0 +1,100 @@
+/**
+ * Attacher mode's reports: kcm's VolumeAttachments, written as external-attacher writes them.
+ * Before EC2: our finalizer on the PV, then ours plus the node-id annotation on the VA. After an
+ * attach: status `attached` with the devicePath. After a detach: the VA finalizer off FIRST, then
+ * the status (a VA without our finalizer counts as detached, so no second DetachVolume follows a
+ * lost status write). Failures: `attachError` / `detachError`. Every object written once per pass.
+ */
+import type { AttachAction } from '../../core/actions.js';
+import { attachErrorStatus, attachedStatus, detachErrorStatus, detachedStatus, type VaStatusPatch } from '../../core/attacher/status.js';
+import type { VaTarget } from '../../core/attacher/targets.js';
+import type { NodeName, VolumeId } from '../../core/types.js';
+import { pairKey } from '../../core/volume-attachments.js';
+import type { ClusterEvent } from '../../ports/cluster.js';
+import { bestEffort, type PassContext } from '../context.js';
+import type { ModeReports } from '../modes/reports.js';
+import { reportAfterExecute, type AttacherReportState } from './after-execute.js';
+
+const ATTACHED: ClusterEvent = { type: 'Normal', reason: 'SuccessfulAttachVolume', message: '' };
+const FAILED_ATTACH = 'FailedAttachVolume';
+const FAILED_DETACH = 'FailedDetachVolume';
+
+export function writeStatus(ctx: PassContext, state: AttacherReportState, target: VaTarget, status: VaStatusPatch): Promise<void> {
+  state.written.add(target.name);
+  return bestEffort(ctx, `status of VolumeAttachment ${target.name}`, () =>
+    ctx.deps.cluster.patchVolumeAttachmentStatus(target.name, status),
+  );
+}
+
+function tell(ctx: PassContext, target: VaTarget, event: ClusterEvent): Promise<void> {
+  const va = { name: target.name, uid: target.va.metadata.uid ?? '' };
+  return bestEffort(ctx, `event ${event.reason} on VolumeAttachment ${target.name}`, () =>
+    ctx.deps.cluster.recordVolumeAttachmentEvent(va, event),
+  );
+}
+
+async function attachError(ctx: PassContext, state: AttacherReportState, target: VaTarget, message: string, limit = false): Promise<void> {
+  await writeStatus(ctx, state, target, attachErrorStatus(message, ctx.deps.clock(), limit));
+  await tell(ctx, target, { type: 'Warning', reason: FAILED_ATTACH, message });
+}
+
+/** Upstream's order before ControllerPublish: PV finalizer, then the VA's finalizer and node id in one patch. */
+async function claimObjects(ctx: PassContext, target: VaTarget, action: AttachAction): Promise<string | undefined> {
+  const cluster = ctx.deps.cluster;
+  if (target.pvName !== undefined) {
+    const pv = await cluster.addPvFinalizer(target.pvName);
+    if (pv === 'deleting') return `PersistentVolume ${target.pvName} is marked for deletion`;
+    if (pv === 'gone') return `PersistentVolume ${target.pvName} was not found`;
+  }
+  const claimed = await cluster.claimVolumeAttachment(target.name, action.instanceId);
+  return claimed === 'claimed' ? undefined : `VolumeAttachment ${target.name} is ${claimed === 'gone' ? 'gone' : 'being deleted'}`;
+}
+
+export function attacherReports(targets: readonly VaTarget[], pvs?: AttacherReportState['pvs']): ModeReports {
+  const live = new Map<string, VaTarget>();
+  const deleting = new Map<string, VaTarget>();
+  for (const t of targets) if (t.volumeId !== undefined) (t.deleting ? deleting : live).set(pairKey(t.volumeId, t.nodeName), t);
+  const state: AttacherReportState = { targets, written: new Set(), ...(pvs === undefined ? {} : { pvs }) };
+  const liveOf = (volumeId: VolumeId, nodeName: NodeName) => live.get(pairKey(volumeId, nodeName));
+  return {
+    beforeAttach: async (ctx, action) => {
+      const target = liveOf(action.volumeId, action.nodeName);
+      if (target === undefined) return 'no VolumeAttachment asks for this attach';
+      let refused: string | undefined;
+      try {
+        refused = await claimObjects(ctx, target, action);
+      } catch (error) {
+        refused = error instanceof Error ? error.message : String(error);
+      }
+      if (refused !== undefined && !refused.startsWith(`VolumeAttachment ${target.name} is`))
+        await attachError(ctx, state, target, refused);
+      return refused;
+    },
+    attached: async (ctx, action, device) => {
+      const target = liveOf(action.volumeId, action.nodeName);
+      if (target === undefined) return;
+      await writeStatus(ctx, state, target, attachedStatus(device));
+      await tell(ctx, target, { ...ATTACHED, message: `attached ${action.volumeId} to ${action.instanceId} as ${device}` });
+    },
+    attachFailed: async (ctx, action, failure) => {
+      const target = liveOf(action.volumeId, action.nodeName);
+      if (target !== undefined) await attachError(ctx, state, target, failure.message, failure.kind === 'limit-reached');
+    },
+    detached: async (ctx, action) => {
+      const target = deleting.get(pairKey(action.volumeId, action.nodeName));
+      if (target === undefined) return;
+      state.written.add(target.name);
+      // Finalizer first: if the status write is lost, the object still reads as detached.
+      await ctx.deps.cluster.releaseVolumeAttachment(target.name);
+      await writeStatus(ctx, state, target, detachedStatus());
+    },
+    detachFailed: async (ctx, action, message) => {
+      const target = deleting.get(pairKey(action.volumeId, action.nodeName));
+      if (target === undefined) return;
+      await writeStatus(ctx, state, target, detachErrorStatus(message, ctx.deps.clock()));
+      await tell(ctx, target, { type: 'Warning', reason: FAILED_DETACH, message });
+    },
+    settled: () => Promise.resolve(),
+    afterExecute: (ctx) => reportAfterExecute(ctx, state),
+  };
+}
