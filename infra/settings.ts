@@ -60,6 +60,8 @@ export interface StackSettings {
   ec2BudgetTableName?: string;
   /** The out-of-service taint on dead instances' nodes (`OUT_OF_SERVICE_TAINT`); `on` needs infra/k8s/rbac-taint.yaml. */
   outOfServiceTaint: 'on' | 'off';
+  /** The lease fence on the EBS CSI csi-attacher's Lease (`LEASE_FENCE`, docs/lease-fence.md); `on` needs infra/k8s/rbac-lease-fence.yaml. */
+  leaseFence: 'on' | 'off';
 }
 
 /** The keys read from context; anything else in context is CDK's own. */
@@ -84,6 +86,7 @@ const CONTEXT_KEYS = [
   'routeTableIds',
   'ec2BudgetTableName',
   'outOfServiceTaint',
+  'leaseFence',
 ] as const;
 
 export type ContextKey = (typeof CONTEXT_KEYS)[number];
@@ -145,6 +148,7 @@ const schema = z.object({
   // DynamoDB table names: 3-255 of letters, digits, `_`, `-` and `.`.
   ec2BudgetTableName: optional(z.string().regex(/^[A-Za-z0-9_.-]{3,255}$/, 'must be a DynamoDB table name')),
   outOfServiceTaint: choice(['on', 'off'], 'on'),
+  leaseFence: choice(['on', 'off'], 'off'),
 });
 
 type Parsed = z.output<typeof schema>;
@@ -207,5 +211,6 @@ export function readSettings(lookup: (key: ContextKey) => unknown): StackSetting
     vpc: vpcOf(data),
     ec2BudgetTableName: data.ec2BudgetTableName,
     outOfServiceTaint: data.outOfServiceTaint,
+    leaseFence: data.leaseFence,
   };
 }

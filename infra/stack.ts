@@ -156,6 +156,8 @@ function controllerEnvironment(settings: StackSettings, tableName: string): Reco
     ...(settings.ec2BudgetTableName ? { EC2_BUDGET_TABLE_NAME: settings.ec2BudgetTableName } : {}),
     // The handlers taint by default; off only needs saying.
     ...(settings.outOfServiceTaint === 'off' ? { OUT_OF_SERVICE_TAINT: 'off' } : {}),
+    // The fence is off by default (handover step 2 turns it on).
+    ...(settings.leaseFence === 'on' ? { LEASE_FENCE: 'on' } : {}),
     ...Object.fromEntries(differing),
   };
 }

@@ -23,6 +23,7 @@ beforeAll(() => {
     fullPassStaleMinutes: '20',
     ec2BudgetTableName: 'ebs-attach-detach-ec2-budget',
     outOfServiceTaint: 'off',
+    leaseFence: 'on',
   }));
 }, SYNTH_TIMEOUT_MS);
 
@@ -36,13 +37,14 @@ describe('context', () => {
     expect(stack.stackName).toBe('ebs-attach-detach-other');
   });
 
-  it('passes cluster name, sync period, the disabled unmount wait and the taint switched off to every function', () => {
+  it('passes cluster name, sync period, the disabled unmount wait, the taint switched off and the fence on to every function', () => {
     for (const env of variables()) {
       expect(env).toMatchObject({
         CLUSTER_NAME: 'other',
         SYNC_PERIOD_SECONDS: '120',
         MAX_WAIT_FOR_UNMOUNT_SECONDS: 'disabled',
         OUT_OF_SERVICE_TAINT: 'off',
+        LEASE_FENCE: 'on',
       });
     }
   });

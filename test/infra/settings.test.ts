@@ -27,6 +27,7 @@ describe('readSettings', () => {
       vpc: undefined,
       ec2BudgetTableName: undefined,
       outOfServiceTaint: 'on',
+      leaseFence: 'off',
     });
   });
 
