@@ -8,6 +8,7 @@
  * rewrites each test id of a mutant's filter to the name Vitest 5 matches. Drop it once the
  * upstream runner handles the separator.
  */
+import { readFileSync, writeFileSync } from 'node:fs';
 import { INSTRUMENTER_CONSTANTS } from '@stryker-mutator/api/core';
 import { commonTokens, declareFactoryPlugin, type Injector, type PluginContext, PluginKind, tokens } from '@stryker-mutator/api/plugin';
 import type { DryRunOptions, DryRunResult, MutantRunOptions, MutantRunResult } from '@stryker-mutator/api/test-runner';
@@ -16,24 +17,38 @@ import type { Vitest } from 'vitest/node';
 import { convertTestToTestResult, collectTestsFromSuite } from '../node_modules/@stryker-mutator/vitest-runner/dist/src/vitest-helpers.js';
 import { VitestTestRunner } from '../node_modules/@stryker-mutator/vitest-runner/dist/src/vitest-test-runner.js';
 
+/**
+ * Where the dry run leaves the id map: only one runner process does the dry run, and Stryker
+ * starts (and restarts) others that must filter the same way. Relative to the sandbox.
+ */
+const ID_MAP = '.stryker-vitest5-test-ids.json';
+
 class Vitest5TestRunner extends VitestTestRunner {
   /** Stryker's test id (names joined with ' ') → the same test's id with Vitest 5's full name. */
-  private readonly vitestIds = new Map<string, string>();
+  private vitestIds: Map<string, string> | undefined;
 
   override async dryRun(options: DryRunOptions): Promise<DryRunResult> {
     const result = await super.dryRun(options);
     const vitest = (this as unknown as { ctx: Vitest }).ctx;
-    for (const file of vitest.state.getFiles()) {
-      for (const test of collectTestsFromSuite(file)) {
+    const ids = vitest.state.getFiles().flatMap((file) =>
+      collectTestsFromSuite(file).map((test): [string, string] => {
         const { id } = convertTestToTestResult(test);
-        this.vitestIds.set(id, `${id.slice(0, id.indexOf('#'))}#${test.fullTestName}`);
-      }
-    }
+        return [id, `${id.slice(0, id.indexOf('#'))}#${test.fullTestName}`];
+      }),
+    );
+    writeFileSync(ID_MAP, JSON.stringify(ids));
+    this.vitestIds = new Map(ids);
     return result;
   }
 
   override mutantRun(options: MutantRunOptions): Promise<MutantRunResult> {
-    const testFilter = options.testFilter?.map((id) => this.vitestIds.get(id) ?? id);
+    this.vitestIds ??= new Map(JSON.parse(readFileSync(ID_MAP, 'utf8')) as [string, string][]);
+    const ids = this.vitestIds;
+    const testFilter = options.testFilter?.map((id) => {
+      const vitestId = ids.get(id);
+      if (vitestId === undefined) throw new Error(`no Vitest 5 name for test ${id}: the mutant would run no test`);
+      return vitestId;
+    });
     return super.mutantRun({ ...options, testFilter });
   }
 }
