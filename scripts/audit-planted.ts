@@ -79,8 +79,10 @@ const OUT = path.join(ROOT, 'results/planted');
 function runSuite(dir: string, suite: Suite, label: string): SuiteResult {
   const report = path.join(dir, `.planted-${suite}.json`);
   rmSync(report, { force: true });
+  // Generous timeouts: on a shared machine a slow test must not pass for a kill.
+  const common = ['run', '--testTimeout', '120000', '--hookTimeout', '120000'];
   const args =
-    suite === 'unit' ? ['run', '--project', 'unit', '--bail', '1', '--exclude', 'test/infra/**'] : ['run', '--project', 'faults'];
+    suite === 'unit' ? [...common, '--project', 'unit', '--bail', '1', '--exclude', 'test/infra/**'] : [...common, '--project', 'faults'];
   const started = Date.now();
   const run = spawnSync(
     path.join(dir, 'node_modules/.bin/vitest'),
