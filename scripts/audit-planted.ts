@@ -6,6 +6,7 @@
  *
  *   npm run audit:planted -- --only lock-without-version,mass-detach-guard-off --suites unit
  *   npm run audit:planted -- --no-baseline    (skip checking that the unplanted tree passes)
+ *   npm run audit:planted -- --only … --report second    (results/planted/second.md, beside another run)
  */
 import { spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -31,6 +32,8 @@ const { values } = parseArgs({
     suites: { type: 'string', default: 'unit,faults' },
     seeds: { type: 'string', default: process.env.FAULT_SEEDS ?? '30' },
     'no-baseline': { type: 'boolean', default: false },
+    /** The name of the report under results/planted/, so that runs over different bugs can go side by side. */
+    report: { type: 'string', default: 'planted' },
   },
 });
 const suites = values.suites.split(',') as Suite[];
@@ -159,8 +162,8 @@ try {
   }
   const killedBy = (suite: Suite) => rows.filter((r) => r.results[suite]?.killed).length;
   const summary = suites.map((suite) => `${suite}: ${killedBy(suite)} of ${rows.length} killed`).join(', ');
-  writeFileSync(path.join(OUT, 'planted.json'), `${JSON.stringify({ seeds: Number(values.seeds), rows }, null, 2)}\n`);
-  writeFileSync(path.join(OUT, 'planted.md'), `# Planted bugs (FAULT_SEEDS=${values.seeds})\n\n${summary}\n\n${table(rows)}\n`);
+  writeFileSync(path.join(OUT, `${values.report}.json`), `${JSON.stringify({ seeds: Number(values.seeds), rows }, null, 2)}\n`);
+  writeFileSync(path.join(OUT, `${values.report}.md`), `# Planted bugs (FAULT_SEEDS=${values.seeds})\n\n${summary}\n\n${table(rows)}\n`);
   console.log(`\n${summary}\n\n${table(rows)}`);
 } finally {
   rmSync(dir, { recursive: true, force: true });
