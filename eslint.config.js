@@ -3,7 +3,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'dist/', 'cdk.out/', 'coverage/', 'results/', '.sandbox/'] },
+  { ignores: ['node_modules/', 'dist/', 'cdk.out/', 'coverage/', 'results/', '.sandbox/', '.stryker-tmp/'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

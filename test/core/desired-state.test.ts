@@ -121,6 +121,26 @@ describe('buildDesiredState: what is desired', () => {
     expect(only!.multiAttach).toBe(false);
   });
 
+  // Invariant 1: a volume is shared only if every reference allows it, whichever pod comes first.
+  it.each([
+    {
+      first: 'the ReadWriteMany claim',
+      pods: () => [pod('a-claim', { claims: ['data'] }), pod('b-inline', { inline: [{ name: 'raw', volumeID: vol(1) }] })],
+    },
+    {
+      first: 'the inline volume',
+      pods: () => [pod('a-inline', { inline: [{ name: 'raw', volumeID: vol(1) }] }), pod('b-claim', { claims: ['data'] })],
+    },
+  ])('a volume both a ReadWriteMany claim and an inline volume name is exclusive ($first read first)', ({ pods }) => {
+    const s = base();
+    s.pvs = [pv('pv-data', { modes: ['ReadWriteMany'] })];
+    s.pods = pods();
+    const [only, ...rest] = buildDesiredState(s).attachments;
+    expect(rest).toEqual([]);
+    expect(only).toMatchObject({ volumeId: vol(1), multiAttach: false, accessModes: ['ReadWriteMany'] });
+    expect(only!.pods).toHaveLength(2);
+  });
+
   it('a volume wanted on two nodes makes two attachments sorted by volume then node', () => {
     const s = base();
     s.nodes = [node('node-b'), node('node-a')];

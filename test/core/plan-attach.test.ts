@@ -311,8 +311,13 @@ describe('plan: expired operations', () => {
     ]);
   });
 
-  it('an operation whose lease has not expired is left alone', () => {
-    const r = record(V, [], { operations: { volume: op('attach', 'node-a', { leaseExpiresAt: T0 + 1 }) } });
-    expect(attachPlan([want(V, 'node-a')], [r]).actions).toEqual([]);
+  // A lease is live strictly before its end (isLive): at the end instant it is someone else's to resolve.
+  it.each([
+    { leaseEnds: 'a millisecond from now', at: T0 + 1, resolved: false },
+    { leaseEnds: 'exactly now', at: T0, resolved: true },
+    { leaseEnds: 'a millisecond ago', at: T0 - 1, resolved: true },
+  ])('an operation whose lease ends $leaseEnds: resolved $resolved', ({ at, resolved }) => {
+    const r = record(V, [], { operations: { volume: op('attach', 'node-a', { leaseExpiresAt: at }) } });
+    expect(attachPlan([want(V, 'node-a')], [r]).actions.map((a) => a.kind)).toEqual(resolved ? ['resolve'] : []);
   });
 });

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import type { DetachAction } from '../../lambda/core/actions.js';
+import type { DetachAction, DetachTrigger } from '../../lambda/core/actions.js';
 import { massDetachGuard } from '../../lambda/core/guards.js';
 import { plan } from '../../lambda/core/plan.js';
 import type { InstanceState, NodeView, VolumeRecord } from '../../lambda/core/types.js';
-import { like, actualOf, attachment, config, desired, instanceOf, MIN, op, record, T0, view, vol, want } from './builders.js';
+import { like, actualOf, attachment, config, desired, instanceOf, MIN, op, record, T0, uname, view, vol, want } from './builders.js';
 
 const kinds = (p: ReturnType<typeof plan>) =>
   p.actions.map((a) => `${a.kind}:${a.volumeId === vol(1) ? 'v1' : a.volumeId === vol(2) ? 'v2' : a.volumeId}:${a.nodeName}`);
@@ -119,6 +119,51 @@ describe('plan: the mass-detach guard', () => {
 
   it('can be disabled', () => {
     expect(detaches(many(12, 0, null))).toBe(12);
+  });
+
+  describe('which detaches it counts and holds back, by trigger (12 attached: at most 6 guarded detaches)', () => {
+    const detachOf = (n: number, trigger: DetachTrigger): DetachAction => ({
+      kind: 'detach',
+      volumeId: vol(n),
+      uniqueName: uname(vol(n)),
+      nodeName: `node-${n}`,
+      instanceId: instanceOf(`node-${n}`),
+      reason: trigger,
+      trigger,
+      ec2Force: trigger !== 'unmounted',
+      requiresUnreport: trigger === 'unmounted',
+    });
+    const scenarios: { trigger: DetachTrigger; exempt: boolean }[] = [
+      { trigger: 'instance-terminated', exempt: true },
+      { trigger: 'instance-stopped', exempt: true },
+      { trigger: 'stuck-attach', exempt: true },
+      { trigger: 'unmounted', exempt: false },
+      { trigger: 'out-of-service', exempt: false },
+      { trigger: 'unmount-timeout', exempt: false },
+    ];
+    it.each(scenarios)('8 detaches triggered by $trigger: exempt $exempt', ({ trigger, exempt }) => {
+      const planned = [1, 2, 3, 4, 5, 6, 7, 8].map((n) => detachOf(n, trigger));
+      const { kept, heldBack } = massDetachGuard(planned, 12, { maxFraction: 0.5, minAttached: 10 });
+      expect(kept.map((d) => d.volumeId)).toEqual(planned.slice(0, exempt ? 8 : 6).map((d) => d.volumeId));
+      expect(heldBack.map((h) => h.action.volumeId)).toEqual(exempt ? [] : [vol(7), vol(8)]);
+    });
+
+    it('exempt detaches do not use up the allowance of guarded ones', () => {
+      const planned = [
+        detachOf(1, 'instance-stopped'),
+        detachOf(2, 'stuck-attach'),
+        ...[3, 4, 5, 6, 7, 8, 9].map((n) => detachOf(n, 'unmounted')),
+      ];
+      const { kept, heldBack } = massDetachGuard(planned, 12, { maxFraction: 0.5, minAttached: 10 });
+      expect(kept.map((d) => d.volumeId)).toEqual([1, 2, 3, 4, 5, 6, 7, 8].map(vol));
+      expect(heldBack).toEqual([
+        {
+          action: planned[8],
+          code: 'mass-detach-guard',
+          reason: 'mass-detach guard: 7 of 12 attached volumes would be detached; at most 6 per pass',
+        },
+      ]);
+    });
   });
 
   it('a configured fraction and threshold apply', () => {

@@ -1,0 +1,205 @@
+/**
+ * The audit's planted bugs (issue 17): each a small, realistic source change in the guard of one
+ * DESIGN §11 invariant. `npm run audit:planted` applies them one at a time to a scratch copy and
+ * records which suites kill them. Every `find` must occur exactly once in its file: when the code
+ * moves, the audit fails loudly instead of silently planting nothing.
+ */
+
+export interface Edit {
+  file: string;
+  find: string;
+  replace: string;
+}
+
+export interface PlantedBug {
+  name: string;
+  /** The invariant (DESIGN §11) whose guard the bug removes. */
+  invariant: string;
+  edits: Edit[];
+}
+
+export const PLANTED_BUGS: PlantedBug[] = [
+  {
+    name: 'plan-multi-attach',
+    invariant: '1: the plan no longer checks where an exclusive volume is held',
+    edits: [
+      {
+        file: 'lambda/core/plan-attach.ts',
+        find: 'const holders = exclusive ? holdersElsewhere(ctx, record, target) : [];',
+        replace: 'const holders: string[] = [];',
+      },
+    ],
+  },
+  {
+    name: 'lock-multi-attach',
+    invariant: '1: taking the attach lock no longer refuses an exclusive volume used by another node',
+    edits: [
+      {
+        file: 'lambda/core/transitions.ts',
+        find: 'if (!next.multiAttach && others.size > 0) {',
+        replace: 'if (!next.multiAttach && others.size < 0) {',
+      },
+    ],
+  },
+  {
+    name: 'lock-without-version',
+    invariant: '1, 6: a record write checks only that the item exists, not the version it was read at',
+    edits: [
+      {
+        file: 'lambda/adapters/dynamodb/writes.ts',
+        find: ': replaceVolume(ctx, record, fenced(versionIs(record.version)));',
+        replace: ": replaceVolume(ctx, record, fenced({ expression: 'attribute_exists(#pk)', names: { '#pk': 'pk' }, values: {} }));",
+      },
+    ],
+  },
+  {
+    name: 'no-volumes-in-use-recheck',
+    invariant: '2: a detach trusts the pass-start read of volumesInUse',
+    edits: [
+      {
+        file: 'lambda/reconcile/execute-detach.ts',
+        find: 'const stillUnmounted = await unmountedRightNow(ctx, planned);',
+        replace: 'const stillUnmounted: true | string = true;',
+      },
+    ],
+  },
+  {
+    name: 'failed-page-ends-list',
+    invariant: '3: a page that fails to load ends the list as if it were complete',
+    edits: [
+      {
+        file: 'lambda/adapters/kubernetes/paged-list.ts',
+        find: 'const response = await fetchPage(token === undefined ? { limit: options.pageSize } : { limit: options.pageSize, _continue: token });',
+        replace:
+          'const response = await fetchPage(token === undefined ? { limit: options.pageSize } : { limit: options.pageSize, _continue: token }).catch((): Page<T> => ({ items: [] }));',
+      },
+    ],
+  },
+  {
+    name: 'act-before-intent',
+    invariant: '1, 4: AttachVolume is sent before the operation (intent and lock) is written',
+    edits: [
+      {
+        file: 'lambda/reconcile/execute-attach.ts',
+        find: '  const desired = desiredAttachment(ctx, planned.volumeId, planned.nodeName);\n',
+        replace: [
+          '  const desired = desiredAttachment(ctx, planned.volumeId, planned.nodeName);',
+          '  const early = await ctx.deps.blockStorage.attach({',
+          '    volumeId: planned.volumeId,',
+          '    instanceId: planned.instanceId,',
+          "    devices: deviceClaims(ctx, { volumeId: planned.volumeId, instanceId: planned.instanceId, operationId: 'before-intent', expiresAt: ctx.deps.clock() + 60_000 }),",
+          '  });',
+          '',
+        ].join('\n'),
+      },
+      {
+        file: 'lambda/reconcile/execute-attach.ts',
+        find: 'const outcome = await ctx.deps.blockStorage.attach({ volumeId: action.volumeId, instanceId: action.instanceId, devices });',
+        replace: 'const outcome = early;',
+      },
+    ],
+  },
+  {
+    name: 'detach-before-unreport',
+    invariant: "2, 5: detaches run before the node's reported list is updated, and do not wait for it",
+    edits: [
+      {
+        file: 'lambda/reconcile/execute.ts',
+        find: "  results.push(...(await executeUnreports(ctx, of('unreport'))));\n",
+        replace: '',
+      },
+      {
+        file: 'lambda/reconcile/execute.ts',
+        find: '  results.push(...perVolume.flat());\n',
+        replace: "  results.push(...perVolume.flat());\n  results.push(...(await executeUnreports(ctx, of('unreport'))));\n",
+      },
+      {
+        file: 'lambda/reconcile/execute-detach.ts',
+        find: 'if (planned.requiresUnreport && !ctx.nodeStatus.wasUnreported(planned.volumeId, planned.nodeName)) {',
+        replace: 'if (planned.requiresUnreport && ctx.nodeStatus.wasUnreported(planned.volumeId, planned.nodeName) === undefined) {',
+      },
+    ],
+  },
+  {
+    name: 'stopping-as-stopped',
+    invariant: '2: an instance still stopping (its OS may be using the volume) is force-detached as if stopped',
+    edits: [
+      {
+        file: 'lambda/core/detach-decision.ts',
+        find: "if (instanceState === 'stopped') {",
+        replace: "if (instanceState === 'stopped' || instanceState === 'stopping') {",
+      },
+    ],
+  },
+  {
+    name: 'node-status-failure-swallowed',
+    invariant: '2, 5: a nodes/status patch failing with anything but 404/409 reads as updated',
+    edits: [
+      {
+        file: 'lambda/adapters/kubernetes/node-status.ts',
+        find: 'if (!isConflict(error)) throw new Error(`patching nodes/${nodeName}/status failed: ${describeApiError(error)}`, { cause: error });',
+        replace: "if (!isConflict(error)) return 'updated';",
+      },
+    ],
+  },
+  {
+    name: 'no-operation-fence',
+    invariant: '1, 4: a write after an operation was taken over no longer checks the operation id',
+    edits: [
+      {
+        file: 'lambda/adapters/dynamodb/writes.ts',
+        find: 'const fenced = (condition: Condition) => (fence ? allOf(condition, operationIsHeldBy(fence.lockKey, fence.operationId)) : condition);',
+        replace: 'const fenced = (condition: Condition) => (fence ? condition : condition);',
+      },
+    ],
+  },
+  {
+    name: 'unmount-timeout-inclusive',
+    invariant: '2: the force detach fires at exactly maxWaitForUnmount instead of after it',
+    edits: [{ file: 'lambda/core/detach-decision.ts', find: 'if (waited > maxWait) {', replace: 'if (waited >= maxWait) {' }],
+  },
+  {
+    name: 'attaching-reported-attached',
+    invariant: '5: the node status lists a volume EC2 is still attaching',
+    edits: [
+      {
+        file: 'lambda/core/report.ts',
+        find: "if (attachment.state !== 'attached') continue;",
+        replace: "if (attachment.state !== 'attached' && attachment.state !== 'attaching') continue;",
+      },
+    ],
+  },
+  {
+    name: 'mass-detach-guard-off',
+    invariant: '3: every planned detach goes ahead, however many',
+    edits: [
+      {
+        file: 'lambda/core/guards.ts',
+        find: 'if (!config || attachedCount <= config.minAttached) return { kept: detaches, heldBack: [] };',
+        replace: 'return { kept: detaches, heldBack: [] };',
+      },
+    ],
+  },
+  {
+    name: 'lost-attach-forgotten',
+    invariant: '1, 4: an attach EC2 accepted but does not show yet is dropped instead of kept uncertain',
+    edits: [
+      {
+        file: 'lambda/core/accepted-attach.ts',
+        find: '{ ec2MayStillBeWorking: true }',
+        replace: '{ ec2MayStillBeWorking: false }',
+      },
+    ],
+  },
+  {
+    name: 'incomplete-read-detaches',
+    invariant: '3: a pass whose cluster read was incomplete still detaches unneeded volumes',
+    edits: [
+      {
+        file: 'lambda/core/plan-detach.ts',
+        find: "  if (!ctx.desired.complete) return { detach: false, code: 'incomplete-input', why: INCOMPLETE_INPUT };\n",
+        replace: '',
+      },
+    ],
+  },
+];

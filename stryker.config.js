@@ -1,0 +1,31 @@
+// Mutation testing of the rules and the pass, one folder per run (`npm run mutation` runs both and
+// writes the summary); not part of `npm test`. MUTATION_SCOPE picks the folder and, through
+// vitest.mutation.config.ts, the tests that specify it. Incremental: a rerun only tests the mutants
+// whose code or covering tests changed since the last run.
+import process from 'node:process';
+
+const scope = process.env.MUTATION_SCOPE ?? 'core';
+const folders = { core: 'lambda/core', reconcile: 'lambda/reconcile' };
+if (!(scope in folders)) throw new Error(`MUTATION_SCOPE must be one of ${Object.keys(folders).join(', ')}, not ${scope}`);
+
+/** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
+export default {
+  // The vitest runner with its per-test filter fixed for Vitest 5 (see the plugin's comment).
+  plugins: ['@stryker-mutator/vitest-runner', './scripts/stryker-vitest5.ts'],
+  testRunner: 'vitest5',
+  vitest: { configFile: 'vitest.mutation.config.ts', related: false },
+  mutate: [`${folders[scope]}/**/*.ts`],
+  coverageAnalysis: 'perTest',
+  incremental: true,
+  incrementalFile: `results/mutation/${scope}-incremental.json`,
+  // Two shared cores: one mutant at a time unless STRYKER_CONCURRENCY says otherwise.
+  concurrency: Number(process.env.STRYKER_CONCURRENCY ?? 1),
+  timeoutMS: 20_000,
+  ignorePatterns: ['dist', 'cdk.out', 'coverage', 'results', '.sandbox', 'infra', 'bench'],
+  reporters: ['json', 'html', 'progress-append-only', 'clear-text'],
+  jsonReporter: { fileName: `results/mutation/${scope}.json` },
+  htmlReporter: { fileName: `results/mutation/${scope}.html` },
+  clearTextReporter: { allowColor: false, logTests: false, reportScoreTable: true, reportMutants: false },
+  tempDirName: '.stryker-tmp',
+  cleanTempDir: true,
+};
