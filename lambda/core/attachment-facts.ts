@@ -46,7 +46,24 @@ function updateAttachment(
 
 /** Whether the node's `status.volumesAttached` now lists the volume. */
 export function markReported(record: VolumeRecord, nodeName: NodeName, reported: boolean): Transition {
-  return updateAttachment(record, nodeName, (a) => (a.reported === reported ? a : { ...a, reported }));
+  return updateAttachment(record, nodeName, (a) => {
+    if (a.reported === reported && a.listingUntil === undefined) return a;
+    const { listingUntil: _done, ...rest } = a;
+    return { ...rest, reported };
+  });
+}
+
+/**
+ * A pass claims the right to add an `attached` volume to its node's list, until `until`: refused
+ * while an operation holds the volume on that node (a detach may be under way). Detaches wait
+ * for the claim (invariant 5); markReported ends it.
+ */
+export function claimListing(record: VolumeRecord, nodeName: NodeName, until: number): Transition {
+  const holder = record.operations[lockKey(record, nodeName)];
+  if (holder) return refuse('locked', `${record.volumeId} is held by ${holder.kind} ${holder.id} on ${holder.nodeName}`);
+  const current = record.attachments[nodeName];
+  if (current?.state !== 'attached') return refuse('no-attachment', `${record.volumeId} is not attached on ${nodeName}`);
+  return updateAttachment(record, nodeName, (a) => ({ ...a, listingUntil: until }));
 }
 
 /** Whether the node's `volumesInUse` lists the volume. */

@@ -21,7 +21,8 @@ export type RefusalCode =
   | 'not-holder' // the operation is not on the record (finished, or taken over by another pass)
   | 'wrong-kind' // e.g. completing a detach as an attach
   | 'lease-live' // taking over or resolving an operation whose lease has not expired
-  | 'wrong-target'; // an EC2 view of another volume or instance
+  | 'wrong-target' // an EC2 view of another volume or instance
+  | 'listing'; // another pass is adding the volume to the node's list: no detach may begin
 
 export type Transition = { ok: true; record: VolumeRecord } | { ok: false; refused: RefusalCode; reason: string };
 

@@ -98,6 +98,9 @@ function beginAttach(next: VolumeRecord, key: string, input: BeginOperationInput
 function beginDetach(next: VolumeRecord, key: string, input: BeginOperationInput, now: number, leaseMs: number): Transition {
   const existing = next.attachments[input.nodeName];
   if (!existing) return refuse('no-attachment', `${input.volumeId} has no attachment on ${input.nodeName} to detach`);
+  if (existing.listingUntil !== undefined && existing.listingUntil > now) {
+    return refuse('listing', `another pass is listing ${input.volumeId} on ${input.nodeName} until ${existing.listingUntil}`);
+  }
   // Detach what is attached: the attachment's instance, even if the node now runs on another one.
   next.operations[key] = operation(input, existing.instanceId, existing.device, existing, now, leaseMs);
   next.attachments[input.nodeName] = { ...existing, state: 'detaching', since: now };
@@ -189,6 +192,25 @@ export function failOperation(
     const { device: _device, ...rest } = current;
     next.attachments[op.nodeName] = { ...rest, state: op.prior.state, ...optional('device', op.prior.device), since: now };
   } else {
+    delete next.attachments[op.nodeName];
+  }
+  return accept(next);
+}
+
+/**
+ * The operation was taken but nothing was sent to EC2 (a last check said not now): its lock is
+ * released, the attachment is as it was before, and no backoff is counted.
+ */
+export function abandonOperation(record: VolumeRecord, operationId: string, now: number): Transition {
+  const held = heldOperation(record, operationId);
+  if (isRefusal(held)) return held;
+  const { key, op } = held;
+  const next = release(record, key, op, false);
+  const current = next.attachments[op.nodeName];
+  if (current && op.prior) {
+    const { device: _device, ...rest } = current;
+    next.attachments[op.nodeName] = { ...rest, state: op.prior.state, ...optional('device', op.prior.device), since: now };
+  } else if (current) {
     delete next.attachments[op.nodeName];
   }
   return accept(next);

@@ -115,6 +115,12 @@ export interface ActualAttachment {
   reported: boolean;
   /** When the controller first found this attachment no longer desired (epoch ms). */
   detachRequestedAt?: number;
+  /**
+   * A pass is adding the volume to the node's `volumesAttached` until this time (epoch ms, its
+   * lease end): no detach may begin meanwhile, so a node never lists a volume EC2 is detaching
+   * (invariant 5). Cleared once the node reports it.
+   */
+  listingUntil?: number;
   /** When `state` was entered (epoch ms): finds attaches stuck past 90 s. */
   since: number;
 }

@@ -25,6 +25,12 @@ export class IncompleteReadError extends Error {
 }
 
 /** The objects one pod needs to decide its volumes: the pod, its PVCs and their PVs. */
+/** What a node says right now: the volumes its kubelet uses, and the volumes its status lists as attached. */
+export interface LiveVolumes {
+  inUse: UniqueVolumeName[];
+  attached: UniqueVolumeName[];
+}
+
 export interface PodClosure {
   pod?: KubePod;
   pvcs: KubePvc[];
@@ -102,8 +108,8 @@ export interface Cluster extends AttacherApi {
   listNodes(): Promise<KubeNode[]>;
   /** One node, or undefined when it no longer exists. */
   readNode(name: NodeName): Promise<KubeNode | undefined>;
-  /** Live `status.volumesInUse` of one node; undefined when the node is gone. */
-  volumesInUse(nodeName: NodeName): Promise<UniqueVolumeName[] | undefined>;
+  /** Live `status.volumesInUse` and `status.volumesAttached` names of one node; undefined when the node is gone. */
+  liveVolumes(nodeName: NodeName): Promise<LiveVolumes | undefined>;
   /**
    * Sets `status.volumesAttached` (the whole, atomic list) through nodes/status, guarded by
    * resourceVersion and re-applied on conflict. `node-gone` when the node no longer exists.

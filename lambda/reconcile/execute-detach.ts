@@ -1,11 +1,13 @@
 /**
  * One detach. A non-forced detach goes ahead only if this pass removed the volume from the
- * node's reported list, and only if a live read of the node's `volumesInUse` right before
- * DetachVolume still shows it unmounted (the kubelet may have mounted it again meanwhile).
+ * node's reported list, and only if a live read of the node right before DetachVolume still shows
+ * it unmounted (the kubelet may have mounted it again meanwhile) and not listed again (another
+ * pass may have listed it since the unreport). That read comes after the intent is recorded:
+ * a pass that reads the record later sees the detach and does not list the volume (invariant 5).
  */
 import type { DetachAction } from '../core/actions.js';
 import { nodeOfAttachment } from '../core/detach-decision.js';
-import { completeDetach, failOperation, leaveInProgress } from '../core/transitions.js';
+import { abandonOperation, completeDetach, failOperation, leaveInProgress } from '../core/transitions.js';
 import { lockKey } from '../core/types.js';
 import { pairKey } from '../core/volume-attachments.js';
 import type { DetachOutcome } from '../ports/block-storage.js';
@@ -31,9 +33,6 @@ export async function executeDetach(ctx: PassContext, planned: DetachAction): Pr
   if (planned.requiresUnreport && !ctx.nodeStatus.wasUnreported(planned.volumeId, planned.nodeName)) {
     return result('deferred', "not removed from the node's reported list: detaching now could pull a volume the kubelet uses");
   }
-  const stillUnmounted = await unmountedRightNow(ctx, planned);
-  if (stillUnmounted !== true) return result('deferred', stillUnmounted);
-
   const started = await startOperation(ctx, planned, (action) => ({
     volumeId: action.volumeId,
     uniqueName: action.uniqueName,
@@ -50,6 +49,11 @@ export async function executeDetach(ctx: PassContext, planned: DetachAction): Pr
   const instanceId = op?.instanceId ?? action.instanceId;
   const fence = { lockKey: lockKey(record, action.nodeName), operationId };
   const finish = (step: Step) => writeRecord(ctx.deps.store, ctx.actual, action.volumeId, ctx.actual.get(action.volumeId), step, { fence });
+  const stillUnused = await unusedRightNow(ctx, planned);
+  if (stillUnused !== true) {
+    await finish(onRecord((r) => abandonOperation(r, operationId, ctx.deps.clock())));
+    return result('deferred', stillUnused);
+  }
 
   const calledAt = ctx.deps.clock();
   const outcome = await ctx.deps.blockStorage.detach({ volumeId: action.volumeId, instanceId, force: action.ec2Force });
@@ -69,21 +73,26 @@ export async function executeDetach(ctx: PassContext, planned: DetachAction): Pr
 }
 
 /**
- * True, or why the detach must wait. Forced detaches do not look: the node cannot be trusted to answer.
+ * True, or why the detach must wait. Forced detaches do not look at volumesInUse: the node cannot be trusted to answer.
  * A node object already gone when the pass read it was judged by the last word on record; while it
  * stays gone no kubelet can list, so nothing newer can come (waiting would leak the attachment).
  */
-async function unmountedRightNow(ctx: PassContext, action: DetachAction): Promise<true | string> {
-  if (action.trigger !== 'unmounted') return true;
+async function unusedRightNow(ctx: PassContext, action: DetachAction): Promise<true | string> {
+  const unmounted = action.trigger === 'unmounted';
+  const unreported = ctx.nodeStatus.wasUnreported(action.volumeId, action.nodeName);
+  if (!unmounted && !unreported) return true;
   try {
-    const inUse = await ctx.deps.cluster.volumesInUse(action.nodeName);
-    if (inUse === undefined) {
+    const live = await ctx.deps.cluster.liveVolumes(action.nodeName);
+    if (live === undefined) {
       const judgedWithoutNode = nodeOfAttachment(ctx.desired.nodes.get(action.nodeName), action) === undefined;
-      return judgedWithoutNode || 'the node disappeared before the detach; the next pass decides again';
+      return !unmounted || judgedWithoutNode || 'the node disappeared before the detach; the next pass decides again';
     }
-    return inUse.includes(action.uniqueName) ? 'mounted again since the pass read the node' : true;
+    if (unreported && live.attached.includes(action.uniqueName)) return 'listed on the node again since this pass unreported it';
+    if (unmounted && live.inUse.includes(action.uniqueName)) return 'mounted again since the pass read the node';
+    return true;
   } catch (error) {
-    return `could not re-check volumesInUse: ${String(error)}`;
+    // A forced detach does not wait on a node that cannot answer (DESIGN §6); an unmounted one does.
+    return unmounted ? `could not re-check volumesInUse: ${String(error)}` : true;
   }
 }
 

@@ -8,10 +8,10 @@
  */
 import type { AttachedVolume } from '../core/kube.js';
 import { nodeReports } from '../core/report.js';
+import { claimListing } from '../core/attachment-facts.js';
 import { markReported } from '../core/transitions.js';
-import type { ActualState, DesiredState, NodeName, UniqueVolumeName, VolumeId } from '../core/types.js';
+import type { ActualState, DesiredState, NodeName, UniqueVolumeName, VolumeId, VolumeRecord } from '../core/types.js';
 import { pairKey } from '../core/volume-attachments.js';
-import type { ReadResult } from '../ports/volume-store.js';
 import { bestEffort, type PassContext } from './context.js';
 import { onRecord, writeRecord } from './records.js';
 
@@ -28,7 +28,10 @@ export class NodeStatusUpdater {
   /** (volume, node) pairs removed from the node's list in this pass: their detach may go ahead. */
   private readonly unreported = new Set<string>();
 
-  constructor(private readonly pass: NodeStatusPass) {
+  constructor(
+    private readonly pass: NodeStatusPass,
+    private readonly leaseMs: number,
+  ) {
     this.reported = new Map([...pass.desired.nodes].map(([name, view]) => [name, view.volumesAttached]));
   }
 
@@ -87,29 +90,31 @@ export class NodeStatusUpdater {
   }
 
   /**
-   * The actual state to report from. A volume is added to a node's list only as the store has it
-   * now, not as this pass read it at its start: another pass may have begun detaching it since
-   * (and unreported it), and listing it again would claim a volume EC2 is taking away
-   * (invariant 5). When the store cannot say, those volumes are left out of this report.
+   * The actual state to report from. A volume is added to a node's list only under a listing
+   * claim taken in the store (a conditional write, refused once a detach holds the volume there):
+   * another pass may have begun detaching it since this pass read it, and listing it then would
+   * claim a volume EC2 is taking away (invariant 5). Detaches wait for the claim, which the
+   * record loses once the node reports it. A volume whose claim is refused or fails is left out.
    */
   private async freshForAdding(): Promise<ActualState> {
-    const { actual } = this.pass;
-    const adding = new Set<string>();
-    for (const [nodeName, report] of nodeReports(this.withCurrentLists(), actual)) {
+    const { deps } = this.pass;
+    const byName = new Map([...this.pass.actual.values()].map((record) => [record.uniqueName, record.volumeId]));
+    const until = deps.clock() + this.leaseMs;
+    const refused: [VolumeId, NodeName][] = [];
+    for (const [nodeName, report] of nodeReports(this.withCurrentLists(), this.pass.actual)) {
       const listed = new Set((this.reported.get(nodeName) ?? []).map((entry) => entry.name));
-      for (const entry of report.want) if (!listed.has(entry.name)) adding.add(entry.name);
+      for (const entry of report.want) {
+        const volumeId = byName.get(entry.name);
+        if (listed.has(entry.name) || volumeId === undefined) continue;
+        const claimed = await bestEffortClaim(this.pass, volumeId, nodeName, until);
+        if (!claimed) refused.push([volumeId, nodeName]);
+      }
     }
-    const volumeIds = [...actual.values()].filter((record) => adding.has(record.uniqueName)).map((record) => record.volumeId);
-    if (volumeIds.length === 0) return actual;
-    let fresh: ReadResult | undefined;
-    await bestEffort(this.pass, 're-reading volumes before listing them', async () => {
-      fresh = await this.pass.deps.store.getMany(volumeIds);
-    });
-    if (fresh === undefined) return new Map([...actual].filter(([volumeId]) => !volumeIds.includes(volumeId)));
-    for (const volumeId of volumeIds) {
-      const record = fresh.records.get(volumeId);
-      if (record === undefined) actual.delete(volumeId);
-      else actual.set(volumeId, record);
+    // The claims refreshed the pass's records; the report leaves out what it may not list.
+    const actual = new Map(this.pass.actual);
+    for (const [volumeId, nodeName] of refused) {
+      const record = actual.get(volumeId);
+      if (record) actual.set(volumeId, withoutAttachment(record, nodeName));
     }
     return actual;
   }
@@ -128,7 +133,9 @@ export class NodeStatusUpdater {
     for (const volumeId of volumeIds) {
       const record = actual.get(volumeId);
       const attachment = record?.attachments[nodeName];
-      if (record === undefined || attachment === undefined || attachment.reported === listed.has(record.uniqueName)) continue;
+      if (record === undefined || attachment === undefined) continue;
+      // A listing claim ends here too, so detaches need not wait out its lease.
+      if (attachment.reported === listed.has(record.uniqueName) && attachment.listingUntil === undefined) continue;
       await writeRecord(
         deps.store,
         actual,
@@ -151,4 +158,25 @@ function volumesByNode(actual: ActualState): Map<NodeName, VolumeId[]> {
     }
   }
   return index;
+}
+
+/** The listing claim; false (and a report error) when it is refused or the store cannot say. */
+async function bestEffortClaim(pass: NodeStatusPass, volumeId: VolumeId, nodeName: NodeName, until: number): Promise<boolean> {
+  let written: Awaited<ReturnType<typeof writeRecord>> | undefined;
+  await bestEffort(pass, `listing ${volumeId} on ${nodeName}`, async () => {
+    written = await writeRecord(
+      pass.deps.store,
+      pass.actual,
+      volumeId,
+      pass.actual.get(volumeId),
+      onRecord((r) => claimListing(r, nodeName, until)),
+    );
+  });
+  return written?.ok === true;
+}
+
+/** The record as this report sees it: without the attachment it may not list. */
+function withoutAttachment(record: VolumeRecord, nodeName: NodeName): VolumeRecord {
+  const { [nodeName]: _left, ...attachments } = record.attachments;
+  return { ...record, attachments };
 }

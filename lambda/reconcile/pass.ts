@@ -36,7 +36,7 @@ export function createPassContext(
     reports,
   };
   const ctx: PassContext = Object.assign(pass, {
-    nodeStatus: new NodeStatusUpdater(pass),
+    nodeStatus: new NodeStatusUpdater(pass, pass.deadline.leaseMs(deps.settings.plan)),
     replan: (volumeId: VolumeId) => replanVolume(ctx, volumeId),
   });
   return ctx;

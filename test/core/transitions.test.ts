@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_BACKOFF } from '../../lambda/core/backoff.js';
 import {
+  abandonOperation,
   applyObservation,
   beginOperation,
+  claimListing,
   clearDetachRequest,
   completeAttach,
   completeDetach,
@@ -562,5 +564,46 @@ describe('seeding, expiry and emptiness', () => {
     ['without a time any backoff keeps it', vol({ backoff: { 'attach:a': failed(1) } }), undefined, false],
   ])('isEmpty: %s', (_name, record, now, expected) => {
     expect(isEmpty(record, now)).toBe(expected);
+  });
+});
+
+// Invariant 5: a pass adds a volume to a node's list only under a claim no detach can overlap.
+describe('listing claims', () => {
+  const UNTIL = NOW + 30_000;
+
+  it.each<[string, VolumeRecord, string]>([
+    ['an attached volume without an operation', vol({ attachments: [att('a')] }), 'accepted'],
+    ['a volume a detach holds', vol({ attachments: [att('a', 'detaching')], operations: [op('d', 'detach', 'a')] }), 'locked'],
+    ['a volume still attaching', vol({ attachments: [att('a', 'attaching')] }), 'no-attachment'],
+    ['a volume not attached on the node', vol({ attachments: [att('b')] }), 'no-attachment'],
+  ])('claimListing on %s: %s', (_name, record, expected) => {
+    expect(refusal(claimListing(record, 'a', UNTIL))).toBe(expected);
+  });
+
+  it.each<[string, number, string]>([
+    ['refuses a detach while the claim lasts', UNTIL - 1, 'listing'],
+    ['lets a detach begin once the claim has lapsed', UNTIL, 'accepted'],
+  ])('%s', (_name, now, expected) => {
+    const claimed = accepted(claimListing(vol({ attachments: [att('a')] }), 'a', UNTIL));
+    expect(refusal(beginOperation(claimed, begin('detach', 'a'), now, LEASE))).toBe(expected);
+  });
+
+  it('ends with markReported, listed or not', () => {
+    const claimed = accepted(claimListing(vol({ attachments: [att('a')] }), 'a', UNTIL));
+    for (const listed of [true, false]) expect(accepted(markReported(claimed, 'a', listed)).attachments.a?.listingUntil).toBeUndefined();
+  });
+});
+
+describe('abandonOperation (nothing was sent to EC2)', () => {
+  it('restores the attachment as it was, with no backoff', () => {
+    const started = accepted(beginOperation(vol({ attachments: [att('a')] }), begin('detach', 'a'), NOW, LEASE));
+    const next = accepted(abandonOperation(started, 'op-detach-a', NOW + 5));
+    expect(next.operations).toEqual({});
+    expect(next.backoff).toEqual({});
+    expect(next.attachments.a).toEqual({ ...att('a'), since: NOW + 5 });
+  });
+
+  it('refuses an operation it does not hold', () => {
+    expect(refusal(abandonOperation(vol({ attachments: [att('a')] }), 'op-other', NOW))).toBe('not-holder');
   });
 });

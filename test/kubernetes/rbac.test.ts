@@ -32,7 +32,7 @@ async function runEveryOperation(): Promise<void> {
   await cluster.readPod('shop', 'db-0');
   await cluster.readPodsOnNode('node-1');
   await cluster.readNode('node-1');
-  await cluster.volumesInUse('node-1');
+  await cluster.liveVolumes('node-1');
   await cluster.setVolumesAttached('node-1', [{ name: uniqueName('vol-0aaaaaaaaaaaaaaaa'), devicePath: '/dev/xvdaa' }]);
   const ref = { volumeId: 'vol-0aaaaaaaaaaaaaaaa', nodeName: 'node-1', pvName: 'pv-db' };
   await cluster.upsertVolumeAttachment(ref, { attached: true, devicePath: '/dev/xvdaa' });

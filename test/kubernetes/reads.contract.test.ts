@@ -117,13 +117,13 @@ describe('targeted reads', () => {
     expect(h.sandbox.requests().filter((r) => r.verb === 'get' && r.name === 'claim-a')).toHaveLength(1);
   });
 
-  it('readNode and volumesInUse read one node live; a node that is gone is undefined', async () => {
+  it('readNode and liveVolumes read one node live; a node that is gone is undefined', async () => {
     expect((await h.cluster.readNode('node-x'))?.metadata.name).toBe('node-x');
-    expect(await h.cluster.volumesInUse('node-x')).toEqual([uniqueName('vol-0aaaaaaaaaaaaaaaa')]);
+    expect((await h.cluster.liveVolumes('node-x'))?.inUse).toEqual([uniqueName('vol-0aaaaaaaaaaaaaaaa')]);
     h.sandbox.kubelet.setVolumesInUse('node-x', []);
-    expect(await h.cluster.volumesInUse('node-x')).toEqual([]);
+    expect((await h.cluster.liveVolumes('node-x'))?.inUse).toEqual([]);
     expect(await h.cluster.readNode('node-gone')).toBeUndefined();
-    expect(await h.cluster.volumesInUse('node-gone')).toBeUndefined();
+    expect(await h.cluster.liveVolumes('node-gone')).toBeUndefined();
   });
 
   it('a read that fails for another reason than NotFound is an error naming what was read', async () => {

@@ -135,6 +135,23 @@ describe('executing a plan', () => {
     );
   });
 
+  // Another pass may list the volume on the node again between this pass's unreport and its DetachVolume (invariant 5).
+  it('abandons a detach when the node lists the volume again after the unreport: no DetachVolume, the attachment stands', async () => {
+    const { pass, kube, ec2, store } = harness(noPods(), [record(V, [attachment('node-a')])]);
+    kube.liveAttached.set('node-a', [uname(V)]);
+
+    const report = await pass();
+
+    expect(ec2.calls).toEqual([]);
+    expect(report.results).toContainEqual(
+      expect.objectContaining({ kind: 'detach', outcome: 'deferred', detail: 'listed on the node again since this pass unreported it' }),
+    );
+    const after = store.items.get(V)!;
+    expect(after.operations).toEqual({});
+    expect(after.backoff).toEqual({});
+    expect(after.attachments['node-a']?.state).toBe('attached');
+  });
+
   // A deleted node object whose instance runs on: nothing newer than the last word on record can come from it.
   it.each([
     ['gone when the pass read it: the last word on record (unmounted) stands', false, [`detach ${V}`, 'wait detached'], 'ok'],

@@ -78,18 +78,18 @@ describe('the node-status updater', () => {
     expect(kube.statusWrites.map((w) => w.volumes)).toEqual([[entry(W, '/dev/xvdab')]]);
   });
 
-  it('when the store cannot say how a volume stands now, the report leaves it off and says why', async () => {
+  it('when the listing claim cannot be written, the report leaves the volume off and says why', async () => {
     const { ctx, kube, store } = pass([
       record(V, [attachment('node-a', { reported: false })]),
       record(W, [attachment('node-a', { device: '/dev/xvdab' })]),
     ]);
     await ctx.nodeStatus.unreport('node-a', [{ volumeId: V, uniqueName: uname(V) }]);
-    store.getMany = () => Promise.reject(new Error('throttled'));
+    store.put = () => Promise.reject(new Error('throttled'));
 
     await ctx.nodeStatus.reportAll();
 
     expect(kube.statusWrites.map((w) => w.volumes)).toEqual([[entry(W, '/dev/xvdab')]]);
-    expect(ctx.reportErrors).toEqual([expect.stringContaining('re-reading volumes before listing them: throttled')]);
+    expect(ctx.reportErrors).toEqual([expect.stringContaining(`listing ${V} on node-a: throttled`)]);
   });
 
   it('the end-of-pass report writes only changed lists; a failure is written down, not thrown', async () => {

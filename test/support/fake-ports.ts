@@ -95,6 +95,8 @@ export class FakeCluster implements Cluster {
   readonly volumeAttachmentWrites: string[] = [];
   /** volumesInUse as a live GET answers it (defaults to the snapshot's). */
   liveInUse = new Map<string, string[]>();
+  /** volumesAttached names as a live GET answers them (another pass may have listed a volume again). */
+  liveAttached = new Map<string, string[]>();
   /** Nodes deleted since the snapshot was read: a live read finds them gone. */
   readonly deletedSinceRead = new Set<string>();
   failStatusWrites = false;
@@ -121,10 +123,11 @@ export class FakeCluster implements Cluster {
   readNode(name: string) {
     return Promise.resolve(this.snapshot.nodes.find((n) => n.metadata.name === name));
   }
-  volumesInUse(nodeName: string) {
+  liveVolumes(nodeName: string) {
     const node = this.snapshot.nodes.find((n) => n.metadata.name === nodeName);
-    if (this.deletedSinceRead.has(nodeName)) return Promise.resolve(undefined);
-    return Promise.resolve(this.liveInUse.get(nodeName) ?? node?.status?.volumesInUse ?? undefined);
+    if (this.deletedSinceRead.has(nodeName) || node === undefined) return Promise.resolve(undefined);
+    const inUse = this.liveInUse.get(nodeName) ?? node.status?.volumesInUse ?? [];
+    return Promise.resolve({ inUse, attached: this.liveAttached.get(nodeName) ?? [] });
   }
   setVolumesAttached(nodeName: string, volumes: AttachedVolume[], options: SetVolumesAttachedOptions = {}) {
     if (this.failStatusWrites) return Promise.reject(new Error('nodes/status is forbidden'));

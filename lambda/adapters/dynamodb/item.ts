@@ -9,7 +9,7 @@
  *   accessModes   L<S>  the PV's access modes
  *   multiAttach   BOOL  false: exclusive (RWO/RWOP only)
  *   attachments   M     nodeName → M { nodeName S, instanceId S, state S (attaching|attached|detaching|uncertain),
- *                       device S?, mounted BOOL, reported BOOL, detachRequestedAt N?, since N }
+ *                       device S?, mounted BOOL, reported BOOL, detachRequestedAt N?, listingUntil N?, since N }
  *   operations    M     lock key (`volume`, or `node:<nodeName>` if multiAttach) → M { id S, kind S (attach|detach),
  *                       nodeName S, instanceId S, device S?, ec2Force BOOL?, startedAt N, leaseExpiresAt N,
  *                       prior M? { state S, device S? } }
@@ -51,6 +51,7 @@ const attachmentSchema = z.object({
   mounted: z.boolean(),
   reported: z.boolean(),
   detachRequestedAt: time.optional(),
+  listingUntil: time.optional(),
   since: time,
 });
 

@@ -11,6 +11,7 @@ import type {
   Cluster,
   PvFinalizerOutcome,
   ClusterEvent,
+  LiveVolumes,
   PodClosure,
   SetVolumesAttachedOptions,
   VolumeAttachmentRef,
@@ -91,9 +92,9 @@ export class KubernetesCluster implements Cluster {
     return readNodeObject(this.clients, name);
   }
 
-  async volumesInUse(nodeName: NodeName): Promise<UniqueVolumeName[] | undefined> {
+  async liveVolumes(nodeName: NodeName): Promise<LiveVolumes | undefined> {
     const node = await readNodeObject(this.clients, nodeName);
-    return node && (node.status?.volumesInUse ?? []);
+    return node && { inUse: node.status?.volumesInUse ?? [], attached: (node.status?.volumesAttached ?? []).map((v) => v.name) };
   }
 
   setVolumesAttached(nodeName: NodeName, volumes: AttachedVolume[], options: SetVolumesAttachedOptions = {}): Promise<NodeStatusResult> {
