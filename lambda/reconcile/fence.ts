@@ -52,9 +52,11 @@ export class LeaseFence {
     }
     const spec = nextRecord(lease, decision, identity, durationSeconds, at);
     const written = lease === undefined ? await lock.create(spec) : await lock.update(spec, lease.resourceVersion);
-    this.ours = written === 'ok' ? { writtenAt: at, durationSeconds } : undefined;
-    if (written !== 'ok') this.why = 'another candidate wrote the lease first';
-    return written === 'ok';
+    // Another of our execution environments may have written first (passes of one SQS batch run side by side): still ours.
+    const held = written === 'ok' || (await lock.get())?.holderIdentity === identity;
+    this.ours = held ? { writtenAt: at, durationSeconds } : undefined;
+    if (!held) this.why = 'another candidate wrote the lease first';
+    return held;
   }
 
   /** Before an EC2 mutating call: held by our last record, or read and renewed now. */

@@ -5,7 +5,7 @@
  */
 import { changeInstanceState } from '../ec2/state/lifecycle.js';
 import { podObject, pvcObject, pvObject } from '../generate/kube-objects.js';
-import type { GeneratedCluster, GenNode, GenPod, GenVolume } from '../generate/model.js';
+import type { GeneratedCluster, GenNode, GenOwner, GenPod, GenVolume } from '../generate/model.js';
 import { podSuffix, volumeId } from '../generate/names.js';
 import type { Random } from '../generate/random.js';
 import type { LocalStack } from '../local-stack.js';
@@ -57,6 +57,13 @@ export class Actors {
     this.stage.kube.seed([podObject(pod)]);
     this.cluster.pods.push(pod);
     return pod;
+  }
+
+  /** StatefulSet `owner` grows by one: the claim `data-<set>-<ordinal>` is provisioned in the node's zone, the pod scheduled there. */
+  statefulMember(namespace: string, owner: GenOwner, ordinal: number, node: GenNode): GenPod {
+    const claim = `data-${owner.name}-${ordinal}`;
+    this.provision(namespace, claim, node.zone);
+    return this.schedule({ namespace, name: `${owner.name}-${ordinal}`, app: owner.name, owner, claims: [claim] }, node);
   }
 
   /** A pod gone for good (terminated, or force-deleted by an operator). */

@@ -1,13 +1,14 @@
 /**
  * Runs the demo's invocations against the stage and keeps the books: every handler call is
  * bracketed by ground-truth checkpoints (DESIGN §11's invariants), every pass report is kept for
- * the live view and the summary, and the simulated kubelets run after each step.
+ * the live view and the summary, and the simulated kcm (attacher mode) and kubelets run after each step.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Controller } from '../../lambda/composition.js';
 import type { PassReport } from '../../lambda/reconcile/types.js';
 import type { Handlers, LocalStack } from '../local-stack.js';
 import { ec2StateChange, kubernetesEvent, lambdaContext, scheduledInput, sqsBatch, type InvolvedObject } from '../events.js';
+import type { KcmStepReport } from '../kcm/kcm.js';
 import { Kubelets } from '../kubelets.js';
 import { checkConvergence, checkStep, type Violation } from '../oracle/checks.js';
 import type { Ec2Mutation } from '../oracle/ledger.js';
@@ -38,6 +39,7 @@ export class Director {
   /** The invocation a pass belongs to, followed through its async calls. */
   private readonly current = new AsyncLocalStorage<PassReport[]>();
   private listeners: ((invocation: Invocation) => void)[] = [];
+  private kcmListeners: ((report: KcmStepReport) => void)[] = [];
 
   private readonly handlers: Handlers;
   private readonly nodeAgents: Kubelets;
@@ -49,6 +51,10 @@ export class Director {
 
   onInvoked(listener: (invocation: Invocation) => void): void {
     this.listeners.push(listener);
+  }
+
+  onKcmStep(listener: (report: KcmStepReport) => void): void {
+    this.kcmListeners.push(listener);
   }
 
   truth(): Truth {
@@ -92,8 +98,14 @@ export class Director {
     return invocations;
   }
 
-  /** The kubelets mount what was reported attached (and EC2 attached) and unmount, in a few seconds, what no pod needs. */
+  /**
+   * kcm (attacher mode) takes one reconciler round: creates and deletes VolumeAttachments, writes
+   * volumesAttached. Then the kubelets mount what was reported attached (and EC2 attached) and
+   * unmount, in a few seconds, what no pod needs.
+   */
   kubelets(): void {
+    const report = this.stage.kcm?.step();
+    if (report) for (const listener of this.kcmListeners) listener(report);
     this.nodeAgents.run();
   }
 
@@ -142,15 +154,19 @@ export class Director {
   async settle(max = 6, stepMs = 20_000): Promise<boolean> {
     for (let i = 0; i < max; i++) {
       const invocation = await this.tick(i === 0 ? 'scheduled full pass' : 'scheduled full pass (again)');
-      if (invocation.reports.every((r) => r.converged) && checkConvergence(this.truth()).length === 0) return true;
+      if (invocation.reports.every((r) => r.converged) && this.convergence().length === 0) return true;
       this.stage.clock.advance(stepMs);
     }
     return false;
   }
 
+  private convergence(): Violation[] {
+    return checkConvergence(this.truth(), { nodeStatusBy: this.stage.kcm ? 'kcm' : 'controller' });
+  }
+
   /** Invariant 4 at the end: desired equals actual, and node status and VolumeAttachments agree. */
   finalConvergence(): Violation[] {
-    const violations = checkConvergence(this.truth());
+    const violations = this.convergence();
     this.checkpoints += 1;
     for (const violation of violations) this.violations.push({ ...violation, step: 'final convergence' });
     return violations;

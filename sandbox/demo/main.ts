@@ -10,11 +10,13 @@ import { Random } from '../generate/random.js';
 import { seedEc2, seedKube } from '../generate/seed.js';
 import { Actors } from './actors.js';
 import { RunningClock, SANDBOX_EPOCH } from '../clock.js';
-import { startLocalStack, type LocalStack } from '../local-stack.js';
+import { startLocalStack, type LocalStack, type LocalStackOptions } from '../local-stack.js';
 import { Director } from './director.js';
 import { chapterPassed, renderSummary, type ChapterOutcome } from './summary.js';
 import { multiAttach, reschedule, scaleUp, takeover } from './story-day.js';
 import { instanceTerminated, lambdaDies, nodeGoesQuiet, throttlingStorm } from './story-night.js';
+import { ATTACHER_CHAPTERS } from './story-eks.js';
+import type { Chapter } from './scene.js';
 import { LiveView } from './view.js';
 
 const HELP = `Usage: npm start -- [options]
@@ -23,6 +25,8 @@ Plays a day in the life of the EBS attach/detach controller against local stand-
 DynamoDB (dynalite), EC2 and the Kubernetes API, calling the real Lambda handlers.
 
 Options:
+  --mode <m>    controller (default): we are the attach/detach controller;
+                attacher: the EKS story, kcm creates VolumeAttachments and we replace csi-attacher
   --nodes <n>   cluster size in nodes, spread over three zones (default 24, at least 12)
   --seed <n>    seed of the generated cluster and names (default 42): same seed, same cluster
   --speed <x>   story seconds per real second (default 10); "six minutes later" jumps ahead regardless
@@ -31,7 +35,10 @@ Options:
 Exit status: 0 when every invariant held and every chapter's checks passed, 1 otherwise,
 130 when interrupted. Everything started is stopped on exit, on error and on Ctrl-C.`;
 
+type Mode = 'controller' | 'attacher';
+
 interface DemoOptions {
+  mode: Mode;
   nodes: number;
   seed: number;
   speed: number;
@@ -41,6 +48,7 @@ export function parseOptions(argv: string[]): DemoOptions | 'help' {
   const { values } = parseArgs({
     args: argv,
     options: {
+      mode: { type: 'string', default: 'controller' },
       nodes: { type: 'string', default: '24' },
       seed: { type: 'string', default: '42' },
       speed: { type: 'string', default: '10' },
@@ -53,18 +61,45 @@ export function parseOptions(argv: string[]): DemoOptions | 'help' {
     if (!Number.isInteger(value) || value < min) throw new Error(`--${name} must be a whole number of at least ${min}, got "${raw}"`);
     return value;
   };
-  return { nodes: number('nodes', values.nodes, 12), seed: number('seed', values.seed, 0), speed: number('speed', values.speed, 1) };
+  if (values.mode !== 'controller' && values.mode !== 'attacher')
+    throw new Error(`--mode must be controller or attacher, got "${values.mode}"`);
+  return {
+    mode: values.mode,
+    nodes: number('nodes', values.nodes, 12),
+    seed: number('seed', values.seed, 0),
+    speed: number('speed', values.speed, 1),
+  };
 }
 
-const CHAPTERS = [takeover, scaleUp, reschedule, multiAttach, nodeGoesQuiet, instanceTerminated, throttlingStorm, lambdaDies];
+interface Story {
+  chapters: Chapter[];
+  cluster: Omit<Parameters<typeof generateCluster>[0], 'seed' | 'nodes'>;
+  stack: Pick<LocalStackOptions, 'mode' | 'simulateKcm' | 'env'>;
+}
+
+const STORIES: Record<Mode, Story> = {
+  controller: {
+    chapters: [takeover, scaleUp, reschedule, multiAttach, nodeGoesQuiet, instanceTerminated, throttlingStorm, lambdaDies],
+    cluster: { pendingPods: 3, unscheduledPods: 1 },
+    stack: {},
+  },
+  // A cluster of stateless pods; the story brings the volumes (simulated kcm rebuilds no state it did not see happen).
+  attacher: {
+    chapters: ATTACHER_CHAPTERS,
+    cluster: { volumesPerNode: 0, podsPerNode: 6, multiAttachReaders: 0 },
+    stack: { mode: 'attacher', simulateKcm: true, env: { LEASE_FENCE: 'on' } },
+  },
+};
 
 async function play(stage: LocalStack, options: DemoOptions): Promise<boolean> {
-  const cluster = generateCluster({ seed: options.seed, nodes: options.nodes, pendingPods: 3, unscheduledPods: 1 });
+  const { chapters: CHAPTERS, cluster: shape } = STORIES[options.mode];
+  const cluster = generateCluster({ seed: options.seed, nodes: options.nodes, ...shape });
   seedEc2(stage.ec2.world, cluster);
   seedKube(stage.kube, cluster);
   const director = new Director(stage);
   const view = new LiveView(director, { seed: options.seed, nodes: options.nodes, speed: options.speed });
   director.onInvoked((invocation) => view.invoked(invocation));
+  director.onKcmStep((report) => view.kcmStep(report));
   const actors = new Actors(stage, cluster, new Random(options.seed + 1));
   const storyStart = stage.clock.now();
   const realStart = Date.now();
@@ -118,12 +153,13 @@ async function main(): Promise<number> {
     return 0;
   }
   console.log(
-    `Starting dynalite, the local EC2 and the local Kubernetes API on loopback (seed ${options.seed}, ${options.nodes} nodes, ×${options.speed})…`,
+    `Starting dynalite, the local EC2 and the local Kubernetes API on loopback (${options.mode} mode, seed ${options.seed}, ${options.nodes} nodes, ×${options.speed})…`,
   );
   const stage = await startLocalStack({
     clock: new RunningClock(options.speed, SANDBOX_EPOCH),
     clusterName: 'demo',
     controller: { ec2Wait: { initialDelayMs: 100 } },
+    ...STORIES[options.mode].stack,
   });
   const interrupted = new Promise<number>((resolve) => {
     for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => resolve(130));

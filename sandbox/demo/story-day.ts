@@ -28,9 +28,7 @@ export const scaleUp: Chapter = {
       const ordinal = members.length + i;
       const node = actors.cluster.nodes[(ordinal * 7) % actors.cluster.nodes.length];
       if (!node) throw new Error('the cluster has no nodes');
-      const claim = `data-orders-db-${ordinal}`;
-      actors.provision('payments', claim, node.zone);
-      pods.push(actors.schedule({ namespace: 'payments', name: `orders-db-${ordinal}`, app: 'orders-db', owner, claims: [claim] }, node));
+      pods.push(actors.statefulMember('payments', owner, ordinal, node));
     }
     say(`The provisioner creates three gp3 volumes; the scheduler places ${pods.map((p) => p.name).join(', ')}.`);
     say('kubernetes-event-exporter forwards the Scheduled events; EventBridge → SQS → the cluster-event Lambda runs targeted passes.');

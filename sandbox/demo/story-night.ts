@@ -154,16 +154,12 @@ export const lambdaDies: Chapter = {
   async play({ director, actors, say }) {
     const node = actors.spareNode();
     const members = actors.cluster.pods.filter((p) => p.app === 'orders-db').length;
-    actors.provision('payments', `data-orders-db-${members}`, node.zone);
     const owner = actors.cluster.pods.find((p) => p.app === 'orders-db')?.owner ?? {
       kind: 'StatefulSet' as const,
       name: 'orders-db',
       uid: 'orders-db-uid',
     };
-    const pod = actors.schedule(
-      { namespace: 'payments', name: `orders-db-${members}`, app: 'orders-db', owner, claims: [`data-orders-db-${members}`] },
-      node,
-    );
+    const pod = actors.statefulMember('payments', owner, members, node);
     const volume = actors.volumeOf(pod);
     say(
       `${pod.name} is scheduled on ${short(node)}; the cluster-event Lambda writes its intent, calls AttachVolume — and is killed (SIGKILL).`,

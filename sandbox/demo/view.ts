@@ -3,6 +3,7 @@
  * redrawn in place (ANSI); anywhere else (CI logs, a pipe) it prints plain lines as things happen.
  */
 import type { ActionResult } from '../../lambda/reconcile/types.js';
+import type { KcmStepReport } from '../kcm/kcm.js';
 import type { Director, Invocation } from './director.js';
 import { total } from '../oracle/ledger.js';
 import type { Truth } from '../oracle/truth.js';
@@ -52,6 +53,18 @@ export class LiveView {
 
   invoked(invocation: Invocation): void {
     this.line(`  ▸ ${clockTime(invocation.at)} ${invocation.label}: ${describeInvocation(invocation)}`);
+  }
+
+  /** What simulated kcm did in a reconciler round, when it did anything. */
+  kcmStep(report: KcmStepReport): void {
+    const parts = [
+      ...report.created.map((va) => `created VolumeAttachment ${va}`),
+      ...report.deleted.map((va) => `deleted VolumeAttachment ${va}`),
+      ...report.failed.map((f) => `${f.kind} of ${f.va} failed: ${f.error}`),
+    ];
+    const settled = report.attached.length + report.detached.length;
+    if (settled > 0) parts.push(`saw ${report.attached.length} attached, ${report.detached.length} detached; volumesAttached written`);
+    for (const part of parts) this.line(`  ▹ ${clockTime(this.director.stage.clock.now())} kcm ${part}`);
   }
 
   checked(checks: Check[]): void {

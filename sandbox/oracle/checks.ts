@@ -158,8 +158,16 @@ export function reportedIsAttached(truth: Truth): Violation[] {
   return violations;
 }
 
+/**
+ * Who writes `volumesAttached`: we (controller mode) at EC2's device name, or kcm (attacher mode)
+ * with an empty devicePath, as kcm's node status updater does.
+ */
+export interface ConvergenceOptions {
+  nodeStatusBy?: 'controller' | 'kcm';
+}
+
 /** Invariant 4: desired equals actual in EC2, and node status and VolumeAttachments say so. */
-export function checkConvergence(truth: Truth): Violation[] {
+export function checkConvergence(truth: Truth, options: ConvergenceOptions = {}): Violation[] {
   const violations: string[] = [];
   const wanted = wantedPairs(truth);
   for (const pair of wanted) {
@@ -176,7 +184,7 @@ export function checkConvergence(truth: Truth): Violation[] {
       violations.push(`${attachment.volumeId} is ${attachment.state} on ${node?.name ?? attachment.instanceId} but no pod there needs it`);
     }
   }
-  violations.push(...statusMatches(truth));
+  violations.push(...statusMatches(truth, options.nodeStatusBy === 'kcm'));
   return violations.map((message) => ({ invariant: 4, message }));
 }
 
@@ -193,7 +201,7 @@ function wantedPairs(truth: Truth) {
   });
 }
 
-function statusMatches(truth: Truth): string[] {
+function statusMatches(truth: Truth, byKcm: boolean): string[] {
   const problems: string[] = [];
   const vas = new Map(truth.volumeAttachments.map((va) => [va.name, va]));
   for (const node of truth.nodes.values()) {
@@ -201,7 +209,8 @@ function statusMatches(truth: Truth): string[] {
     const attached = truth.attachments.filter((a) => a.instanceId === node.instanceId && a.state === 'attached');
     const reported = new Map(node.volumesAttached.map((e) => [volumeIdOf(e.name), e.devicePath]));
     for (const a of attached) {
-      if (reported.get(a.volumeId) !== a.device)
+      const expected = byKcm ? '' : a.device;
+      if (reported.get(a.volumeId) !== expected)
         problems.push(`${node.name} reports ${a.volumeId} at ${reported.get(a.volumeId) ?? 'nothing'}, EC2 has it at ${a.device}`);
       const va = vas.get(volumeAttachmentName(a.volumeId, node.name));
       if (!va?.attached || va.devicePath !== a.device)

@@ -84,6 +84,15 @@ describe('the lease fence against the sidecar’s leader election', () => {
     expect(await sidecarRuns(5 * S)).toBe(true);
   });
 
+  it('two of our passes renewing at once both hold it: losing the write to our own identity is not losing the lease', async () => {
+    const { lease } = rig();
+    const fence = (): LeaseFence => new LeaseFence({ lock: lease, identity: US, durationSeconds: 180, marginMs: 15 * S, now: () => 0 });
+    expect(await fence().acquireOrRenew()).toBe(true);
+    const [first, second] = [fence(), fence()];
+    expect(await Promise.all([first.acquireOrRenew(), second.acquireOrRenew()])).toEqual([true, true]);
+    expect(lease.holder()).toBe(US);
+  });
+
   it('a renewal keeps the acquire time and the transitions; a take counts one more transition', async () => {
     const { fence, sidecar, advance, lease } = rig();
     await sidecar.tick();

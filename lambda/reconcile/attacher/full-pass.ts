@@ -13,6 +13,7 @@ import { rememberVerification } from '../full-pass.js';
 import { markOutOfService } from '../out-of-service.js';
 import { createPassContext, planAndExecute, summarize } from '../pass.js';
 import type { Budget, PassOptions, PassReport, ReconcileDeps } from '../types.js';
+import type { InstanceId } from '../../core/types.js';
 import { verifyAgainstEc2 } from '../verify.js';
 import { attacherReports } from './reports.js';
 
@@ -33,7 +34,13 @@ function releasedVolumes(targets: readonly VaTarget[]): string[] {
   return targets.flatMap((t) => (t.deleting && t.finalized && t.volumeId !== undefined ? [t.volumeId] : []));
 }
 
-export async function runAttacherFullPass(baseDeps: ReconcileDeps, budget: Budget, options: PassOptions = {}): Promise<PassReport> {
+/** `ask`: instances EC2 is asked about in any case (an EC2 state-change event's, so its node's taint is decided now). */
+export async function runAttacherFullPass(
+  baseDeps: ReconcileDeps,
+  budget: Budget,
+  options: PassOptions = {},
+  ask: readonly InstanceId[] = [],
+): Promise<PassReport> {
   const dryRun = options.dryRun === true;
   const deps = dryRun ? { ...baseDeps, store: dryRunStore(baseDeps.store) } : baseDeps;
   const startedAt = deps.clock();
@@ -48,7 +55,8 @@ export async function runAttacherFullPass(baseDeps: ReconcileDeps, budget: Budge
   const due = verificationDue(false, controllerState.lastVerifiedAt, startedAt, deps.settings.syncPeriodMs);
   const chosen = due ? verificationTargets(ctx.desired, ctx.actual) : unsettledTargets(ctx.actual);
   const volumeIds = [...new Set([...chosen.volumeIds, ...releasedVolumes(targets)])].sort();
-  const asked = volumeIds.length > 0 && (await verifyAgainstEc2(ctx, volumeIds, chosen.instanceIds)) !== undefined;
+  const instanceIds = [...new Set([...chosen.instanceIds, ...ask])].sort();
+  const asked = volumeIds.length + instanceIds.length > 0 && (await verifyAgainstEc2(ctx, volumeIds, instanceIds)) !== undefined;
   const verified = due && asked;
 
   // kcm detaches a dead instance's volumes at once only when the node carries the out-of-service taint.

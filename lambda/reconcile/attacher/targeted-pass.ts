@@ -49,7 +49,10 @@ export async function runAttacherTargetedPass(
   budget: Budget,
   options: PassOptions = {},
 ): Promise<PassReport> {
-  if (target.kind !== 'pod') return { ...(await runAttacherFullPass(baseDeps, budget, options)), target };
+  if (target.kind !== 'pod') {
+    const ask = target.kind === 'instance' ? [target.instanceId] : [];
+    return { ...(await runAttacherFullPass(baseDeps, budget, options, ask)), target };
+  }
   const dryRun = options.dryRun === true;
   const deps = dryRun ? { ...baseDeps, store: dryRunStore(baseDeps.store) } : baseDeps;
   const startedAt = deps.clock();

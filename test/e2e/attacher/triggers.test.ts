@@ -3,8 +3,10 @@
  * will create for it and attaches them without waiting for the minute's full pass; inline volumes
  * work through the same path; two invocations at once attach once.
  */
+import { TerminateInstancesCommand } from '@aws-sdk/client-ec2';
 import { describe, expect, it } from 'vitest';
-import { kubernetesEvent, lambdaContext, sqsBatch } from '../../../sandbox/events.js';
+import type { KubeNode } from '../../../lambda/core/kube.js';
+import { ec2StateChange, kubernetesEvent, lambdaContext, sqsBatch } from '../../../sandbox/events.js';
 import type { Handlers } from '../../../sandbox/local-stack.js';
 import type { World } from '../../../sandbox/world.js';
 import { useAttacherWorld } from './fixture.js';
@@ -48,5 +50,21 @@ describe('attacher mode: triggers and sources', () => {
 
     expect(world.ec2.counters().calls.AttachVolume).toBe(1);
     expect(kcm.va(name)!.status).toMatchObject({ attached: true });
+  });
+});
+
+describe('attacher mode: a dead instance', () => {
+  it("the 'terminated' event's pass taints the node out of service, though the full verification is not due", async () => {
+    const volume = await world.createVolume({ name: 'data-db-0' });
+    world.addPod('db-0', volume, 'node-1');
+    await kcm.attach(volume, 'node-1');
+    await handlers.scheduled({ pass: 'full' }, lambdaContext());
+    await world.ec2Client.send(new TerminateInstancesCommand({ InstanceIds: [world.nodes[0]!.instanceId] }));
+    world.clock.advance(250);
+
+    await handlers.ec2Event(sqsBatch([ec2StateChange(world.nodes[0]!.instanceId, 'terminated', world.clock.now())]), lambdaContext());
+
+    const node = world.kube.get('Node', undefined, 'node-1') as KubeNode;
+    expect(node.spec?.taints?.map((t) => t.key)).toEqual(['node.kubernetes.io/out-of-service']);
   });
 });
