@@ -5,7 +5,7 @@
 import type { AttacherView } from '../../core/attacher/targets.js';
 import type { VaStatusPatch } from '../../core/attacher/status.js';
 import type { AttachedVolume, ClusterSnapshot, KubeCsiNode, KubeNode, KubePv, KubeVolumeAttachment } from '../../core/kube.js';
-import type { InstanceId, NodeName, PodRef, UniqueVolumeName } from '../../core/types.js';
+import type { InstanceId, NodeName, PodRef } from '../../core/types.js';
 import type {
   ClaimOutcome,
   Cluster,
