@@ -77,7 +77,7 @@ describe('put', () => {
       multiAttach: true,
       accessModes: ['ReadWriteMany'],
       attachments: {
-        a: { ...attachedRecord(vol, 'a').attachments.a!, detachRequestedAt: T0 },
+        a: { ...attachedRecord(vol, 'a').attachments.a!, detachRequestedAt: T0, listingUntil: T0 + 30_000 },
         b: { nodeName: 'b', instanceId: 'i-b', state: 'uncertain', mounted: false, reported: false, since: T0 },
       },
       operations: {
