@@ -58,8 +58,8 @@ export const PLANTED_BUGS: PlantedBug[] = [
     edits: [
       {
         file: 'lambda/reconcile/execute-detach.ts',
-        find: 'const stillUnmounted = await unmountedRightNow(ctx, planned);',
-        replace: 'const stillUnmounted: true | string = true;',
+        find: "if (unmounted && live.inUse.includes(action.uniqueName)) return 'mounted again since the pass read the node';",
+        replace: '',
       },
     ],
   },
