@@ -1,11 +1,16 @@
 import { StopInstancesCommand, TerminateInstancesCommand } from '@aws-sdk/client-ec2';
 import { describe, expect, it } from 'vitest';
-import type { KubeNode } from '../../lambda/core/kube.js';
-import { ec2StateChange, kubernetesEvent, lambdaContext, sqsBatch } from '../../sandbox/events.js';
+import { ec2StateChange, lambdaContext, sqsBatch } from '../../sandbox/events.js';
 import type { Handlers } from '../../sandbox/local-stack.js';
 import type { RunningClock } from '../../sandbox/clock.js';
 import type { World, WorldVolume } from '../../sandbox/world.js';
 import { reportedOn } from '../support/kube-reads.js';
+import {
+  mountedDb as sceneMountedDb,
+  replacementScheduled as sceneReplacement,
+  taintsOf as sceneTaints,
+  type Scene,
+} from './dead-instance-scene.js';
 import { useWorld } from './world-fixture.js';
 
 let world: World;
@@ -13,16 +18,11 @@ let clock: RunningClock;
 let handlers: Handlers;
 useWorld((started) => ({ world, clock, handlers } = started), { env: { OUT_OF_SERVICE_TAINT: 'off' } });
 
-const taintsOf = (name: string) => (world.kube.get('Node', undefined, name) as KubeNode).spec?.taints ?? [];
-const instance1 = () => world.nodes[0]!.instanceId;
+const scene = (): Scene => ({ world, clock, handlers });
+const taintsOf = (name: string) => sceneTaints(scene(), name);
+const mountedDb = () => sceneMountedDb(scene());
 
-async function mountedDb(): Promise<WorldVolume> {
-  const volume = await world.createVolume({ name: 'data-db-0' });
-  world.addPod('db-0', volume, 'node-1');
-  await handlers.scheduled({ pass: 'full' }, lambdaContext());
-  world.kube.kubelet.setVolumesInUse('node-1', [volume.uniqueName]);
-  return volume;
-}
+const instance1 = () => world.nodes[0]!.instanceId;
 
 async function deadInstance(state: 'stopped' | 'terminated', volume: WorldVolume) {
   const command =
@@ -32,10 +32,7 @@ async function deadInstance(state: 'stopped' | 'terminated', volume: WorldVolume
   await world.ec2Client.send(command);
   clock.advance(250);
   await handlers.ec2Event(sqsBatch([ec2StateChange(instance1(), state, clock.now())]), lambdaContext());
-  world.kube.kubelet.deletePod('default', 'db-0');
-  world.addPod('db-0', volume, 'node-2');
-  const scheduled = kubernetesEvent({ kind: 'Pod', namespace: 'default', name: 'db-0' }, 'Scheduled', 'assigned to node-2', clock.now());
-  await handlers.clusterEvent(sqsBatch([scheduled]), lambdaContext());
+  await sceneReplacement(scene(), volume);
 }
 
 describe('OUT_OF_SERVICE_TAINT=off: what it costs', () => {

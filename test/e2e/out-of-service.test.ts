@@ -2,11 +2,17 @@ import { StartInstancesCommand, StopInstancesCommand, TerminateInstancesCommand 
 import { describe, expect, it } from 'vitest';
 import type { KubeNode } from '../../lambda/core/kube.js';
 import { TAINTED_BY_US_ANNOTATION } from '../../lambda/core/out-of-service.js';
-import { ec2StateChange, kubernetesEvent, lambdaContext, sqsBatch } from '../../sandbox/events.js';
+import { ec2StateChange, lambdaContext, sqsBatch } from '../../sandbox/events.js';
 import type { Handlers } from '../../sandbox/local-stack.js';
 import type { World, WorldVolume } from '../../sandbox/world.js';
 import type { RunningClock } from '../../sandbox/clock.js';
 import { reportedOn } from '../support/kube-reads.js';
+import {
+  mountedDb as sceneMountedDb,
+  taintsOf as sceneTaints,
+  replacementScheduled as sceneReplacement,
+  type Scene,
+} from './dead-instance-scene.js';
 import { useWorld } from './world-fixture.js';
 
 let world: World;
@@ -14,31 +20,18 @@ let clock: RunningClock;
 let handlers: Handlers;
 useWorld((started) => ({ world, clock, handlers } = started));
 
+const scene = (): Scene => ({ world, clock, handlers });
+const taintsOf = (name: string) => sceneTaints(scene(), name);
+const mountedDb = () => sceneMountedDb(scene());
+const replacementScheduled = (volume: WorldVolume) => sceneReplacement(scene(), volume);
+
 const KEY = 'node.kubernetes.io/out-of-service';
 const nodeObject = (name: string) => world.kube.get('Node', undefined, name) as KubeNode;
-const taintsOf = (name: string) => nodeObject(name).spec?.taints ?? [];
 const markOf = (name: string) => nodeObject(name).metadata.annotations?.[TAINTED_BY_US_ANNOTATION];
 const instanceOf = (index: number) => world.nodes[index]!.instanceId;
 
-/** db-0 on node-1 with its volume attached and mounted: the kubelet's last status before the instance dies. */
-async function mountedDb(): Promise<WorldVolume> {
-  const volume = await world.createVolume({ name: 'data-db-0' });
-  world.addPod('db-0', volume, 'node-1');
-  await handlers.scheduled({ pass: 'full' }, lambdaContext());
-  world.kube.kubelet.setVolumesInUse('node-1', [volume.uniqueName]);
-  return volume;
-}
-
 const ec2Event = (instanceId: string, state: string) =>
   handlers.ec2Event(sqsBatch([ec2StateChange(instanceId, state, clock.now())]), lambdaContext());
-
-/** The taint evicted db-0 (pod GC deletes it on an out-of-service node); its StatefulSet places the replacement on node-2. */
-async function replacementScheduled(volume: WorldVolume) {
-  world.kube.kubelet.deletePod('default', 'db-0');
-  world.addPod('db-0', volume, 'node-2');
-  const scheduled = kubernetesEvent({ kind: 'Pod', namespace: 'default', name: 'db-0' }, 'Scheduled', 'assigned to node-2', clock.now());
-  return handlers.clusterEvent(sqsBatch([scheduled]), lambdaContext());
-}
 
 describe('dead instances: the out-of-service taint, through the real handlers', () => {
   it("a spot reclaim: the 'terminated' event taints the node, and the replacement's own pass attaches on the new node", async () => {
