@@ -8,11 +8,11 @@
  * need no cluster knowledge. A store read failure aborts the pass (thrown).
  */
 import { buildDesiredState } from '../core/desired-state.js';
-import type { ClusterSnapshot } from '../core/kube.js';
 import { seedDue, unsettledTargets, verificationDue, verificationTargets } from '../core/verification.js';
 import { pvNamesByVolume } from '../core/volume-sources.js';
 import type { ControllerState } from '../ports/volume-store.js';
 import type { PassContext } from './context.js';
+import { readOrNothing } from './cluster-read.js';
 import { dryRunStore } from './dry-run.js';
 import { markOutOfService } from './out-of-service.js';
 import { createPassContext, planAndExecute, summarize } from './pass.js';
@@ -28,22 +28,23 @@ export async function runFullPass(baseDeps: ReconcileDeps, budget: Budget, optio
   const startedAt = deps.clock();
   const passId = options.passId ?? deps.newId();
   // The cluster read and the scan are independent; the scan brings the controller state along.
-  const [cluster, scanned] = await Promise.all([readCluster(deps), deps.store.scan()]);
+  const [cluster, scanned] = await Promise.all([readOrNothing(deps, () => deps.cluster.readAll(), EMPTY_SNAPSHOT), deps.store.scan()]);
+  const snapshot = cluster.read;
   const controllerState = scanned.controllerState ?? (await deps.store.getControllerState());
-  const desired = buildDesiredState(cluster.snapshot, { complete: cluster.complete });
-  const ctx = createPassContext(deps, budget, desired, new Map(scanned.records), pvNamesByVolume(cluster.snapshot.pvs));
+  const desired = buildDesiredState(snapshot, { complete: cluster.complete });
+  const ctx = createPassContext(deps, budget, desired, new Map(scanned.records), pvNamesByVolume(snapshot.pvs));
 
   const seeded = seedDue(cluster.complete, controllerState.seededAt);
-  if (seeded) deps.log.info('seeding the actual state from the cluster', { claims: await seedFromCluster(ctx, cluster.snapshot) });
+  if (seeded) deps.log.info('seeding the actual state from the cluster', { claims: await seedFromCluster(ctx, snapshot) });
   const due = verificationDue(seeded, controllerState.lastVerifiedAt, startedAt, deps.settings.syncPeriodMs);
   const targets = due ? verificationTargets(ctx.desired, ctx.actual) : unsettledTargets(ctx.actual);
   const asked =
     (due || targets.volumeIds.length > 0) && (await verifyAgainstEc2(ctx, targets.volumeIds, targets.instanceIds)) !== undefined;
   const verified = due && asked;
 
-  if (!dryRun && cluster.complete) await markOutOfService(ctx, cluster.snapshot.nodes);
+  if (!dryRun && cluster.complete) await markOutOfService(ctx, snapshot.nodes);
   const executed = await planAndExecute(ctx, dryRun);
-  if (!dryRun && cluster.complete) await reportVolumeAttachments(ctx, cluster.snapshot);
+  if (!dryRun && cluster.complete) await reportVolumeAttachments(ctx, snapshot);
   // Seeding counts as done only once EC2 settled the seeded entries; until then every pass re-seeds (idempotent).
   if (verified) await rememberVerification(ctx, controllerState, { seeded, at: startedAt });
 
@@ -53,16 +54,6 @@ export async function runFullPass(baseDeps: ReconcileDeps, budget: Budget, optio
   ];
   const summary = { passId, kind: 'full' as const, startedAt, dryRun, clusterComplete: cluster.complete, verified, seeded, problems };
   return summarize(ctx, cluster.error === undefined ? summary : { ...summary, clusterError: cluster.error }, executed);
-}
-
-async function readCluster(deps: ReconcileDeps): Promise<{ snapshot: ClusterSnapshot; complete: boolean; error?: string }> {
-  try {
-    return { snapshot: await deps.cluster.readAll(), complete: true };
-  } catch (error) {
-    const message = `cluster read failed, so this pass attaches and detaches nothing: ${error instanceof Error ? error.message : String(error)}`;
-    deps.log.error('cluster read failed', { error: message });
-    return { snapshot: EMPTY_SNAPSHOT, complete: false, error: message };
-  }
 }
 
 /** Another pass may have written the state meanwhile: its write is as good as ours. */

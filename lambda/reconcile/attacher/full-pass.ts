@@ -8,6 +8,7 @@ import { attacherDesiredState } from '../../core/attacher/desired.js';
 import { attacherTargets, type AttacherView, type VaTarget } from '../../core/attacher/targets.js';
 import { unsettledTargets, verificationDue, verificationTargets } from '../../core/verification.js';
 import { pvNamesByVolume } from '../../core/volume-sources.js';
+import { readOrNothing } from '../cluster-read.js';
 import { dryRunStore } from '../dry-run.js';
 import { rememberVerification } from '../full-pass.js';
 import { markOutOfService } from '../out-of-service.js';
@@ -18,16 +19,6 @@ import { verifyAgainstEc2 } from '../verify.js';
 import { attacherReports } from './reports.js';
 
 const NOTHING_READ: AttacherView = { volumeAttachments: [], pvs: [], csiNodes: [], nodes: [] };
-
-async function readView(deps: ReconcileDeps): Promise<{ view: AttacherView; complete: boolean; error?: string }> {
-  try {
-    return { view: await deps.cluster.readAttacherView(), complete: true };
-  } catch (error) {
-    const message = `cluster read failed, so this pass attaches and detaches nothing: ${error instanceof Error ? error.message : String(error)}`;
-    deps.log.error('cluster read failed', { error: message });
-    return { view: NOTHING_READ, complete: false, error: message };
-  }
-}
 
 /** Volumes of deleting objects: EC2's word decides whether one with no record of ours can be let go. */
 function releasedVolumes(targets: readonly VaTarget[]): string[] {
@@ -45,12 +36,16 @@ export async function runAttacherFullPass(
   const deps = dryRun ? { ...baseDeps, store: dryRunStore(baseDeps.store) } : baseDeps;
   const startedAt = deps.clock();
   const passId = options.passId ?? deps.newId();
-  const [read, scanned] = await Promise.all([readView(deps), deps.store.scan()]);
+  const [cluster, scanned] = await Promise.all([
+    readOrNothing(deps, () => deps.cluster.readAttacherView(), NOTHING_READ),
+    deps.store.scan(),
+  ]);
+  const view = cluster.read;
   const controllerState = scanned.controllerState ?? (await deps.store.getControllerState());
-  const targets = attacherTargets(read.view);
-  const desired = attacherDesiredState(read.view, targets, { complete: read.complete });
-  const reports = attacherReports(targets, read.complete ? read.view : undefined);
-  const ctx = createPassContext(deps, budget, desired, new Map(scanned.records), pvNamesByVolume(read.view.pvs), reports);
+  const targets = attacherTargets(view);
+  const desired = attacherDesiredState(view, targets, { complete: cluster.complete });
+  const reports = attacherReports(targets, cluster.complete ? view : undefined);
+  const ctx = createPassContext(deps, budget, desired, new Map(scanned.records), pvNamesByVolume(view.pvs), reports);
 
   const due = verificationDue(false, controllerState.lastVerifiedAt, startedAt, deps.settings.syncPeriodMs);
   const chosen = due ? verificationTargets(ctx.desired, ctx.actual) : unsettledTargets(ctx.actual);
@@ -60,7 +55,7 @@ export async function runAttacherFullPass(
   const verified = due && asked;
 
   // kcm detaches a dead instance's volumes at once only when the node carries the out-of-service taint.
-  if (!dryRun && read.complete) await markOutOfService(ctx, read.view.nodes);
+  if (!dryRun && cluster.complete) await markOutOfService(ctx, view.nodes);
   const executed = await planAndExecute(ctx, dryRun);
   if (verified) await rememberVerification(ctx, controllerState, { seeded: false, at: startedAt });
 
@@ -68,6 +63,15 @@ export async function runAttacherFullPass(
     ...desired.problems.map((message) => ({ source: 'kubernetes' as const, message })),
     ...scanned.corrupt.map((item) => ({ source: 'dynamodb' as const, message: `item ${item.key}: ${item.problem}` })),
   ];
-  const summary = { passId, kind: 'full' as const, startedAt, dryRun, clusterComplete: read.complete, verified, seeded: false, problems };
-  return summarize(ctx, read.error === undefined ? summary : { ...summary, clusterError: read.error }, executed);
+  const summary = {
+    passId,
+    kind: 'full' as const,
+    startedAt,
+    dryRun,
+    clusterComplete: cluster.complete,
+    verified,
+    seeded: false,
+    problems,
+  };
+  return summarize(ctx, cluster.error === undefined ? summary : { ...summary, clusterError: cluster.error }, executed);
 }
