@@ -33,7 +33,7 @@ export const SHADOW_VERDICTS = [
   'unverified',
 ] as const;
 
-export type ShadowVerdict = (typeof SHADOW_VERDICTS)[number];
+type ShadowVerdict = (typeof SHADOW_VERDICTS)[number];
 
 /** One line of the comparison: the sidecar's report, EC2's truth, our next step, the verdict. */
 export interface ShadowRow {
