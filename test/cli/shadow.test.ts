@@ -89,6 +89,19 @@ describe('ebs-attach-detach shadow', () => {
     expect(world.kube.get('Lease', SIDECAR_LEASE.namespace, SIDECAR_LEASE.name)).toBeUndefined();
   });
 
+  it('an unreadable cluster compares nothing: exit 1 and why', async () => {
+    world.kube.faults.failNext({ method: 'GET', path: /volumeattachments/ }, 10, 403, 'Forbidden');
+    try {
+      const result = await run(['shadow']);
+
+      expect(result.code).toBe(1);
+      expect(result.err).toMatch(/^cannot compare: /);
+      expect(result.out).toBe('');
+    } finally {
+      world.kube.faults.clear();
+    }
+  });
+
   it('in controller mode there is no sidecar to compare with: exit 1 and why', async () => {
     const result = await run(['shadow'], { ...world.env, OPERATING_MODE: 'controller' });
 
