@@ -89,6 +89,14 @@ describe('ebs-attach-detach shadow', () => {
     expect(world.kube.get('Lease', SIDECAR_LEASE.namespace, SIDECAR_LEASE.name)).toBeUndefined();
   });
 
+  it('WRITES=off with the fence on: reconcile is a dry run that leaves the Lease alone', async () => {
+    const result = await run(['reconcile', '--json'], { ...world.env, WRITES: 'off', LEASE_FENCE: 'on' });
+
+    expect(JSON.parse(result.out)).toMatchObject({ dryRun: true, shadow: { counts: { 'va-attached-ec2-not': 1 } } });
+    expect(mutations()).toBe(0);
+    expect(world.kube.get('Lease', SIDECAR_LEASE.namespace, SIDECAR_LEASE.name)).toBeUndefined();
+  });
+
   it('an unreadable cluster compares nothing: exit 1 and why', async () => {
     world.kube.faults.failNext({ method: 'GET', path: /volumeattachments/ }, 10, 403, 'Forbidden');
     try {
