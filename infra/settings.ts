@@ -62,6 +62,8 @@ export interface StackSettings {
   outOfServiceTaint: 'on' | 'off';
   /** The lease fence on the EBS CSI csi-attacher's Lease (`LEASE_FENCE`, docs/lease-fence.md); `on` needs infra/k8s/rbac-lease-fence.yaml. */
   leaseFence: 'on' | 'off';
+  /** `off`: every pass is a dry run (`WRITES`), the shadow step of the EKS handover (docs/eks.md). */
+  writes: 'on' | 'off';
 }
 
 /** The keys read from context; anything else in context is CDK's own. */
@@ -87,6 +89,7 @@ const CONTEXT_KEYS = [
   'ec2BudgetTableName',
   'outOfServiceTaint',
   'leaseFence',
+  'writes',
 ] as const;
 
 export type ContextKey = (typeof CONTEXT_KEYS)[number];
@@ -149,6 +152,7 @@ const schema = z.object({
   ec2BudgetTableName: optional(z.string().regex(/^[A-Za-z0-9_.-]{3,255}$/, 'must be a DynamoDB table name')),
   outOfServiceTaint: choice(['on', 'off'], 'on'),
   leaseFence: choice(['on', 'off'], 'off'),
+  writes: choice(['on', 'off'], 'on'),
 });
 
 type Parsed = z.output<typeof schema>;
@@ -212,5 +216,6 @@ export function readSettings(lookup: (key: ContextKey) => unknown): StackSetting
     ec2BudgetTableName: data.ec2BudgetTableName,
     outOfServiceTaint: data.outOfServiceTaint,
     leaseFence: data.leaseFence,
+    writes: data.writes,
   };
 }

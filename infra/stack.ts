@@ -158,6 +158,8 @@ function controllerEnvironment(settings: StackSettings, tableName: string): Reco
     ...(settings.outOfServiceTaint === 'off' ? { OUT_OF_SERVICE_TAINT: 'off' } : {}),
     // The fence is off by default (handover step 2 turns it on).
     ...(settings.leaseFence === 'on' ? { LEASE_FENCE: 'on' } : {}),
+    // Writes are on by default (handover step 1, shadow, turns them off).
+    ...(settings.writes === 'off' ? { WRITES: 'off' } : {}),
     ...Object.fromEntries(differing),
   };
 }

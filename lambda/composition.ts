@@ -145,6 +145,9 @@ export function createController(config: Config, overrides: ControllerOverrides 
       throw error;
     }
   };
+  // A dry run (asked for, or every pass under WRITES=off) changes nothing, the sidecar's Lease included.
+  const guarded = (options: PassOptions, run: (options: PassOptions) => Promise<PassReport>) =>
+    config.writes && options.dryRun !== true ? underFence(fence, options, run) : run({ ...options, dryRun: true });
   return {
     ...telemetry,
     config,
@@ -152,16 +155,12 @@ export function createController(config: Config, overrides: ControllerOverrides 
     ports,
     fullPass: (budget, options = {}) => {
       const passId = options.passId ?? newId();
-      return observed(passId, { pass: 'full' }, (deps) =>
-        underFence(fence, { ...options, passId }, (fenced) => mode.fullPass(deps, budget, fenced)),
-      );
+      return observed(passId, { pass: 'full' }, (deps) => guarded({ ...options, passId }, (run) => mode.fullPass(deps, budget, run)));
     },
     targetedPass: (target, budget, options = {}) => {
       const passId = options.passId ?? newId();
       const label = { pass: 'targeted', target: targetKey(target) };
-      return observed(passId, label, (deps) =>
-        underFence(fence, { ...options, passId }, (fenced) => mode.targetedPass(deps, target, budget, fenced)),
-      );
+      return observed(passId, label, (deps) => guarded({ ...options, passId }, (run) => mode.targetedPass(deps, target, budget, run)));
     },
     close: async () => {
       await kubeClients.close();

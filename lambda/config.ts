@@ -23,6 +23,8 @@ export interface Config {
   credentials?: { accessKeyId: string; secretAccessKey: string; sessionToken?: string };
   /** Who decides what is attached where: we (`controller`) or kcm through VolumeAttachments (`attacher`, EKS). */
   mode: 'controller' | 'attacher';
+  /** WRITES=on; off: every pass is a dry run (attacher mode's shadow of the sidecar, issue #12). */
+  writes: boolean;
   /** Attacher mode: how long a `Scheduled` event polls for kcm's VolumeAttachments. */
   attacherWaitMs: number;
   syncPeriodMs: number;
@@ -111,6 +113,7 @@ function toConfig(env: Env, runtime: Runtime): Config {
     },
     ...localCredentials(env, runtime),
     mode: env.OPERATING_MODE,
+    writes: env.WRITES === 'on',
     attacherWaitMs: env.ATTACHER_POLL_SECONDS * 1000,
     syncPeriodMs: env.SYNC_PERIOD_SECONDS * 1000,
     maxAttachWaitMs: env.MAX_ATTACH_WAIT_SECONDS * 1000,

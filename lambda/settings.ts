@@ -106,6 +106,13 @@ export const SETTING_SPECS = {
     meaning:
       "`controller`: we are the attach/detach controller (kcm's is turned off). `attacher`: kcm's attach/detach controller decides through VolumeAttachments and we replace the EBS CSI `csi-attacher` sidecar (EKS).",
   }),
+  WRITES: setting({
+    schema: z.enum(['on', 'off']),
+    default: 'on',
+    expected: '"on" or "off" (e.g. off)',
+    meaning:
+      "Whether the controller changes anything. `off`: every pass is a dry run (it reads the cluster, the table and EC2, plans and reports, and writes nothing: no EC2 call that mutates, no Kubernetes object, no item, no Lease). In attacher mode that is the shadow step before taking over from the `csi-attacher` sidecar: each pass compares the sidecar's VolumeAttachments with EC2 (`ShadowVerdicts` metrics, `ebs-attach-detach shadow`).",
+  }),
   ATTACHER_POLL_SECONDS: setting({
     schema: wholeAbove0,
     default: '10',

@@ -29,6 +29,7 @@ export const METRIC_VIEWS: Record<MetricName, MetricView> = {
   [Metric.ActualAttachments]: { dimensions: [], statistic: 'Maximum', title: 'Actual attachments' },
   [Metric.DetachesHeldBack]: { dimensions: [], statistic: 'Sum', title: 'Detaches held back by the mass-detach guard' },
   [Metric.Rejected]: { dimensions: ['Source'], statistic: 'Sum', title: 'Malformed inputs skipped by source' },
+  [Metric.ShadowVerdicts]: { dimensions: ['Verdict'], statistic: 'Maximum', title: 'Shadow: VolumeAttachments per verdict (per pass)' },
   [Metric.PassFailures]: { dimensions: [], statistic: 'Sum', title: 'Aborted passes' },
 };
 

@@ -2,8 +2,8 @@
 import { parseArgs } from 'node:util';
 import type { ExplainTarget } from './explain/types.js';
 
-export type Command = 'init' | 'reconcile' | 'plan' | 'status' | 'explain';
-const COMMANDS: readonly Command[] = ['init', 'reconcile', 'plan', 'status', 'explain'];
+export type Command = 'init' | 'reconcile' | 'plan' | 'shadow' | 'status' | 'explain';
+const COMMANDS: readonly Command[] = ['init', 'reconcile', 'plan', 'shadow', 'status', 'explain'];
 
 export interface CliArgs {
   command: Command | 'help';
@@ -33,6 +33,7 @@ Commands:
   init               create the state table (locally: AWS_ENDPOINT_URL_DYNAMODB); --print: how to create it in AWS
   reconcile          run one full pass (attach, detach, report) and print what it did
   plan               what a full pass would do and why, changing nothing (= reconcile --dry-run)
+  shadow             attacher mode: the csi-attacher sidecar's VolumeAttachments beside EC2 and our plan, changing nothing
   status             the actual state: volume, node, state, device, mounted, operation, backoff (--watch)
   explain <object>   why a volume is or is not attached: namespace/pod, pvc namespace/name, vol-…, or a node
 
@@ -59,6 +60,18 @@ ${EXIT_CODES}`,
 Reads the cluster, the actual state and EC2, and prints the plan: every action with its reason,
 skipped pod volumes, detaches held back by the mass-detach guard, and what waits. Changes nothing.
 Exit codes: 0 nothing to do and everything attached, 1 error, 2 the plan has work or something waits.`,
+  shadow: `Usage: ebs-attach-detach shadow [--json] [--table <name>]
+
+The shadow step before taking over from the EBS CSI csi-attacher sidecar (OPERATING_MODE=attacher;
+docs/eks.md, Step 1). Reads the VolumeAttachments, PVs, CSINodes and nodes, asks EC2 about every
+volume they name, plans as a dry run (nothing written, the sidecar's Lease untouched), and prints
+one row per VolumeAttachment of ebs.csi.aws.com: what the sidecar reported (attached, errors, its
+finalizer and node-id annotation), EC2's attachment on the node's instance, what we would do next,
+and a verdict: agrees, va-attached-ec2-not, ec2-attached-unrequested (a row of its own, for an
+attachment no VolumeAttachment names), detach-pending, attach-pending, sidecar-error,
+unresolvable, plan-differs, or unverified. A healthy cluster shows agrees everywhere but for a
+few short-lived pending rows.
+Exit codes: 0 compared (whatever the verdicts), 1 error (not attacher mode, an unreadable cluster).`,
   status: `Usage: ebs-attach-detach status [--watch [--interval <seconds>]] [--json] [--table <name>]
 
 Prints the persisted actual state: one row per (volume, node) with state, device, mounted, the

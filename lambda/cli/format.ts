@@ -1,4 +1,5 @@
 /** Human-readable output of the CLI: aligned tables and the plan with its reasons. */
+import type { ShadowComparison } from '../core/attacher/shadow.js';
 import type { ActualState } from '../core/types.js';
 import type { PassReport } from '../reconcile/types.js';
 
@@ -105,4 +106,25 @@ export function formatPass(report: PassReport): string {
       : 'Not converged: see above (`ebs-attach-detach explain <object>` follows one object through).',
   );
   return lines.join('\n');
+}
+
+/** `shadow`: one row per VolumeAttachment (and per EC2 attachment none names), then the counts. */
+export function formatShadow(comparison: ShadowComparison): string {
+  const counts = Object.entries(comparison.counts).filter(([, n]) => n > 0);
+  const summary = `${comparison.rows.length} row(s): ${counts.map(([verdict, n]) => `${n} ${verdict}`).join(', ') || 'nothing to compare'}.`;
+  if (comparison.rows.length === 0) return `No VolumeAttachment of ebs.csi.aws.com and no EBS volume attached.\n${summary}`;
+  const rows = comparison.rows.map((r) => [
+    r.volumeAttachment ?? '-',
+    r.volumeId ?? '-',
+    r.nodeName ?? '-',
+    r.sidecar,
+    r.finalizer ? 'yes' : 'no',
+    r.nodeIdAnnotation ?? '-',
+    r.ec2,
+    r.planned,
+    r.verdict,
+    r.detail ?? '',
+  ]);
+  const headers = ['VOLUMEATTACHMENT', 'VOLUME', 'NODE', 'SIDECAR', 'FINALIZER', 'NODE-ID', 'EC2', 'WE WOULD', 'VERDICT', 'WHY'];
+  return `${table(headers, rows)}\n${summary}`;
 }

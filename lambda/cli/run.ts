@@ -10,6 +10,7 @@ import { EXIT } from './commands/exit.js';
 import { runExplain } from './commands/explain.js';
 import { runInit } from './commands/init.js';
 import { runPass } from './commands/pass.js';
+import { runShadow } from './commands/shadow.js';
 import { runStatus, watchStatus } from './commands/status.js';
 import { describeError } from './errors.js';
 import type { Io } from './io.js';
@@ -76,6 +77,8 @@ function execute(controller: Controller, args: CliArgs, io: Io): Promise<number>
       return args.watch ? watchStatus(controller, args, io) : runStatus(controller, args, io);
     case 'explain':
       return runExplain(controller, args.explain!, args, io);
+    case 'shadow':
+      return runShadow(controller, args, io);
     default:
       return runPass(controller, { dryRun: args.command === 'plan' || args.dryRun, json: args.json }, io);
   }

@@ -35,6 +35,11 @@ export const Metric = {
   DetachesHeldBack: 'DetachesHeldBack',
   /** Count of malformed events, objects or items skipped; dimension Source = event | kubernetes | dynamodb. */
   Rejected: 'Rejected',
+  /**
+   * Count per shadow pass (attacher mode, dry run); dimension Verdict = one of SHADOW_VERDICTS
+   * (core/attacher/shadow.ts), each sent every shadow pass, zeros included.
+   */
+  ShadowVerdicts: 'ShadowVerdicts',
   /** Count of passes that aborted (cluster or store unreadable). */
   PassFailures: 'PassFailures',
 } as const;

@@ -35,6 +35,8 @@ export function recordPass(metrics: Metrics, report: PassReport): void {
   metrics.addMetric(Metric.DesiredAttachments, MetricUnit.Count, report.desiredAttachments);
   metrics.addMetric(Metric.ActualAttachments, MetricUnit.Count, report.actualAttachments);
   if (!report.clusterComplete) recordPassFailure(metrics);
+  for (const [verdict, count] of Object.entries(report.shadow?.counts ?? {}))
+    single(metrics, { Verdict: verdict }).addMetric(Metric.ShadowVerdicts, MetricUnit.Count, count);
 }
 
 /** A pass that could not run at all (cluster or store unreadable, a bug). */

@@ -5,6 +5,7 @@
 import type { Action, Deferred, HeldBack } from '../core/actions.js';
 import type { PlanConfig } from '../core/config.js';
 import type { DetachTrigger } from '../core/actions.js';
+import type { ShadowComparison } from '../core/attacher/shadow.js';
 import type { NotAttached } from '../core/convergence.js';
 import type { InstanceId, NodeName, SkippedVolume, VolumeId } from '../core/types.js';
 import type { BlockStorage } from '../ports/block-storage.js';
@@ -141,4 +142,6 @@ export interface PassReport {
    * only when it would do nothing.
    */
   converged: boolean;
+  /** Attacher mode, full dry runs of a complete read: the sidecar's VolumeAttachments beside EC2 and our plan (issue #12). */
+  shadow?: ShadowComparison;
 }

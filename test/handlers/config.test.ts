@@ -60,6 +60,8 @@ describe('loadConfig', () => {
     ['blank variables as unset', { SYNC_PERIOD_SECONDS: '' }, { syncPeriodMs: 60_000 }],
     ['stuck-attach limit', { STUCK_ATTACH_SECONDS: '120' }, { plan: { stuckAttachMs: 120_000 } }],
     ['per-pass attach wait', { MAX_ATTACH_WAIT_SECONDS: '20' }, { maxAttachWaitMs: 20_000 }],
+    ['writes on by default', {}, { writes: true }],
+    ['writes off: every pass a dry run (the shadow step)', { WRITES: 'off' }, { writes: false }],
     [
       'lease fence with its defaults: one identity for every function of the controller',
       { LEASE_FENCE: 'on' },

@@ -24,6 +24,7 @@ beforeAll(() => {
     ec2BudgetTableName: 'ebs-attach-detach-ec2-budget',
     outOfServiceTaint: 'off',
     leaseFence: 'on',
+    writes: 'off',
   }));
 }, SYNTH_TIMEOUT_MS);
 
@@ -37,7 +38,7 @@ describe('context', () => {
     expect(stack.stackName).toBe('ebs-attach-detach-other');
   });
 
-  it('passes cluster name, sync period, the disabled unmount wait, the taint switched off and the fence on to every function', () => {
+  it('passes cluster name, sync period, the disabled unmount wait, the taint switched off, the fence on and writes off to every function', () => {
     for (const env of variables()) {
       expect(env).toMatchObject({
         CLUSTER_NAME: 'other',
@@ -45,6 +46,7 @@ describe('context', () => {
         MAX_WAIT_FOR_UNMOUNT_SECONDS: 'disabled',
         OUT_OF_SERVICE_TAINT: 'off',
         LEASE_FENCE: 'on',
+        WRITES: 'off',
       });
     }
   });

@@ -28,6 +28,7 @@ describe('readSettings', () => {
       ec2BudgetTableName: undefined,
       outOfServiceTaint: 'on',
       leaseFence: 'off',
+      writes: 'on',
     });
   });
 
@@ -103,6 +104,7 @@ describe('readSettings', () => {
       'ec2Endpoint',
     ],
     ['a taint switch other than on or off', { outOfServiceTaint: 'yes' }, 'outOfServiceTaint'],
+    ['a writes switch other than on or off', { writes: 'dry' }, 'writes'],
     ['a budget table name DynamoDB would refuse', { ec2BudgetTableName: 'a b' }, 'ec2BudgetTableName'],
   ])('rejects %s, naming the context key', (_behaviour, override, key) => {
     expect(() => readSettings(lookup({ ...minimal, ...override }))).toThrow(new RegExp(`Invalid CDK context[\\s\\S]*${key}`));

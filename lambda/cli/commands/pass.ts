@@ -5,7 +5,7 @@ import type { Io } from '../io.js';
 import { EXIT } from './exit.js';
 
 /** A CLI pass may take this long (there is no Lambda timeout to respect). */
-const CLI_BUDGET_MS = 5 * 60_000;
+export const CLI_BUDGET_MS = 5 * 60_000;
 
 export async function runPass(controller: Controller, options: { dryRun: boolean; json: boolean }, io: Io): Promise<number> {
   const report = await controller.fullPass({ deadline: controller.clock.now() + CLI_BUDGET_MS }, { dryRun: options.dryRun });

@@ -17,6 +17,7 @@ import type { Budget, PassOptions, PassReport, ReconcileDeps } from '../types.js
 import type { InstanceId } from '../../core/types.js';
 import { verifyAgainstEc2 } from '../verify.js';
 import { attacherReports } from './reports.js';
+import { reportShadow, shadowVolumes } from './shadow.js';
 
 const NOTHING_READ: AttacherView = { volumeAttachments: [], pvs: [], csiNodes: [], nodes: [] };
 
@@ -49,7 +50,9 @@ export async function runAttacherFullPass(
 
   const due = verificationDue(false, controllerState.lastVerifiedAt, startedAt, deps.settings.syncPeriodMs);
   const chosen = due ? verificationTargets(ctx.desired, ctx.actual) : unsettledTargets(ctx.actual);
-  const volumeIds = [...new Set([...chosen.volumeIds, ...releasedVolumes(targets)])].sort();
+  // A dry run is the shadow of the sidecar: EC2's word on every volume the cluster names.
+  const shadowed = dryRun ? shadowVolumes(ctx, targets) : [];
+  const volumeIds = [...new Set([...chosen.volumeIds, ...releasedVolumes(targets), ...shadowed])].sort();
   const instanceIds = [...new Set([...chosen.instanceIds, ...ask])].sort();
   const asked = volumeIds.length + instanceIds.length > 0 && (await verifyAgainstEc2(ctx, volumeIds, instanceIds)) !== undefined;
   const verified = due && asked;
@@ -73,5 +76,6 @@ export async function runAttacherFullPass(
     seeded: false,
     problems,
   };
-  return summarize(ctx, cluster.error === undefined ? summary : { ...summary, clusterError: cluster.error }, executed);
+  const report = summarize(ctx, cluster.error === undefined ? summary : { ...summary, clusterError: cluster.error }, executed);
+  return dryRun && cluster.complete ? { ...report, shadow: reportShadow(ctx, targets, executed) } : report;
 }
