@@ -94,6 +94,8 @@ describe('takeover from the csi-attacher sidecar (50 volumes), normal operation,
       expect(va.metadata.finalizers).toEqual(['external-attacher/ebs-csi-aws-com']);
     }
     expect(world.ec2.counters().calls.AttachVolume).toBe(PODS);
+    const pvs = world.kube.list('PersistentVolume') as { metadata: { finalizers?: string[] } }[];
+    expect(pvs.filter((pv) => pv.metadata.finalizers?.includes('external-attacher/ebs-csi-aws-com'))).toHaveLength(PODS);
     const inUse = (world.kube.list('Node') as { status?: { volumesInUse?: string[] } }[]).flatMap((n) => n.status?.volumesInUse ?? []);
     expect(inUse).toHaveLength(PODS);
   });
@@ -147,6 +149,13 @@ describe('takeover from the csi-attacher sidecar (50 volumes), normal operation,
     expect(vaOf('new-0')?.status?.attached).toBe(true);
     expect(vaOf('app-0')).toBeUndefined();
     expect(holder()).toBe(US);
+
+    // Its PV is deleted: the sidecar's PV finalizer (the same name as ours) is swept by our pass.
+    const pvName = volumes.get('app-0')!.pvName;
+    expect(world.kube.components.delete('PersistentVolume', undefined, pvName).gone).toBe(false);
+    await fullPass();
+    const pv = world.kube.get('PersistentVolume', undefined, pvName) as { metadata: { finalizers?: string[] } };
+    expect(pv.metadata.finalizers).toEqual(['kubernetes.io/pv-protection']); // the pv-protection controller's, not ours
   });
 
   it('rollback: our passes stop and our Lease is deleted; the sidecar leads within 5 s and attaches and detaches the next pods, nothing else', async () => {
