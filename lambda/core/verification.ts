@@ -4,6 +4,7 @@
  * ones a plan must not judge on the record's word alone (a stuck attach is detached only on EC2's).
  */
 import type { ActualState, DesiredState, InstanceId, NodeName, VolumeId } from './types.js';
+import { pairOf } from './volume-attachments.js';
 import { volumeOfNodeStatusName } from './volume-sources.js';
 
 export interface VerificationTargets {
@@ -52,12 +53,15 @@ export function unsettledTargets(actual: ActualState): VerificationTargets {
 }
 
 /**
- * The cluster uses the volume (a desired attachment) or a node reports or mounts it. Only such a
- * volume, seen attached by EC2 without a record, may be taken into the actual state: an
- * instance's root volume, or any volume the cluster knows nothing of, would look unneeded and be detached.
+ * The cluster uses the volume (a desired attachment), a node reports or mounts it, or kcm released
+ * it (attacher mode: a deleting VolumeAttachment another attacher may have attached, which must be
+ * recorded to be detached). Only such a volume, seen attached by EC2 without a record, may be taken
+ * into the actual state: an instance's root volume, or any volume the cluster knows nothing of,
+ * would look unneeded and be detached.
  */
-export function clusterKnows(desired: Pick<DesiredState, 'nodes' | 'attachments'>, volumeId: VolumeId): boolean {
+export function clusterKnows(desired: Pick<DesiredState, 'nodes' | 'attachments' | 'released'>, volumeId: VolumeId): boolean {
   if (desired.attachments.some((a) => a.volumeId === volumeId)) return true;
+  if ([...(desired.released ?? [])].some((key) => pairOf(key).volumeId === volumeId)) return true;
   for (const view of desired.nodes.values()) {
     const names = [...view.volumesAttached.map((v) => v.name), ...view.volumesInUse];
     if (names.some((name) => volumeOfNodeStatusName(name) === volumeId)) return true;

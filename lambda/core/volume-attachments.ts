@@ -26,7 +26,7 @@ export function pairKey(volumeId: VolumeId, nodeName: NodeName): string {
   return `${volumeId}|${nodeName}`;
 }
 
-function pairOf(key: string): { volumeId: VolumeId; nodeName: NodeName } {
+export function pairOf(key: string): { volumeId: VolumeId; nodeName: NodeName } {
   const [volumeId = '', nodeName = ''] = key.split('|');
   return { volumeId, nodeName };
 }

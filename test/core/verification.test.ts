@@ -8,6 +8,7 @@ import {
   verificationDue,
   verificationTargets,
 } from '../../lambda/core/verification.js';
+import { pairKey } from '../../lambda/core/volume-attachments.js';
 import { actualOf, attachment, desired, instanceOf, MIN, record, T0, uname, view, vol, want } from './builders.js';
 
 describe('seedDue: take over from kube-controller-manager', () => {
@@ -72,14 +73,16 @@ describe('clusterKnows: may an attachment EC2 shows be taken into the actual sta
       }),
     ],
   );
+  const withReleased = { ...state, released: new Set([pairKey(vol(6), 'node-b')]) };
   it.each([
     ['a desired volume', vol(1), true],
     ['a volume a node reports attached', vol(2), true],
     ['a volume a node mounts', vol(3), true],
     ['a volume a node reports under its in-tree name', vol(4), true],
     ['a volume nobody in the cluster names (a root volume)', vol(5), false],
+    ['a volume kcm released (its VolumeAttachment is being deleted; attacher mode)', vol(6), true],
   ])('%s → %s', (_name, volumeId, known) => {
-    expect(clusterKnows(state, volumeId)).toBe(known);
+    expect(clusterKnows(withReleased, volumeId)).toBe(known);
   });
 });
 

@@ -107,3 +107,61 @@ describe('the attacher pass: writes around EC2', () => {
     expect(cluster.attacherWrites).toEqual([]);
   });
 });
+
+/** What the csi-attacher sidecar left behind on a VolumeAttachment it attached: our finalizer and annotation, and its status. */
+function sidecarAttached(o: { deleting?: boolean } = {}) {
+  const object = kcmVa('node-a', { claimed: true, ...o });
+  return { ...object, status: { attached: true, attachmentMetadata: { devicePath: '/dev/xvdba' } } };
+}
+
+const ec2ShowsOnNodeA = {
+  volumeId: V,
+  exists: true,
+  attachments: [{ instanceId: instanceOf('node-a'), state: 'attached' as const, device: '/dev/xvdba' }],
+};
+
+describe('adopting what the csi-attacher sidecar attached (no record of ours)', () => {
+  it.each([
+    ['at a verification', undefined],
+    ['between verifications (the sync period not yet over)', T0 - 1_000],
+  ])(
+    'an attached object EC2 confirms, %s: recorded attached, no EC2 mutating call, no write to the object',
+    async (_when, lastVerifiedAt) => {
+      const { cluster, store, blockStorage, deps } = setup([sidecarAttached()]);
+      if (lastVerifiedAt !== undefined) store.state = { version: 1, lastVerifiedAt };
+      blockStorage.volumes.set(V, ec2ShowsOnNodeA);
+
+      const report = await runAttacherFullPass(deps, budget);
+
+      expect(report.converged).toBe(true);
+      expect(blockStorage.calls).toEqual([]);
+      expect(cluster.attacherWrites).toEqual([]);
+      expect(store.items.get(V)?.attachments['node-a']).toMatchObject({
+        state: 'attached',
+        device: '/dev/xvdba',
+        instanceId: instanceOf('node-a'),
+      });
+    },
+  );
+
+  it('a deleting object EC2 still shows attached: recorded, detached through our intent, then let go', async () => {
+    const { cluster, store, blockStorage, deps } = setup([sidecarAttached({ deleting: true })]);
+    blockStorage.volumes.set(V, ec2ShowsOnNodeA);
+    const intents: string[] = [];
+    store.beforePut = (next) => intents.push(...Object.values(next.operations).map((op) => `${op.kind} ${op.nodeName}`));
+    const detach = blockStorage.detach.bind(blockStorage);
+    blockStorage.detach = (request) => {
+      intents.push('DetachVolume');
+      return detach(request);
+    };
+
+    await runAttacherFullPass(deps, budget);
+
+    expect(blockStorage.calls).toEqual([`detach ${V}`, 'wait detached']);
+    expect(intents.slice(0, 2)).toEqual(['detach node-a', 'DetachVolume']);
+    expect(cluster.attacherWrites).toEqual([
+      `release ${VA}`,
+      `status ${VA} {"attached":false,"attachmentMetadata":null,"detachError":null}`,
+    ]);
+  });
+});

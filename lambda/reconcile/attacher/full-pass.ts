@@ -5,7 +5,8 @@
  * An unreadable cluster attaches and detaches nothing, as in controller mode.
  */
 import { attacherDesiredState } from '../../core/attacher/desired.js';
-import { attacherTargets, type AttacherView, type VaTarget } from '../../core/attacher/targets.js';
+import { volumesToAdopt } from '../../core/attacher/adopt.js';
+import { attacherTargets, type AttacherView } from '../../core/attacher/targets.js';
 import { unsettledTargets, verificationDue, verificationTargets } from '../../core/verification.js';
 import { pvNamesByVolume } from '../../core/volume-sources.js';
 import { readOrNothing } from '../cluster-read.js';
@@ -20,11 +21,6 @@ import { attacherReports } from './reports.js';
 import { reportShadow, shadowVolumes } from './shadow.js';
 
 const NOTHING_READ: AttacherView = { volumeAttachments: [], pvs: [], csiNodes: [], nodes: [] };
-
-/** Volumes of deleting objects: EC2's word decides whether one with no record of ours can be let go. */
-function releasedVolumes(targets: readonly VaTarget[]): string[] {
-  return targets.flatMap((t) => (t.deleting && t.finalized && t.volumeId !== undefined ? [t.volumeId] : []));
-}
 
 /** `ask`: instances EC2 is asked about in any case (an EC2 state-change event's, so its node's taint is decided now). */
 export async function runAttacherFullPass(
@@ -52,7 +48,7 @@ export async function runAttacherFullPass(
   const chosen = due ? verificationTargets(ctx.desired, ctx.actual) : unsettledTargets(ctx.actual);
   // A dry run is the shadow of the sidecar: EC2's word on every volume the cluster names.
   const shadowed = dryRun ? shadowVolumes(ctx, targets) : [];
-  const volumeIds = [...new Set([...chosen.volumeIds, ...releasedVolumes(targets), ...shadowed])].sort();
+  const volumeIds = [...new Set([...chosen.volumeIds, ...volumesToAdopt(targets, ctx.actual), ...shadowed])].sort();
   const instanceIds = [...new Set([...chosen.instanceIds, ...ask])].sort();
   const asked = volumeIds.length + instanceIds.length > 0 && (await verifyAgainstEc2(ctx, volumeIds, instanceIds)) !== undefined;
   const verified = due && asked;

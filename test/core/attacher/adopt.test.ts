@@ -1,0 +1,37 @@
+import { describe, expect, it } from 'vitest';
+import { volumesToAdopt } from '../../../lambda/core/attacher/adopt.js';
+import { attacherTargets } from '../../../lambda/core/attacher/targets.js';
+import { actualOf, attachment, record, vol } from '../builders.js';
+import { kcmVa, view } from './builders.js';
+
+const V = vol(1);
+
+describe('volumesToAdopt: which objects EC2 is asked about whether or not a verification is due', () => {
+  it.each([
+    [
+      'an object another attacher reported attached, no record of ours',
+      kcmVa('node-a', { attached: true, devicePath: '/dev/xvdba' }),
+      actualOf(),
+      [V],
+    ],
+    ['the same, recorded on another node only', kcmVa('node-a', { attached: true }), actualOf(record(V, [attachment('node-b')])), [V]],
+    ['the same, recorded on its node', kcmVa('node-a', { attached: true }), actualOf(record(V, [attachment('node-a')])), []],
+    ['an object not yet attached (the plan attaches it)', kcmVa('node-a'), actualOf(), []],
+    ['a deleting object with the attacher finalizer, no record', kcmVa('node-a', { deleting: true, claimed: true }), actualOf(), [V]],
+    [
+      'a deleting object with the finalizer, recorded',
+      kcmVa('node-a', { deleting: true, claimed: true }),
+      actualOf(record(V, [attachment('node-a')])),
+      [],
+    ],
+    ['a deleting object nobody attached (no finalizer)', kcmVa('node-a', { deleting: true }), actualOf(), []],
+    ['an object naming no EBS volume', kcmVa('node-a', { attached: true, pv: 'pv-missing' }), actualOf(), []],
+  ])('%s → %j', (_name, object, actual, expected) => {
+    expect(volumesToAdopt(attacherTargets(view({ volumeAttachments: [object] })), actual)).toEqual(expected);
+  });
+
+  it('names each volume once, sorted', () => {
+    const objects = [kcmVa('node-b', { attached: true }), kcmVa('node-a', { deleting: true, claimed: true })];
+    expect(volumesToAdopt(attacherTargets(view({ volumeAttachments: objects })), actualOf())).toEqual([V]);
+  });
+});
