@@ -46,7 +46,7 @@ describe('the shadow of the sidecar: a dry-run attacher pass', () => {
       attachedVa(1, 'node-a'), // agrees
       attachedVa(2, 'node-a'), // EC2 lost it
       kcmVa('node-b', { pv: 'pv-3' }), // new: we would attach
-      kcmVa('node-b', { pv: 'pv-4', claimed: true, deleting: true }), // deleting, still attached
+      kcmVa('node-b', { pv: 'pv-4', claimed: true, deleting: true }), // deleting, still attached: we would detach
     ];
     const world = scene(vas, [onEc2(1, 'node-a'), onEc2(2), onEc2(3), onEc2(4, 'node-b'), onEc2(5, 'node-b')], 5);
 
@@ -56,7 +56,7 @@ describe('the shadow of the sidecar: a dry-run attacher pass', () => {
       [vol(1), 'agrees', 'none'],
       [vol(2), 'va-attached-ec2-not', 'attach'],
       [vol(3), 'attach-pending', 'attach'],
-      [vol(4), 'detach-pending', 'none'],
+      [vol(4), 'detach-pending', 'detach'],
       [vol(5), 'ec2-attached-unrequested', 'none'],
     ]);
     expect(report.shadow?.counts).toMatchObject({ agrees: 1, 'va-attached-ec2-not': 1, 'attach-pending': 1, 'detach-pending': 1 });
