@@ -29,6 +29,8 @@ export const METRIC_VIEWS: Record<MetricName, MetricView> = {
   [Metric.ActualAttachments]: { dimensions: [], statistic: 'Maximum', title: 'Actual attachments' },
   [Metric.DetachesHeldBack]: { dimensions: [], statistic: 'Sum', title: 'Detaches held back by the mass-detach guard' },
   [Metric.Rejected]: { dimensions: ['Source'], statistic: 'Sum', title: 'Malformed inputs skipped by source' },
+  // A gauge per full pass: the largest in the period is how many stood unclaimed, not a sum over passes.
+  [Metric.UnwantedAttachments]: { dimensions: [], statistic: 'Maximum', title: 'Attached with no VolumeAttachment (attacher mode)' },
   [Metric.PassFailures]: { dimensions: [], statistic: 'Sum', title: 'Aborted passes' },
 };
 

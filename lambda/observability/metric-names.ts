@@ -35,6 +35,8 @@ export const Metric = {
   DetachesHeldBack: 'DetachesHeldBack',
   /** Count of malformed events, objects or items skipped; dimension Source = event | kubernetes | dynamodb. */
   Rejected: 'Rejected',
+  /** Count per attacher-mode full pass: attachments EC2 shows that no VolumeAttachment asks for (reported, never detached by us). */
+  UnwantedAttachments: 'UnwantedAttachments',
   /** Count of passes that aborted (cluster or store unreadable). */
   PassFailures: 'PassFailures',
 } as const;

@@ -16,6 +16,7 @@ import { createPassContext, planAndExecute, summarize } from '../pass.js';
 import type { Budget, PassOptions, PassReport, ReconcileDeps } from '../types.js';
 import type { InstanceId } from '../../core/types.js';
 import { verifyAgainstEc2 } from '../verify.js';
+import { reportUnwanted } from './after-execute.js';
 import { attacherReports } from './reports.js';
 
 const NOTHING_READ: AttacherView = { volumeAttachments: [], pvs: [], csiNodes: [], nodes: [] };
@@ -57,6 +58,7 @@ export async function runAttacherFullPass(
   // kcm detaches a dead instance's volumes at once only when the node carries the out-of-service taint.
   if (!dryRun && cluster.complete) await markOutOfService(ctx, view.nodes);
   const executed = await planAndExecute(ctx, dryRun);
+  const unwanted = !dryRun && cluster.complete ? reportUnwanted(ctx, targets) : undefined;
   if (verified) await rememberVerification(ctx, controllerState, { seeded: false, at: startedAt });
 
   const problems = [
@@ -72,6 +74,7 @@ export async function runAttacherFullPass(
     verified,
     seeded: false,
     problems,
+    ...(unwanted === undefined ? {} : { unwantedAttachments: unwanted }),
   };
   return summarize(ctx, cluster.error === undefined ? summary : { ...summary, clusterError: cluster.error }, executed);
 }
