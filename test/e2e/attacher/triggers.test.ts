@@ -60,9 +60,10 @@ describe('attacher mode: triggers and sources', () => {
   it('two invocations at once: one AttachVolume, one object attached', async () => {
     const volume = await world.createVolume();
     const name = await kcm.attach(volume, 'node-1');
-    const budget = { deadline: Date.now() + 30_000 };
+    // Two execution environments, each through the scheduled handler, as two overlapping Lambda invocations.
+    const passes = [world.handlers(), world.handlers(world.invocation())].map((h) => h.scheduled({ pass: 'full' }, lambdaContext()));
 
-    await Promise.all([world.controller.fullPass(budget), world.invocation().fullPass(budget)]);
+    await Promise.all(passes);
 
     expect(world.ec2.counters().calls.AttachVolume).toBe(1);
     expect(kcm.va(name)!.status).toMatchObject({ attached: true });
