@@ -30,6 +30,8 @@ export const METRIC_VIEWS: Record<MetricName, MetricView> = {
   [Metric.DetachesHeldBack]: { dimensions: [], statistic: 'Sum', title: 'Detaches held back by the mass-detach guard' },
   [Metric.Rejected]: { dimensions: ['Source'], statistic: 'Sum', title: 'Malformed inputs skipped by source' },
   [Metric.ShadowVerdicts]: { dimensions: ['Verdict'], statistic: 'Maximum', title: 'Shadow: VolumeAttachments per verdict (per pass)' },
+  // A gauge per full pass: the largest in the period is how many stood unclaimed, not a sum over passes.
+  [Metric.UnwantedAttachments]: { dimensions: [], statistic: 'Maximum', title: 'Attached with no VolumeAttachment (attacher mode)' },
   [Metric.PassFailures]: { dimensions: [], statistic: 'Sum', title: 'Aborted passes' },
 };
 

@@ -40,6 +40,8 @@ export const Metric = {
    * (core/attacher/shadow.ts), each sent every shadow pass, zeros included.
    */
   ShadowVerdicts: 'ShadowVerdicts',
+  /** Count per attacher-mode full pass: attachments EC2 shows that no VolumeAttachment asks for (reported, never detached by us). */
+  UnwantedAttachments: 'UnwantedAttachments',
   /** Count of passes that aborted (cluster or store unreadable). */
   PassFailures: 'PassFailures',
 } as const;

@@ -34,6 +34,7 @@ export function recordPass(metrics: Metrics, report: PassReport): void {
   metrics.addMetric(Metric.DetachesHeldBack, MetricUnit.Count, report.heldBack.length);
   metrics.addMetric(Metric.DesiredAttachments, MetricUnit.Count, report.desiredAttachments);
   metrics.addMetric(Metric.ActualAttachments, MetricUnit.Count, report.actualAttachments);
+  if (report.unwantedAttachments !== undefined) metrics.addMetric(Metric.UnwantedAttachments, MetricUnit.Count, report.unwantedAttachments);
   if (!report.clusterComplete) recordPassFailure(metrics);
   for (const [verdict, count] of Object.entries(report.shadow?.counts ?? {}))
     single(metrics, { Verdict: verdict }).addMetric(Metric.ShadowVerdicts, MetricUnit.Count, count);

@@ -69,6 +69,9 @@ export type PvFinalizerOutcome = 'added' | 'present' | 'deleting' | 'gone';
 /** Our finalizer and node-id annotation on a VolumeAttachment. */
 export type ClaimOutcome = 'claimed' | 'deleting' | 'gone';
 
+/** `deleting`: a status saying `attached: true` was not written, the object is being deleted. */
+export type StatusOutcome = 'patched' | 'deleting' | 'gone';
+
 /**
  * The calls attacher mode makes (external-attacher's), on top of the reads both modes share. It
  * never creates or deletes a VolumeAttachment and never writes node status.
@@ -88,8 +91,11 @@ export interface AttacherApi {
   claimVolumeAttachment(name: string, instanceId: InstanceId): Promise<ClaimOutcome>;
   /** Removes our finalizer (only after EC2 detached the volume); no error when it or the object is gone. */
   releaseVolumeAttachment(name: string): Promise<void>;
-  /** Merge patch of `volumeattachments/status`; `gone` (404) is an answer. */
-  patchVolumeAttachmentStatus(name: string, status: VaStatusPatch): Promise<'patched' | 'gone'>;
+  /**
+   * Merge patch of `volumeattachments/status`; `gone` (404) is an answer. One that says
+   * `attached: true` is written only while the object is not being deleted (`deleting` otherwise).
+   */
+  patchVolumeAttachmentStatus(name: string, status: VaStatusPatch): Promise<StatusOutcome>;
   /** An event on the VolumeAttachment, aggregated like pod events. */
   recordVolumeAttachmentEvent(va: { name: string; uid: string }, event: ClusterEvent): Promise<void>;
 }

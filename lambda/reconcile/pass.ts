@@ -94,6 +94,7 @@ export interface Summary {
   verified: boolean;
   seeded: boolean;
   problems: PassReport['problems'];
+  unwantedAttachments?: number;
 }
 
 export function summarize(ctx: PassContext, summary: Summary, executed: Executed): PassReport {

@@ -132,6 +132,8 @@ export interface PassReport {
   problems: { source: 'kubernetes' | 'dynamodb'; message: string }[];
   /** Reporting steps that failed (node status, VolumeAttachments, events). */
   reportErrors: string[];
+  /** Attacher mode, complete full passes: attachments EC2 shows that no VolumeAttachment asks for (left attached). */
+  unwantedAttachments?: number;
   /** Pod volumes the desired state leaves out, each with its code and reason (unbound claim, unmanaged node, …). */
   skipped: SkippedVolume[];
   /** Desired attachments that ended the pass not attached to their node's instance or not reported on the node. */

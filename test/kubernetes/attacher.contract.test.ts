@@ -64,6 +64,24 @@ describe('attacher-mode writes', () => {
     expect(await h.cluster.patchVolumeAttachmentStatus('csi-del', attachedStatus('/dev/xvdaa'))).toBe('gone');
   });
 
+  it('attached: true lands only on an object not being deleted: kcm deleting between our read and our patch makes it a 409, then `deleting`', async () => {
+    h.sandbox.seed([volumeAttachment('csi-race', 'node-1', 'pv-a')]);
+    await h.cluster.claimVolumeAttachment('csi-race', I);
+    h.sandbox.resetRequests();
+    const stop = h.sandbox.onRequest({
+      before: (info) => {
+        if (info.subresource !== 'status' || info.name !== 'csi-race') return;
+        stop();
+        h.sandbox.components.delete('VolumeAttachment', undefined, 'csi-race');
+      },
+    });
+
+    expect(await h.cluster.patchVolumeAttachmentStatus('csi-race', attachedStatus('/dev/xvdac'))).toBe('deleting');
+
+    expect(stored(h.sandbox, 'VolumeAttachment', undefined, 'csi-race')!.status?.attached).not.toBe(true);
+    expect(patches()).toEqual(['volumeattachments/status 409']);
+  });
+
   it('status through the subresource: attached with the devicePath, then an error with its code beside it', async () => {
     h.sandbox.seed([volumeAttachment('csi-status', 'node-1', 'pv-a')]);
     await h.cluster.patchVolumeAttachmentStatus('csi-status', attachedStatus('/dev/xvdab'));

@@ -204,6 +204,7 @@ export class FakeCluster implements Cluster {
     const va = this.va(name);
     this.attacherWrites.push(`status ${name} ${JSON.stringify(status)}`);
     if (va === undefined) return Promise.resolve('gone' as const);
+    if (status.attached === true && va.metadata.deletionTimestamp) return Promise.resolve('deleting' as const);
     const merged = Object.entries({ ...va.status, ...status }).filter(([, v]) => v !== null);
     va.status = { attached: false, ...Object.fromEntries(merged) };
     return Promise.resolve('patched' as const);

@@ -9,8 +9,8 @@ import type { CoreV1Api, StorageV1Api } from '@kubernetes/client-node';
 import { ATTACHER_FINALIZER, NODE_ID_ANNOTATION } from '../../core/attacher/names.js';
 import type { VaStatusPatch } from '../../core/attacher/status.js';
 import type { InstanceId } from '../../core/types.js';
-import type { ClaimOutcome, PvFinalizerOutcome } from '../../ports/cluster.js';
-import { describeApiError, isNotFound } from './api-errors.js';
+import type { ClaimOutcome, PvFinalizerOutcome, StatusOutcome } from '../../ports/cluster.js';
+import { describeApiError, isConflict, isNotFound } from './api-errors.js';
 import { addFinalizerOps, isStale, jsonPatch, removeFinalizerOps, setAnnotationOps, type JsonPatchOp } from './finalizer-patch.js';
 import { mergePatch } from './merge-patch.js';
 import { getOrUndefined } from './reads.js';
@@ -125,13 +125,36 @@ export function releaseVolumeAttachment(w: AttacherWriter, name: string): Promis
   );
 }
 
-/** A merge patch of the status subresource; `gone` when the object no longer exists (fine after a release). */
-export async function patchVolumeAttachmentStatus(w: AttacherWriter, name: string, status: VaStatusPatch): Promise<'patched' | 'gone'> {
+/**
+ * A merge patch of the status subresource; `gone` when the object no longer exists (fine after a
+ * release). `attached: true` lands only on an object not being deleted: the patch carries the
+ * resourceVersion it was decided on, so a delete in between makes it a 409 and the re-read answers
+ * `deleting` (kcm waits for such an object to disappear; it must never read as attached).
+ */
+export async function patchVolumeAttachmentStatus(w: AttacherWriter, name: string, status: VaStatusPatch): Promise<StatusOutcome> {
+  const what = `volumeattachments/${name}/status`;
+  const send = (body: object) => sendStatus(what, () => w.storage.patchVolumeAttachmentStatus({ name, body }, mergePatch));
+  if (status.attached !== true) return send({ status });
+  for (let attempt = 0; attempt <= w.maxConflictRetries; attempt++) {
+    const va = await getOrUndefined(`volumeattachment ${name}`, () => w.storage.readVolumeAttachment({ name }));
+    if (va === undefined) return 'gone';
+    if (va.metadata?.deletionTimestamp) return 'deleting';
+    try {
+      return await send({ metadata: { resourceVersion: va.metadata?.resourceVersion }, status });
+    } catch (error) {
+      if (!(error instanceof Error && isConflict(error.cause))) throw error;
+    }
+  }
+  throw new Error(`${what}: still changing after ${w.maxConflictRetries + 1} attempts`);
+}
+
+/** `gone` on a 404; any other failure names the write (its cause is the API error). */
+async function sendStatus(what: string, send: () => Promise<unknown>): Promise<'patched' | 'gone'> {
   try {
-    await w.storage.patchVolumeAttachmentStatus({ name, body: { status } }, mergePatch);
+    await send();
     return 'patched';
   } catch (error) {
     if (isNotFound(error)) return 'gone';
-    throw new Error(`patching volumeattachments/${name}/status failed: ${describeApiError(error)}`, { cause: error });
+    throw new Error(`patching ${what} failed: ${describeApiError(error)}`, { cause: error });
   }
 }

@@ -8,6 +8,7 @@ import type { AttachedVolume, ClusterSnapshot, KubeCsiNode, KubeNode, KubePv, Ku
 import type { InstanceId, NodeName, PodRef } from '../../core/types.js';
 import type {
   ClaimOutcome,
+  StatusOutcome,
   Cluster,
   PvFinalizerOutcome,
   ClusterEvent,
@@ -145,7 +146,7 @@ export class KubernetesCluster implements Cluster {
     return releaseVolumeAttachment(this.writer, name);
   }
 
-  patchVolumeAttachmentStatus(name: string, status: VaStatusPatch): Promise<'patched' | 'gone'> {
+  patchVolumeAttachmentStatus(name: string, status: VaStatusPatch): Promise<StatusOutcome> {
     return patchVolumeAttachmentStatus(this.writer, name, status);
   }
 

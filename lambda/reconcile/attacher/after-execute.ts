@@ -1,7 +1,8 @@
 /**
  * The end of an attacher pass, for every object the pass read: statuses the core says are out of
  * line (the safety rule, resolution errors), deleting objects that can be let go without a detach,
- * PV finalizers nobody needs, and attachments no object asks for (reported, never detached).
+ * and PV finalizers nobody needs. Attachments no object asks for are reported by the full pass
+ * (`reportUnwanted`), which alone sees every VolumeAttachment.
  */
 import {
   detachErrorStatus,
@@ -11,7 +12,7 @@ import {
   releasableWithoutDetach,
 } from '../../core/attacher/status.js';
 import type { AttacherView, VaTarget } from '../../core/attacher/targets.js';
-import { pairKey } from '../../core/volume-attachments.js';
+import { unwantedAttachments } from '../../core/attacher/unwanted.js';
 import { bestEffort, type PassContext } from '../context.js';
 import { writeStatus } from './reports.js';
 
@@ -45,19 +46,13 @@ async function correctTarget(ctx: PassContext, state: AttacherReportState, targe
   }
 }
 
-function reportUnrequested(ctx: PassContext, targets: readonly VaTarget[]): void {
-  const asked = new Set(targets.flatMap((t) => (t.volumeId === undefined ? [] : [pairKey(t.volumeId, t.nodeName)])));
-  for (const record of ctx.actual.values()) {
-    for (const attachment of Object.values(record.attachments)) {
-      if (asked.has(pairKey(record.volumeId, attachment.nodeName))) continue;
-      ctx.deps.log.warn('attached with no VolumeAttachment; kcm decides, so it is left attached', {
-        volumeId: record.volumeId,
-        nodeName: attachment.nodeName,
-        instanceId: attachment.instanceId,
-        state: attachment.state,
-      });
-    }
+/** Logs each attachment no VolumeAttachment asks for (left attached: kcm decides); returns how many. */
+export function reportUnwanted(ctx: PassContext, targets: readonly VaTarget[]): number {
+  const unwanted = unwantedAttachments(ctx.actual, targets, ctx.observations);
+  for (const attachment of unwanted) {
+    ctx.deps.log.warn('attached with no VolumeAttachment; kcm decides, so it is left attached', { ...attachment });
   }
+  return unwanted.length;
 }
 
 export async function reportAfterExecute(ctx: PassContext, state: AttacherReportState): Promise<void> {
@@ -68,5 +63,4 @@ export async function reportAfterExecute(ctx: PassContext, state: AttacherReport
       await bestEffort(ctx, `PV finalizer of ${name}`, () => ctx.deps.cluster.removePvFinalizer(name));
     }
   }
-  reportUnrequested(ctx, state.targets);
 }

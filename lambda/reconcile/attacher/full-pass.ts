@@ -17,6 +17,7 @@ import { createPassContext, planAndExecute, summarize } from '../pass.js';
 import type { Budget, PassOptions, PassReport, ReconcileDeps } from '../types.js';
 import type { InstanceId } from '../../core/types.js';
 import { verifyAgainstEc2 } from '../verify.js';
+import { reportUnwanted } from './after-execute.js';
 import { attacherReports } from './reports.js';
 import { reportShadow, shadowVolumes } from './shadow.js';
 
@@ -56,6 +57,7 @@ export async function runAttacherFullPass(
   // kcm detaches a dead instance's volumes at once only when the node carries the out-of-service taint.
   if (!dryRun && cluster.complete) await markOutOfService(ctx, view.nodes);
   const executed = await planAndExecute(ctx, dryRun);
+  const unwanted = !dryRun && cluster.complete ? reportUnwanted(ctx, targets) : undefined;
   if (verified) await rememberVerification(ctx, controllerState, { seeded: false, at: startedAt });
 
   const problems = [
@@ -71,6 +73,7 @@ export async function runAttacherFullPass(
     verified,
     seeded: false,
     problems,
+    ...(unwanted === undefined ? {} : { unwantedAttachments: unwanted }),
   };
   const report = summarize(ctx, cluster.error === undefined ? summary : { ...summary, clusterError: cluster.error }, executed);
   return dryRun && cluster.complete ? { ...report, shadow: reportShadow(ctx, targets, executed) } : report;

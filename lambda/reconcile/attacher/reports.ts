@@ -10,7 +10,7 @@ import { attachErrorStatus, attachedStatus, detachErrorStatus, detachedStatus, t
 import type { VaTarget } from '../../core/attacher/targets.js';
 import type { NodeName, VolumeId } from '../../core/types.js';
 import { pairKey } from '../../core/volume-attachments.js';
-import type { ClusterEvent } from '../../ports/cluster.js';
+import type { ClusterEvent, StatusOutcome } from '../../ports/cluster.js';
 import { bestEffort, type PassContext } from '../context.js';
 import type { ModeReports } from '../modes/reports.js';
 import { reportAfterExecute, type AttacherReportState } from './after-execute.js';
@@ -19,11 +19,19 @@ const ATTACHED: ClusterEvent = { type: 'Normal', reason: 'SuccessfulAttachVolume
 const FAILED_ATTACH = 'FailedAttachVolume';
 const FAILED_DETACH = 'FailedDetachVolume';
 
-export function writeStatus(ctx: PassContext, state: AttacherReportState, target: VaTarget, status: VaStatusPatch): Promise<void> {
+/** The write's outcome; undefined when it failed (already reported as a report error). */
+export async function writeStatus(
+  ctx: PassContext,
+  state: AttacherReportState,
+  target: VaTarget,
+  status: VaStatusPatch,
+): Promise<StatusOutcome | undefined> {
   state.written.add(target.name);
-  return bestEffort(ctx, `status of VolumeAttachment ${target.name}`, () =>
-    ctx.deps.cluster.patchVolumeAttachmentStatus(target.name, status),
-  );
+  let outcome: StatusOutcome | undefined;
+  await bestEffort(ctx, `status of VolumeAttachment ${target.name}`, async () => {
+    outcome = await ctx.deps.cluster.patchVolumeAttachmentStatus(target.name, status);
+  });
+  return outcome;
 }
 
 function tell(ctx: PassContext, target: VaTarget, event: ClusterEvent): Promise<void> {
@@ -73,7 +81,9 @@ export function attacherReports(targets: readonly VaTarget[], pvs?: AttacherRepo
     attached: async (ctx, action, device) => {
       const target = liveOf(action.volumeId, action.nodeName);
       if (target === undefined) return;
-      await writeStatus(ctx, state, target, attachedStatus(device));
+      // kcm may delete the object while EC2 attaches: it is then detached, never marked attached.
+      const outcome = await writeStatus(ctx, state, target, attachedStatus(device));
+      if (outcome === 'deleting' || outcome === 'gone') return;
       await tell(ctx, target, { ...ATTACHED, message: `attached ${action.volumeId} to ${action.instanceId} as ${device}` });
     },
     attachFailed: async (ctx, action, failure) => {

@@ -7,6 +7,7 @@ import { ATTACHER_FINALIZER, NODE_ID_ANNOTATION } from '../../../lambda/core/att
 import type { World } from '../../../sandbox/world.js';
 import { useAttacherWorld, type AttacherWorld } from './fixture.js';
 import type { KcmPlayer } from './kcm-player.js';
+import { watchVaWrites } from './va-writes.js';
 
 let world: World;
 let kcm: KcmPlayer;
@@ -38,17 +39,27 @@ describe('attacher mode: kcm decides, we attach', () => {
     expect(world.kube.counters()).not.toHaveProperty(['patch nodes/status']);
   });
 
-  it('detaches when kcm deletes the VolumeAttachment: EC2 first, then our finalizer off, and the object is gone', async () => {
+  it('detaches when kcm deletes the VolumeAttachment: EC2 first, then our finalizer off, then the status, and the object is gone', async () => {
     const volume = await world.createVolume();
     const name = await kcm.attach(volume, 'node-1');
     await fullPass();
     await kcm.detach(name);
     expect(kcm.va(name)?.metadata.deletionTimestamp).toBeTruthy();
+    const writes = watchVaWrites(world, volume.volumeId);
+    world.kube.resetRequests();
 
     await fullPass();
 
+    writes.stop();
     expect(world.ec2.counters().calls).toMatchObject({ DetachVolume: 1 });
     expect(kcm.va(name)).toBeUndefined();
+    // The finalizer was the last one: taking it off let the object go, with EC2 showing no attachment by then.
+    expect(writes.writes).toEqual([{ name, part: 'object', va: undefined, ec2: {} }]);
+    const order = world.kube
+      .requests()
+      .filter((r) => r.resource === 'volumeattachments' && r.verb === 'patch')
+      .map((r) => `${r.subresource ?? 'object'} ${r.status}`);
+    expect(order).toEqual(['object 200', 'status 404']);
   });
 
   it('removes the PV finalizer once the PV is being deleted and no VolumeAttachment names it', async () => {

@@ -3,7 +3,7 @@ import { afterEach, beforeEach } from 'vitest';
 import { RunningClock } from '../../../sandbox/clock.js';
 import { lambdaContext } from '../../../sandbox/events.js';
 import type { Handlers } from '../../../sandbox/local-stack.js';
-import { startWorld, type World } from '../../../sandbox/world.js';
+import { startWorld, type World, type WorldOptions } from '../../../sandbox/world.js';
 import { kcmPlayer, type KcmPlayer } from './kcm-player.js';
 
 export interface AttacherWorld {
@@ -14,10 +14,11 @@ export interface AttacherWorld {
   fullPass: () => Promise<unknown>;
 }
 
-export function useAttacherWorld(onStart: (started: AttacherWorld) => void): void {
+/** `env`: controller settings on top of the stack's (e.g. POWERTOOLS_LOG_LEVEL to read the logs). */
+export function useAttacherWorld(onStart: (started: AttacherWorld) => void, options: Pick<WorldOptions, 'env'> = {}): void {
   let started: AttacherWorld | undefined;
   beforeEach(async () => {
-    const world = await startWorld({ nodes: 2, clock: new RunningClock(), mode: 'attacher' });
+    const world = await startWorld({ nodes: 2, clock: new RunningClock(), mode: 'attacher', ...options });
     const handlers = world.handlers();
     started = { world, handlers, kcm: kcmPlayer(world), fullPass: () => handlers.scheduled({ pass: 'full' }, lambdaContext()) };
     onStart(started);

@@ -1,11 +1,12 @@
 /**
  * Attacher mode's fast path and sources: a pod's `Scheduled` event polls the VolumeAttachments kcm
  * will create for it and attaches them without waiting for the minute's full pass; inline volumes
- * work through the same path; two invocations at once attach once.
+ * and in-tree PVs work through the same path; two invocations at once attach once.
  */
 import { TerminateInstancesCommand } from '@aws-sdk/client-ec2';
 import { describe, expect, it } from 'vitest';
-import type { KubeNode } from '../../../lambda/core/kube.js';
+import { ATTACHER_FINALIZER } from '../../../lambda/core/attacher/names.js';
+import type { KubeNode, KubePv } from '../../../lambda/core/kube.js';
 import { ec2StateChange, kubernetesEvent, lambdaContext, sqsBatch } from '../../../sandbox/events.js';
 import type { Handlers } from '../../../sandbox/local-stack.js';
 import type { World } from '../../../sandbox/world.js';
@@ -41,12 +42,28 @@ describe('attacher mode: triggers and sources', () => {
     expect(kcm.va(name)!.status).toMatchObject({ attached: true });
   });
 
+  it('attaches an in-tree awsElasticBlockStore PV, its aws://zone/vol-… id translated as CSI migration does', async () => {
+    const volume = await world.createVolume();
+    const pv = world.kube.get('PersistentVolume', undefined, volume.pvName) as KubePv;
+    const spec = { ...pv.spec, awsElasticBlockStore: { volumeID: `aws://us-east-1a/${volume.volumeId}`, fsType: 'ext4' } };
+    delete spec.csi;
+    world.kube.seed([{ ...pv, spec }]);
+    const name = await kcm.attach(volume, 'node-1');
+
+    await handlers.scheduled({ pass: 'full' }, lambdaContext());
+
+    expect(world.ec2.requests('AttachVolume').map((r) => r.params.VolumeId)).toEqual([volume.volumeId]);
+    expect(kcm.va(name)!.status).toMatchObject({ attached: true, attachmentMetadata: { devicePath: '/dev/xvdaa' } });
+    expect(kcm.pv(volume.pvName)!.metadata.finalizers).toContain(ATTACHER_FINALIZER);
+  });
+
   it('two invocations at once: one AttachVolume, one object attached', async () => {
     const volume = await world.createVolume();
     const name = await kcm.attach(volume, 'node-1');
-    const budget = { deadline: Date.now() + 30_000 };
+    // Two execution environments, each through the scheduled handler, as two overlapping Lambda invocations.
+    const passes = [world.handlers(), world.handlers(world.invocation())].map((h) => h.scheduled({ pass: 'full' }, lambdaContext()));
 
-    await Promise.all([world.controller.fullPass(budget), world.invocation().fullPass(budget)]);
+    await Promise.all(passes);
 
     expect(world.ec2.counters().calls.AttachVolume).toBe(1);
     expect(kcm.va(name)!.status).toMatchObject({ attached: true });
