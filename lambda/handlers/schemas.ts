@@ -53,6 +53,7 @@ const KubernetesEventDetailSchema = z
   .object({
     reason: z.string().optional(),
     type: z.string().optional(),
+    message: z.string().optional(),
     involvedObject: InvolvedObjectSchema,
   })
   .loose();
