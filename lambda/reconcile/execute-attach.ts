@@ -51,7 +51,13 @@ export async function executeAttach(ctx: PassContext, planned: AttachAction): Pr
   const lease = started.record.operations[fence.lockKey]?.leaseExpiresAt ?? ctx.deps.clock();
   const devices = deviceClaims(ctx, { volumeId: action.volumeId, instanceId: action.instanceId, operationId, expiresAt: lease });
   const calledAt = ctx.deps.clock();
-  const outcome = await ctx.deps.blockStorage.attach({ volumeId: action.volumeId, instanceId: action.instanceId, devices });
+  const seen = ctx.seenInstances.get(action.instanceId);
+  const outcome = await ctx.deps.blockStorage.attach({
+    volumeId: action.volumeId,
+    instanceId: action.instanceId,
+    devices,
+    ...(seen ? { seen } : {}),
+  });
   ctx.touched.add(pairKey(action.volumeId, action.nodeName));
   if (outcome.kind === 'started' || outcome.kind === 'already-attached') {
     return settle(ctx, action, operationId, outcome.device, calledAt, finish, result);

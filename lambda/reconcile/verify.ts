@@ -6,6 +6,7 @@
 import pLimit from 'p-limit';
 import type { InstanceId, InstanceState, Observations, VolumeId, VolumeObservation } from '../core/types.js';
 import { nodesByInstance } from '../core/verification.js';
+import type { SeenInstance } from '../ports/block-storage.js';
 import type { PassContext } from './context.js';
 import { applyVolumeObservation } from './observe.js';
 
@@ -21,10 +22,11 @@ export async function verifyAgainstEc2(
     const [volumes, instances] = await Promise.all([
       volumeIds.length > 0 ? ctx.deps.blockStorage.describeVolumes(volumeIds) : Promise.resolve(new Map<VolumeId, VolumeObservation>()),
       instanceIds.length > 0
-        ? ctx.deps.blockStorage.describeInstances(instanceIds)
-        : Promise.resolve(new Map<InstanceId, InstanceState | 'missing'>()),
+        ? ctx.deps.blockStorage.observeInstances(instanceIds)
+        : Promise.resolve(new Map<InstanceId, SeenInstance | 'missing'>()),
     ]);
-    observations = { volumes, instances };
+    observations = { volumes, instances: statesOf(instances) };
+    for (const [id, seen] of instances) if (seen !== 'missing') ctx.seenInstances.set(id, seen);
   } catch (error) {
     ctx.deps.log.warn('verification against EC2 failed; planning without it', { error: String(error) });
     return undefined;
@@ -34,4 +36,8 @@ export async function verifyAgainstEc2(
   const limit = pLimit(WRITE_CONCURRENCY);
   await Promise.all([...observations.volumes.values()].map((o) => limit(() => applyVolumeObservation(ctx, o, byInstance))));
   return observations;
+}
+
+function statesOf(seen: Map<InstanceId, SeenInstance | 'missing'>): Map<InstanceId, InstanceState | 'missing'> {
+  return new Map([...seen].map(([id, instance]) => [id, instance === 'missing' ? 'missing' : (instance.state ?? 'missing')]));
 }
