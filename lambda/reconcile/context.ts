@@ -17,8 +17,8 @@ export interface PassContext {
   desired: DesiredState;
   actual: ActualState;
   observations: Observations;
-  /** Instances as this pass's verification saw them (block device mappings too), for the attaches that follow. */
-  seenInstances: Map<InstanceId, SeenInstance>;
+  /** Instances as this pass's verification saw them (block device mappings too) and when, for the attaches that follow. */
+  seenInstances: Map<InstanceId, { instance: SeenInstance; at: number }>;
   /** The only writer of node status in this pass: owns what each node's list says and what left it. */
   nodeStatus: NodeStatusUpdater;
   /** PV name of each volume, for VolumeAttachment references. */

@@ -18,6 +18,8 @@ export async function verifyAgainstEc2(
   instanceIds: InstanceId[],
 ): Promise<Observations | undefined> {
   let observations: Required<Observations>;
+  // What EC2 answers may be as old as the request: the look is dated when it is sent.
+  const at = ctx.deps.clock();
   try {
     const [volumes, instances] = await Promise.all([
       volumeIds.length > 0 ? ctx.deps.blockStorage.describeVolumes(volumeIds) : Promise.resolve(new Map<VolumeId, VolumeObservation>()),
@@ -26,7 +28,7 @@ export async function verifyAgainstEc2(
         : Promise.resolve(new Map<InstanceId, SeenInstance | 'missing'>()),
     ]);
     observations = { volumes, instances: statesOf(instances) };
-    for (const [id, seen] of instances) if (seen !== 'missing') ctx.seenInstances.set(id, seen);
+    for (const [id, instance] of instances) if (instance !== 'missing') ctx.seenInstances.set(id, { instance, at });
   } catch (error) {
     ctx.deps.log.warn('verification against EC2 failed; planning without it', { error: String(error) });
     return undefined;
