@@ -1,32 +1,43 @@
 /**
  * Event → AttachVolume: a pod is scheduled, its Scheduled event reaches the cluster-event
  * handler (as an SQS batch), and the clock stops when EC2 receives AttachVolume. Run again with
- * 20 ms added to every Kubernetes and EC2 request: the difference over 20 ms is the number of
- * sequential round trips to those two on the path (DynamoDB calls before the attach are counted).
+ * 20 ms added to every Kubernetes and EC2 request, tracing the controller's requests: the longest
+ * chain of Kubernetes/EC2 requests that finished before AttachVolume, one after another, is the
+ * number of sequential round trips on the path (requests in flight together count once). DynamoDB
+ * calls before the attach are counted, and their own sequential chain too.
  */
 import { setImmediate as tick } from 'node:timers/promises';
 import type { Actors } from '../sandbox/demo/actors.js';
 import { kubernetesEvent, lambdaContext, sqsBatch } from '../sandbox/events.js';
 import type { Handlers, LocalStack } from '../sandbox/local-stack.js';
 import type { GenNode } from '../sandbox/generate/model.js';
+import { sequentialRoundTrips, servicesByEndpoint, traceRequests, type TracedRequest } from './request-trace.js';
 
 const ADDED_MS = 20;
 
 export interface EventLatency {
   medianMs: number;
   medianWithAddedMs: number;
+  /** Median over the slowed samples of the longest chain of non-overlapping Kubernetes/EC2 requests before AttachVolume. */
   sequentialRoundTrips: number;
+  /** The same estimated from time: (slowed − plain) ÷ the added 20 ms. */
+  roundTripsFromTime: number;
   dynamoCallsBeforeAttach: number;
+  /** Median over the slowed samples of the longest chain of DynamoDB calls before AttachVolume. */
+  sequentialDynamoCalls: number;
+  /** One slowed sample's requests before AttachVolume, in the order they were sent: `+<ms> <service> <request>`. */
+  path: string[];
   samples: number;
 }
 
-async function sample(
-  stage: LocalStack,
-  handlers: Handlers,
-  actors: Actors,
-  node: GenNode,
-  n: number,
-): Promise<{ ms: number; dynamo: number }> {
+interface Sample {
+  ms: number;
+  dynamo: number;
+  /** Requests that finished before EC2 received AttachVolume. */
+  before: TracedRequest[];
+}
+
+async function sample(stage: LocalStack, handlers: Handlers, actors: Actors, node: GenNode, n: number): Promise<Sample> {
   const claim = `data-latency-${n}`;
   actors.provision('bench', claim, node.zone);
   const pod = actors.schedule(
@@ -49,38 +60,48 @@ async function sample(
       stage.clock.now(),
     ),
   ]);
+  const trace = traceRequests(
+    servicesByEndpoint({ Kubernetes: stage.kube.url, EC2: stage.ec2.endpoint, DynamoDB: stage.env.AWS_ENDPOINT_URL_DYNAMODB ?? '' }),
+  );
   const started = performance.now();
   const done = handlers.clusterEvent(event, lambdaContext(60_000, 'cluster-event'));
   while ((stage.ec2.counters().calls.AttachVolume ?? 0) === attaches && performance.now() - started < 30_000) await tick();
-  const ms = performance.now() - started;
+  const seenAt = performance.now();
   const dynamo = Object.values(stage.dynamo.meter.calls).reduce((a, b) => a + b, 0) - dynamoBefore;
   await done;
-  return { ms, dynamo };
+  const before = trace.stop().filter((r) => r.startMs >= started && r.endMs <= seenAt);
+  return { ms: seenAt - started, dynamo, before: before.map((r) => ({ ...r, startMs: r.startMs - started, endMs: r.endMs - started })) };
 }
+
+const ofServices = (requests: TracedRequest[], ...services: string[]) => requests.filter((r) => services.includes(r.service));
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
 
 export async function measureEventLatency(stage: LocalStack, handlers: Handlers, actors: Actors, samples = 5): Promise<EventLatency> {
   const nodes = actors.cluster.nodes;
-  const plain: { ms: number; dynamo: number }[] = [];
-  const slowed: number[] = [];
+  const plain: Sample[] = [];
+  const slowed: Sample[] = [];
   for (let i = 0; i < samples; i++) plain.push(await sample(stage, handlers, actors, nodes[i % nodes.length] as GenNode, i));
   stage.kube.faults.latency(ADDED_MS);
   stage.ec2.setLatency('*', ADDED_MS);
   try {
     for (let i = 0; i < samples; i++)
-      slowed.push((await sample(stage, handlers, actors, nodes[(i + samples) % nodes.length] as GenNode, i + samples)).ms);
+      slowed.push(await sample(stage, handlers, actors, nodes[(i + samples) % nodes.length] as GenNode, i + samples));
   } finally {
     stage.kube.faults.latency(0);
     stage.ec2.setLatency('*', 0);
   }
   const medianMs = median(plain.map((p) => p.ms));
-  const medianWithAddedMs = median(slowed);
+  const medianWithAddedMs = median(slowed.map((p) => p.ms));
+  const last = slowed.at(-1)?.before ?? [];
   return {
     medianMs,
     medianWithAddedMs,
-    sequentialRoundTrips: Math.round((medianWithAddedMs - medianMs) / ADDED_MS),
+    sequentialRoundTrips: median(slowed.map((p) => sequentialRoundTrips(ofServices(p.before, 'Kubernetes', 'EC2')))),
+    roundTripsFromTime: Math.round((medianWithAddedMs - medianMs) / ADDED_MS),
     dynamoCallsBeforeAttach: median(plain.map((p) => p.dynamo)),
+    sequentialDynamoCalls: median(slowed.map((p) => sequentialRoundTrips(ofServices(p.before, 'DynamoDB')))),
+    path: last.map((r) => `+${r.startMs.toFixed(0)}–${r.endMs.toFixed(0)} ms ${r.service} ${r.label}`),
     samples,
   };
 }

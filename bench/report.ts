@@ -102,7 +102,11 @@ function sizeSection(f: SizeFigures): string[] {
   if (f.latency)
     lines.push(
       '',
-      `Event → AttachVolume (cluster-event handler, SQS batch of one Scheduled event): median ${f.latency.medianMs.toFixed(0)} ms over ${f.latency.samples} samples; with 20 ms added to every Kubernetes and EC2 request ${f.latency.medianWithAddedMs.toFixed(0)} ms, i.e. about ${f.latency.sequentialRoundTrips} sequential Kubernetes/EC2 round trips before AttachVolume, plus ${f.latency.dynamoCallsBeforeAttach} DynamoDB calls.`,
+      `Event → AttachVolume (cluster-event handler, SQS batch of one Scheduled event): median ${f.latency.medianMs.toFixed(0)} ms over ${f.latency.samples} samples; with 20 ms added to every Kubernetes and EC2 request ${f.latency.medianWithAddedMs.toFixed(0)} ms. Traced: ${f.latency.sequentialRoundTrips} sequential Kubernetes/EC2 round trips before AttachVolume (requests in flight together count once; from the times alone about ${f.latency.roundTripsFromTime}), plus ${f.latency.dynamoCallsBeforeAttach} DynamoDB calls (${f.latency.sequentialDynamoCalls} one after another). One sample's requests before AttachVolume:`,
+      '',
+      '```',
+      ...f.latency.path,
+      '```',
     );
   if (f.burst)
     lines.push(

@@ -4,7 +4,9 @@
  * with the schema's explanation; it never reaches a pass, so no call is made for it.
  */
 import { JSONStringified } from '@aws-lambda-powertools/parser/helpers';
-import { EventBridgeSchema, SqsRecordSchema } from '@aws-lambda-powertools/parser/schemas';
+// The two schemas' own modules: the package's index builds every AWS event schema it has at import.
+import { EventBridgeSchema } from '@aws-lambda-powertools/parser/schemas/eventbridge';
+import { SqsRecordSchema } from '@aws-lambda-powertools/parser/schemas/sqs';
 import { z } from 'zod';
 import { isInstanceId } from '../core/provider-id.js';
 import {
@@ -53,6 +55,7 @@ const KubernetesEventDetailSchema = z
   .object({
     reason: z.string().optional(),
     type: z.string().optional(),
+    message: z.string().optional(),
     involvedObject: InvolvedObjectSchema,
   })
   .loose();

@@ -42,10 +42,21 @@ export interface DeviceClaims {
   unused(device: string): Promise<void>;
 }
 
+/** One instance as DescribeInstances showed it: its state and the devices of its block device mappings. */
+export interface SeenInstance {
+  state: InstanceState | undefined;
+  mappings: { device: string; volumeId: string | undefined }[];
+}
+
 export interface AttachRequest {
   volumeId: VolumeId;
   instanceId: InstanceId;
   devices: DeviceClaims;
+  /**
+   * The instance as this pass saw it, sparing the attach a DescribeInstances of its own. As good as a
+   * fresh look: a device name attached since is still claimed in the store (claims last a lease).
+   */
+  seen?: SeenInstance;
 }
 
 export interface DetachRequest {
@@ -87,6 +98,8 @@ export interface BlockStorage {
   describeInstanceVolumes(instanceId: InstanceId): Promise<VolumeObservation[]>;
   /** Instance states; ids EC2 does not know come back `missing`. */
   describeInstances(instanceIds: InstanceId[]): Promise<Map<InstanceId, InstanceState | 'missing'>>;
+  /** The same DescribeInstances, with each instance's block device mappings (what an attach chooses a device from). */
+  observeInstances(instanceIds: InstanceId[]): Promise<Map<InstanceId, SeenInstance | 'missing'>>;
   /**
    * Polls with backoff (1 s, ×1.8) until the target state, the deadline, a vanished volume (when
    * waiting for `attached`) or `giveUp`; returns what it last saw and never throws on timeout. Throws

@@ -4,7 +4,8 @@
  */
 import type { Action } from '../core/actions.js';
 import { volumeSpecName } from '../core/events.js';
-import type { DesiredAttachment, DesiredState, NodeName, Observations, ActualState, VolumeId } from '../core/types.js';
+import type { DesiredAttachment, DesiredState, InstanceId, NodeName, Observations, ActualState, VolumeId } from '../core/types.js';
+import type { SeenInstance } from '../ports/block-storage.js';
 import type { Deadline } from './deadline.js';
 import type { ModeReports } from './modes/reports.js';
 import type { NodeStatusUpdater } from './node-status.js';
@@ -16,6 +17,8 @@ export interface PassContext {
   desired: DesiredState;
   actual: ActualState;
   observations: Observations;
+  /** Instances as this pass's verification saw them (block device mappings too) and when, for the attaches that follow. */
+  seenInstances: Map<InstanceId, { instance: SeenInstance; at: number }>;
   /** The only writer of node status in this pass: owns what each node's list says and what left it. */
   nodeStatus: NodeStatusUpdater;
   /** PV name of each volume, for VolumeAttachment references. */

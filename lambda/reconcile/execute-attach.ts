@@ -10,7 +10,7 @@ import { settleAcceptedAttach } from '../core/accepted-attach.js';
 import { completeAttach, failOperation } from '../core/transitions.js';
 import { lockKey } from '../core/types.js';
 import { pairKey } from '../core/volume-attachments.js';
-import type { AttachOutcome } from '../ports/block-storage.js';
+import type { AttachOutcome, SeenInstance } from '../ports/block-storage.js';
 import { desiredAttachment, type PassContext } from './context.js';
 import { deviceClaims } from './device-claims.js';
 import { observeVolume } from './observe.js';
@@ -51,12 +51,28 @@ export async function executeAttach(ctx: PassContext, planned: AttachAction): Pr
   const lease = started.record.operations[fence.lockKey]?.leaseExpiresAt ?? ctx.deps.clock();
   const devices = deviceClaims(ctx, { volumeId: action.volumeId, instanceId: action.instanceId, operationId, expiresAt: lease });
   const calledAt = ctx.deps.clock();
-  const outcome = await ctx.deps.blockStorage.attach({ volumeId: action.volumeId, instanceId: action.instanceId, devices });
+  const seen = recentlySeen(ctx, action.instanceId);
+  const outcome = await ctx.deps.blockStorage.attach({
+    volumeId: action.volumeId,
+    instanceId: action.instanceId,
+    devices,
+    ...(seen ? { seen } : {}),
+  });
   ctx.touched.add(pairKey(action.volumeId, action.nodeName));
   if (outcome.kind === 'started' || outcome.kind === 'already-attached') {
     return settle(ctx, action, operationId, outcome.device, calledAt, finish, result);
   }
   return fail(ctx, action, operationId, outcome, finish, result);
+}
+
+/**
+ * The instance as verification saw it, while that is younger than the lease margin: every lease ends
+ * at least that long after its AttachVolume, so any device attached since the look is still claimed
+ * in the store. Older, the adapter looks again.
+ */
+function recentlySeen(ctx: PassContext, instanceId: string): SeenInstance | undefined {
+  const seen = ctx.seenInstances.get(instanceId);
+  return seen !== undefined && ctx.deps.clock() - seen.at < ctx.deps.settings.plan.leaseMarginMs ? seen.instance : undefined;
 }
 
 async function settle(

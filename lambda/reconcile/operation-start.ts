@@ -33,7 +33,9 @@ export async function startOperation<A extends OperationAction>(
     if (written.ok) return { ok: true, record: written.record, operationId, action: current };
     if (written.why === 'refused') return { ok: false, outcome: 'deferred', detail: written.reason };
     // Another invocation acted on this volume since the pass looked: what EC2 said then is stale,
-    // so ask again before deciding (never an AttachVolume from a stale observation, invariant 6).
+    // so ask again before deciding (never an AttachVolume from a stale observation, invariant 6);
+    // the instance too, when the attach comes to it.
+    ctx.seenInstances.delete(current.instanceId);
     await observeVolume(ctx, action.volumeId);
     const again = ctx.replan(action.volumeId).find((a): a is A => a.kind === action.kind && a.nodeName === action.nodeName);
     if (again === undefined)

@@ -30,6 +30,7 @@ export function createPassContext(
     desired,
     actual,
     observations: {},
+    seenInstances: new Map(),
     pvNames,
     touched: new Set(),
     reportErrors: [],

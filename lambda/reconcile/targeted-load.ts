@@ -34,11 +34,12 @@ interface Reading {
 export async function loadTargeted(deps: ReconcileDeps, target: Target): Promise<TargetedInputs> {
   const reading: Reading = { parts: [], nodesRead: new Set(), volumes: new Set(), actual: new Map(), corrupt: [] };
   const seedNodes = await seedsOf(deps, target, reading);
+  const targetVolumes = [...reading.volumes];
+  // The target's nodes first, so one read of the store serves their volumes and the target's alike.
+  await readNodes(deps, reading, seedNodes);
   await loadRecords(deps, reading);
-  // The target's nodes, then the nodes its volumes are attached to (their pods decide a detach there).
-  await readNodes(deps, reading, [...seedNodes, ...attachedNodes(reading.actual, reading.volumes)]);
-  for (const id of volumesOnNodes(mergeSnapshots(reading.parts), reading.nodesRead)) reading.volumes.add(id);
-  await loadRecords(deps, reading);
+  // Then the nodes the target's volumes are attached to (their pods decide a detach there), if any are new.
+  if (await readNodes(deps, reading, attachedNodes(reading.actual, targetVolumes))) await loadRecords(deps, reading);
   const snapshot = mergeSnapshots(reading.parts);
   const scope = { volumes: [...reading.volumes].sort(), nodes: [...reading.nodesRead].sort() };
   return { snapshot, desired: buildDesiredState(snapshot, { complete: true, scope }), actual: reading.actual, corrupt: reading.corrupt };
@@ -47,14 +48,8 @@ export async function loadTargeted(deps: ReconcileDeps, target: Target): Promise
 /** The target's own objects; returns the nodes it names. */
 async function seedsOf(deps: ReconcileDeps, target: Target, reading: Reading): Promise<NodeName[]> {
   switch (target.kind) {
-    case 'pod': {
-      const closure = await deps.cluster.readPod(target.namespace, target.name);
-      if (closure.pod === undefined) return [];
-      reading.parts.push({ pods: [closure.pod], pvcs: closure.pvcs, pvs: closure.pvs });
-      const known = mergeSnapshots(reading.parts);
-      for (const id of volumesOfPod(closure.pod, claimLookup(known.pvcs, known.pvs))) reading.volumes.add(id);
-      return closure.pod.spec?.nodeName ? [closure.pod.spec.nodeName] : [];
-    }
+    case 'pod':
+      return podSeeds(deps, target, reading);
     case 'node':
       return [target.name];
     case 'instance':
@@ -63,6 +58,26 @@ async function seedsOf(deps: ReconcileDeps, target: Target, reading: Reading): P
       reading.volumes.add(target.volumeId);
       return [];
   }
+}
+
+/**
+ * A pod and the node it runs on. When the event names the node (kube-scheduler's `Scheduled`), that
+ * node's pods are read at once and the pod comes with them, its claims and volumes read once; the
+ * pod is read on its own only when it is not there (the hint was stale, or the pod moved on).
+ */
+async function podSeeds(deps: ReconcileDeps, target: Extract<Target, { kind: 'pod' }>, reading: Reading): Promise<NodeName[]> {
+  if (target.nodeHint !== undefined) await readNodes(deps, reading, [target.nodeHint]);
+  let known = mergeSnapshots(reading.parts);
+  let pod = known.pods.find((p) => p.metadata.namespace === target.namespace && p.metadata.name === target.name);
+  if (pod === undefined) {
+    const closure = await deps.cluster.readPod(target.namespace, target.name);
+    if (closure.pod === undefined) return [];
+    reading.parts.push({ pods: [closure.pod], pvcs: closure.pvcs, pvs: closure.pvs });
+    known = mergeSnapshots(reading.parts);
+    pod = closure.pod;
+  }
+  for (const id of volumesOfPod(pod, claimLookup(known.pvcs, known.pvs))) reading.volumes.add(id);
+  return pod.spec?.nodeName ? [pod.spec.nodeName] : [];
 }
 
 /**
@@ -92,8 +107,10 @@ async function loadRecords(deps: ReconcileDeps, reading: Reading): Promise<void>
   reading.corrupt.push(...loaded.corrupt);
 }
 
-async function readNodes(deps: ReconcileDeps, reading: Reading, names: NodeName[]): Promise<void> {
+/** Reads the nodes not read yet, with every pod on them, and adds the volumes they use or report; false when there were none. */
+async function readNodes(deps: ReconcileDeps, reading: Reading, names: NodeName[]): Promise<boolean> {
   const fresh = [...new Set(names)].filter((name) => !reading.nodesRead.has(name));
+  if (fresh.length === 0) return false;
   await Promise.all(
     fresh.map(async (name) => {
       const [node, onNode] = await Promise.all([deps.cluster.readNode(name), deps.cluster.readPodsOnNode(name)]);
@@ -101,9 +118,11 @@ async function readNodes(deps: ReconcileDeps, reading: Reading, names: NodeName[
       reading.nodesRead.add(name);
     }),
   );
+  for (const id of volumesOnNodes(mergeSnapshots(reading.parts), reading.nodesRead)) reading.volumes.add(id);
+  return true;
 }
 
-function attachedNodes(actual: ActualState, volumes: Set<VolumeId>): NodeName[] {
+function attachedNodes(actual: ActualState, volumes: readonly VolumeId[]): NodeName[] {
   return [...volumes].flatMap((id) => Object.keys(actual.get(id)?.attachments ?? {}));
 }
 

@@ -64,7 +64,13 @@ export interface ReconcileDeps extends Ports {
 
 /** What an event names: the pass reads only around it. */
 export type Target =
-  | { kind: 'pod'; namespace: string; name: string }
+  | {
+      kind: 'pod';
+      namespace: string;
+      name: string;
+      /** The node the event says the pod was bound to: a hint read alongside the pod, never trusted over the pod's own spec. */
+      nodeHint?: NodeName;
+    }
   | { kind: 'node'; name: NodeName }
   | { kind: 'instance'; instanceId: InstanceId }
   | { kind: 'volume'; volumeId: VolumeId };

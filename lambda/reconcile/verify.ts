@@ -6,6 +6,7 @@
 import pLimit from 'p-limit';
 import type { InstanceId, InstanceState, Observations, VolumeId, VolumeObservation } from '../core/types.js';
 import { nodesByInstance } from '../core/verification.js';
+import type { SeenInstance } from '../ports/block-storage.js';
 import type { PassContext } from './context.js';
 import { applyVolumeObservation } from './observe.js';
 
@@ -17,14 +18,17 @@ export async function verifyAgainstEc2(
   instanceIds: InstanceId[],
 ): Promise<Observations | undefined> {
   let observations: Required<Observations>;
+  // What EC2 answers may be as old as the request: the look is dated when it is sent.
+  const at = ctx.deps.clock();
   try {
     const [volumes, instances] = await Promise.all([
       volumeIds.length > 0 ? ctx.deps.blockStorage.describeVolumes(volumeIds) : Promise.resolve(new Map<VolumeId, VolumeObservation>()),
       instanceIds.length > 0
-        ? ctx.deps.blockStorage.describeInstances(instanceIds)
-        : Promise.resolve(new Map<InstanceId, InstanceState | 'missing'>()),
+        ? ctx.deps.blockStorage.observeInstances(instanceIds)
+        : Promise.resolve(new Map<InstanceId, SeenInstance | 'missing'>()),
     ]);
-    observations = { volumes, instances };
+    observations = { volumes, instances: statesOf(instances) };
+    for (const [id, instance] of instances) if (instance !== 'missing') ctx.seenInstances.set(id, { instance, at });
   } catch (error) {
     ctx.deps.log.warn('verification against EC2 failed; planning without it', { error: String(error) });
     return undefined;
@@ -34,4 +38,8 @@ export async function verifyAgainstEc2(
   const limit = pLimit(WRITE_CONCURRENCY);
   await Promise.all([...observations.volumes.values()].map((o) => limit(() => applyVolumeObservation(ctx, o, byInstance))));
   return observations;
+}
+
+function statesOf(seen: Map<InstanceId, SeenInstance | 'missing'>): Map<InstanceId, InstanceState | 'missing'> {
+  return new Map([...seen].map(([id, instance]) => [id, instance === 'missing' ? 'missing' : (instance.state ?? 'missing')]));
 }

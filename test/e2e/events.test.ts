@@ -46,6 +46,36 @@ describe('targeted passes from events, through the real handlers', () => {
     expect(lists.every((path) => path.includes('/pods'))).toBe(true);
   });
 
+  it('a Scheduled event naming the node: every object read once, EC2 asked once before AttachVolume, one read of the store', async () => {
+    const volume = await world.createVolume({ name: 'data-db-0' });
+    world.addPod('db-0', volume, 'node-1');
+    world.kube.resetRequests();
+    world.ec2.resetCounters();
+    world.dynamo.resetMeter();
+    const scheduled = envelope('Kubernetes Event', 'kubernetes-event-exporter', {
+      reason: 'Scheduled',
+      message: 'Successfully assigned default/db-0 to node-1',
+      involvedObject: { kind: 'Pod', namespace: 'default', name: 'db-0' },
+    });
+
+    expect(await handlers.clusterEvent(sqsBatch([scheduled]), lambdaContext())).toEqual({ batchItemFailures: [] });
+
+    const gets = world.kube
+      .requests()
+      .filter((r) => r.verb === 'get')
+      .map((r) => `${r.resource}/${r.name}`);
+    // The pod comes with its node's pods: no GET of its own, its claim and volume read once.
+    expect(gets.filter((g) => g.startsWith('pods/'))).toEqual([]);
+    expect(gets.filter((g) => g === `persistentvolumeclaims/${volume.claimName}`)).toHaveLength(1);
+    expect(gets.filter((g) => g === `persistentvolumes/${volume.pvName}`)).toHaveLength(1);
+    const ec2 = world.ec2.requests().map((r) => r.action);
+    expect(ec2.slice(0, ec2.indexOf('AttachVolume')).sort()).toEqual(['DescribeInstances', 'DescribeVolumes']);
+    // The node's volumes and the pod's in one read; the device name reserved without reading the reservations first.
+    expect(world.dynamo.meter.calls.BatchGetItem).toBe(1);
+    expect(world.dynamo.meter.calls.GetItem ?? 0).toBe(0);
+    expect(reportedOn(world, 'node-1')).toEqual([{ name: volume.uniqueName, devicePath: '/dev/xvdaa' }]);
+  });
+
   it("a stopped instance's volumes are detached at once (forced), its root volume left alone", async () => {
     const volume = await world.createVolume({ name: 'data-db-0' });
     world.addPod('db-0', volume, 'node-1');

@@ -13,6 +13,7 @@ import type {
   DetachOutcome,
   WaitRequest,
   WaitResult,
+  SeenInstance,
 } from '../../lambda/ports/block-storage.js';
 import type {
   Cluster,
@@ -249,6 +250,10 @@ export class FakeBlockStorage implements BlockStorage {
   }
   describeInstances(ids: InstanceId[]) {
     return Promise.resolve(new Map<InstanceId, InstanceState | 'missing'>(ids.map((id) => [id, 'running'])));
+  }
+  /** Running instances with no mappings: the attach's device names are the fake's `candidates`. */
+  observeInstances(ids: InstanceId[]) {
+    return Promise.resolve(new Map<InstanceId, SeenInstance | 'missing'>(ids.map((id) => [id, { state: 'running', mappings: [] }])));
   }
   waitFor(request: WaitRequest) {
     this.calls.push(`wait ${request.target}`);

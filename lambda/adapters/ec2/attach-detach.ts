@@ -19,7 +19,7 @@ export async function attachVolume(deps: AttachDetachDeps, request: AttachReques
   const { volumeId, instanceId } = request;
   let instance;
   try {
-    instance = await deps.reader.describeInstance(instanceId);
+    instance = request.seen ?? (await deps.reader.describeInstance(instanceId));
   } catch (error) {
     return attachOutcomeOf(classifyEc2Error(error), '');
   }

@@ -11,6 +11,7 @@ import type {
   BlockStorage,
   DetachOutcome,
   DetachRequest,
+  SeenInstance,
   WaitRequest,
   WaitResult,
 } from '../../ports/block-storage.js';
@@ -53,6 +54,10 @@ export class Ec2BlockStorage implements BlockStorage {
 
   describeInstances(instanceIds: InstanceId[]): Promise<Map<InstanceId, InstanceState | 'missing'>> {
     return this.reader.describeInstances(instanceIds);
+  }
+
+  observeInstances(instanceIds: InstanceId[]): Promise<Map<InstanceId, SeenInstance | 'missing'>> {
+    return this.reader.observeInstances(instanceIds);
   }
 
   waitFor(request: WaitRequest): Promise<WaitResult> {

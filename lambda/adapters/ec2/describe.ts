@@ -25,7 +25,7 @@ import {
 import pLimit from 'p-limit';
 import type { InstanceId, InstanceState, VolumeId, VolumeObservation } from '../../core/types.js';
 import { classifyEc2Error, idsInMessage } from './errors.js';
-import { instanceState, missingVolume, toInstanceView, toObservation, type InstanceView } from './mapping.js';
+import { missingVolume, toInstanceView, toObservation, type InstanceView } from './mapping.js';
 
 const ID_BATCH = 500;
 const FILTER_VALUES_PER_CALL = 200;
@@ -107,11 +107,16 @@ export class Ec2Reader {
   }
 
   async describeInstances(instanceIds: InstanceId[]): Promise<Map<InstanceId, InstanceState | 'missing'>> {
-    const instances = await this.instances(instanceIds);
-    const result = new Map<InstanceId, InstanceState | 'missing'>();
-    for (const instance of instances) {
-      const state = instanceState(instance);
-      if (instance.InstanceId && state) result.set(instance.InstanceId, state);
+    const seen = await this.observeInstances(instanceIds);
+    return new Map([...seen].map(([id, instance]) => [id, instance === 'missing' ? 'missing' : (instance.state ?? 'missing')]));
+  }
+
+  /** States and block device mappings; ids EC2 does not know (or shows without a state) come back `missing`. */
+  async observeInstances(instanceIds: InstanceId[]): Promise<Map<InstanceId, InstanceView | 'missing'>> {
+    const result = new Map<InstanceId, InstanceView | 'missing'>();
+    for (const instance of await this.instances(instanceIds)) {
+      const view = toInstanceView(instance);
+      if (view.instanceId && view.state) result.set(view.instanceId, view);
     }
     for (const id of new Set(instanceIds)) if (!result.has(id)) result.set(id, 'missing');
     return result;

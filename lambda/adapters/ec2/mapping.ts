@@ -1,6 +1,7 @@
 /** SDK shapes → domain observations. */
 import type { Instance, Volume } from '@aws-sdk/client-ec2';
 import type { Ec2Attachment, InstanceState, VolumeId, VolumeObservation } from '../../core/types.js';
+import type { SeenInstance } from '../../ports/block-storage.js';
 
 const ATTACHMENT_STATES = new Set<string>(['attaching', 'attached', 'detaching', 'detached', 'busy']);
 const INSTANCE_STATES = new Set<string>(['pending', 'running', 'stopping', 'stopped', 'shutting-down', 'terminated']);
@@ -32,10 +33,8 @@ export function instanceState(instance: Instance): InstanceState | undefined {
 }
 
 /** What attach needs from DescribeInstances: the state and the device → volume mappings. */
-export interface InstanceView {
+export interface InstanceView extends SeenInstance {
   instanceId: string;
-  state: InstanceState | undefined;
-  mappings: { device: string; volumeId: string | undefined }[];
 }
 
 export function toInstanceView(instance: Instance): InstanceView {

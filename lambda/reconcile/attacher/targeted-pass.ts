@@ -61,11 +61,13 @@ export async function runAttacherTargetedPass(
   const nodeName = closure.pod?.spec?.nodeName;
   const expected = closure.pod === undefined ? [] : expectedAttachments(closure.pod, closure.pvcs, closure.pvs);
   const names = expected.map((e) => volumeAttachmentName(e.handle, e.nodeName));
-  const volumeAttachments = names.length === 0 ? [] : await pollVolumeAttachments(deps, names, deps.settings.attacherWaitMs);
-  const [csiNode, node] =
-    nodeName === undefined || volumeAttachments.length === 0
+  // The node's CSINode and Node are read while the VolumeAttachments are polled, not after them.
+  const [volumeAttachments, [csiNode, node]] = await Promise.all([
+    names.length === 0 ? [] : pollVolumeAttachments(deps, names, deps.settings.attacherWaitMs),
+    nodeName === undefined || names.length === 0
       ? [undefined, undefined]
-      : await Promise.all([deps.cluster.readCsiNode(nodeName), deps.cluster.readNode(nodeName)]);
+      : Promise.all([deps.cluster.readCsiNode(nodeName), deps.cluster.readNode(nodeName)]),
+  ]);
   const view = { volumeAttachments, pvs: closure.pvs, csiNodes: csiNode ? [csiNode] : [], nodes: node ? [node] : [] };
   const targets = attacherTargets(view);
   const volumes = [...new Set(targets.flatMap((t) => t.volumeId ?? []))].sort();
