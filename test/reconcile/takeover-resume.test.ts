@@ -1,34 +1,41 @@
 /**
- * A takeover too large for one invocation: the first full pass runs out of its deadline midway,
- * the next one continues where it stopped. Across both, every claimed volume is described by EC2
- * once and written once, and nothing is attached, detached or reported while the takeover is partial.
+ * A takeover too large for one invocation: the first full pass stops midway (its deadline, or EC2
+ * not answering), the next one continues where it stopped. Across both, every claimed volume is described by EC2
+ * once and written once (the takeover's only write), and nothing is attached, detached or reported while the takeover is partial.
  */
 import { describe, expect, it } from 'vitest';
 import type { VolumeId } from '../../lambda/core/types.js';
 import { runFullPass } from '../../lambda/reconcile/full-pass.js';
-import { instanceOf, node, snapshot, T0, uname, vol } from '../core/builders.js';
+import { instanceOf, node, pod, pv, pvc, snapshot, T0, uname, vol } from '../core/builders.js';
 import { FakeBlockStorage, FakeCluster, FakeStore, fakeDeps } from '../support/fake-ports.js';
 
 const NODES = 110;
 const PER_NODE = 10;
 /** Unneeded and unmounted: a complete takeover detaches it; a partial one must not. */
 const UNNEEDED = vol(1);
-/** Claimed by its node, but EC2 shows it attached nowhere: settled to nothing, never written. */
+/** Claimed by its node (not needed), but EC2 shows it attached nowhere: settled to nothing, never written. */
 const REFUTED = vol(NODES * PER_NODE);
 
 const volumesOf = (n: number) => Array.from({ length: PER_NODE }, (_, i) => vol(n * PER_NODE + i + 1));
 const nodeName = (n: number) => `node-${n}`;
 
-/** Every node reports its volumes attached; all but UNNEEDED are mounted. */
+const claimOf = (volumeId: VolumeId) => `data-${volumeId}`;
+const needed = (n: number) => volumesOf(n).filter((id) => id !== UNNEEDED && id !== REFUTED);
+
+/** Every node reports its volumes attached; a pod on it mounts all but UNNEEDED and REFUTED. */
 function scene() {
   const nodes = Array.from({ length: NODES }, (_, n) =>
     node(nodeName(n), {
       attached: volumesOf(n).map((id, i) => ({ name: uname(id), devicePath: `/dev/xvda${String.fromCharCode(97 + i)}` })),
-      inUse: volumesOf(n).filter((id) => id !== UNNEEDED),
+      inUse: needed(n),
     }),
   );
+  const all = Array.from({ length: NODES }, (_, n) => needed(n)).flat();
+  const pods = Array.from({ length: NODES }, (_, n) => pod(`app-${n}`, { node: nodeName(n), claims: needed(n).map(claimOf) }));
+  const pvcs = all.map((id) => pvc(claimOf(id)));
+  const pvs = all.map((id) => pv(`pv-${claimOf(id)}`, { volumeId: id }));
   const store = new FakeStore();
-  const kube = new FakeCluster(snapshot({ nodes }));
+  const kube = new FakeCluster(snapshot({ nodes, pods, pvcs, pvs }));
   const ec2 = new FakeBlockStorage();
   for (let n = 0; n < NODES; n++)
     for (const [i, volumeId] of volumesOf(n).entries()) {
@@ -50,38 +57,68 @@ const counted = (ids: VolumeId[]) => {
   return counts;
 };
 
-describe('a takeover that runs out of its deadline midway', () => {
-  it('records what it did, changes nothing in the cluster or EC2, and the next invocation continues without repeating a call', async () => {
-    const { deps, store, kube, ec2, puts } = scene();
-    const firstInvocation = new AbortController();
-    store.beforePut = (next) => {
-      puts.push(next.volumeId);
-      firstInvocation.abort(); // the deadline passes while the first volumes are being written
-    };
+type Scene = ReturnType<typeof scene>;
+const ALL = Array.from({ length: NODES * PER_NODE }, (_, i) => vol(i + 1));
+const FIRST_STEP = ALL.slice(0, 500);
 
-    const partial = await runFullPass(deps, { deadline: T0 + 300_000, signal: firstInvocation.signal });
+/** Stops the first invocation after its first step; undone by `resume`. */
+const interruptions: [string, (s: Scene, invocation: AbortController) => { resume(): void }][] = [
+  [
+    'the deadline passes while the first step is being written',
+    ({ store }, invocation) => {
+      const before = store.beforePut;
+      store.beforePut = (next) => {
+        before?.(next);
+        invocation.abort();
+      };
+      return { resume: () => (store.beforePut = before) };
+    },
+  ],
+  [
+    'EC2 cannot be asked about the second step',
+    ({ ec2 }) => {
+      const describe = ec2.describeVolumes.bind(ec2);
+      let calls = 0;
+      ec2.describeVolumes = (ids) => (++calls === 2 ? Promise.reject(new Error('RequestLimitExceeded')) : describe(ids));
+      return { resume: () => (ec2.describeVolumes = describe) };
+    },
+  ],
+];
 
-    const firstDescribed = ec2.describes.flat();
-    expect(firstDescribed.length).toBeGreaterThan(0);
-    expect(firstDescribed.length).toBeLessThan(NODES * PER_NODE);
-    expect(store.items.size).toBe(firstDescribed.length);
-    expect(store.state.seededAt).toBeUndefined();
-    expect(ec2.calls).toEqual([]);
-    expect(kube.statusWrites).toEqual([]);
-    expect(kube.volumeAttachmentWrites).toEqual([]);
-    expect(partial.converged).toBe(false);
+describe('a takeover interrupted midway', () => {
+  it.each(interruptions)(
+    '%s: the pass records its step, changes nothing in the cluster or EC2, and the next invocation continues without repeating a call',
+    async (_when, interrupt) => {
+      const staged = scene();
+      const { deps, store, kube, ec2, puts } = staged;
+      store.beforePut = (next) => puts.push(next.volumeId);
+      const firstInvocation = new AbortController();
+      const interrupted = interrupt(staged, firstInvocation);
 
-    const complete = await runFullPass(deps, { deadline: T0 + 300_000 });
+      const partial = await runFullPass(deps, { deadline: T0 + 300_000, signal: firstInvocation.signal });
 
-    const described = counted(ec2.describes.flat());
-    expect([...described.keys()].sort()).toEqual(Array.from({ length: NODES * PER_NODE }, (_, i) => vol(i + 1)));
-    expect([...described.values()].every((n) => n === 1)).toBe(true);
-    const written = counted(puts.filter((id) => id !== UNNEEDED));
-    expect(written.size).toBe(NODES * PER_NODE - 2);
-    expect(written.has(REFUTED)).toBe(false);
-    expect([...written.values()].every((n) => n === 1)).toBe(true);
-    expect(ec2.calls).toEqual([`detach ${UNNEEDED}`, 'wait detached']);
-    expect(store.state).toMatchObject({ seededAt: T0, lastVerifiedAt: T0 });
-    expect(complete.seeded).toBe(true);
-  });
+      expect(ec2.describes).toEqual([FIRST_STEP]);
+      expect([...store.items.keys()].sort()).toEqual(FIRST_STEP);
+      expect(store.state).toMatchObject({ takeover: { startedAt: T0, through: FIRST_STEP.at(-1) } });
+      expect(store.state.seededAt).toBeUndefined();
+      expect(ec2.calls).toEqual([]);
+      expect(kube.statusWrites).toEqual([]);
+      expect(kube.volumeAttachmentWrites).toEqual([]);
+      expect(partial).toMatchObject({ takeover: { done: 500, left: 600 }, converged: false, actions: [] });
+
+      interrupted.resume();
+      const complete = await runFullPass(deps, { deadline: T0 + 300_000 });
+
+      const described = counted(ec2.describes.flat());
+      expect([...described.keys()].sort()).toEqual(ALL);
+      expect([...described.values()].every((n) => n === 1)).toBe(true);
+      const written = counted(puts.filter((id) => id !== UNNEEDED));
+      expect(written.size).toBe(ALL.length - 2);
+      expect(written.has(REFUTED)).toBe(false);
+      expect([...written.values()].every((n) => n === 1)).toBe(true);
+      expect(ec2.calls).toEqual([`detach ${UNNEEDED}`, 'wait detached']);
+      expect(store.state).toEqual({ seededAt: T0, lastVerifiedAt: T0, version: expect.any(Number) as number });
+      expect(complete).toMatchObject({ seeded: true, verified: true, takeover: { done: 600, left: 0 } });
+    },
+  );
 });
