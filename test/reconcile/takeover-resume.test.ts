@@ -122,3 +122,25 @@ describe('a takeover interrupted midway', () => {
     },
   );
 });
+
+describe('two full passes taking over at once (a schedule tick while a long takeover runs)', () => {
+  it('one holds the takeover; the other asks EC2 nothing and writes no volume', async () => {
+    const { deps, store, ec2, puts } = scene();
+    store.beforePut = (next) => puts.push(next.volumeId);
+
+    const [first, second] = await Promise.all([
+      runFullPass(deps, { deadline: T0 + 300_000 }, { passId: 'tick-1' }),
+      runFullPass(deps, { deadline: T0 + 300_000 }, { passId: 'tick-2' }),
+    ]);
+
+    expect([...counted(ec2.describes.flat()).values()].every((n) => n === 1)).toBe(true);
+    expect([...counted(puts.filter((id) => id !== UNNEEDED)).values()].every((n) => n === 1)).toBe(true);
+    expect([first, second].map((r) => r.takeover)).toEqual(
+      expect.arrayContaining([
+        { done: ALL.length, left: 0 },
+        { done: 0, left: ALL.length },
+      ]),
+    );
+    expect(store.state).toEqual({ seededAt: T0, lastVerifiedAt: T0, version: expect.any(Number) as number });
+  });
+});
