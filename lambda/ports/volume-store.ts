@@ -39,7 +39,9 @@ export interface TakeoverProgress {
   /** When its first step started: the verification it amounts to is as old as that. */
   startedAt: number;
   /** Every claimed volume with an id up to this one is seeded and verified. */
-  through: VolumeId;
+  through?: VolumeId;
+  /** The pass working on it, until its invocation ends: other passes leave the takeover to it meanwhile. */
+  holder?: { passId: string; until: number };
 }
 
 /**

@@ -36,7 +36,7 @@ export async function runFullPass(baseDeps: ReconcileDeps, budget: Budget, optio
   const ctx = createPassContext(deps, budget, desired, new Map(scanned.records), pvNamesByVolume(snapshot.pvs));
 
   const seeded = seedDue(cluster.complete, controllerState.seededAt);
-  const takeover = seeded ? await takeOver(ctx, snapshot, controllerState) : undefined;
+  const takeover = seeded ? await takeOver(ctx, snapshot, controllerState, passId) : undefined;
   if (takeover !== undefined) deps.log.info('taking over from the cluster', { done: takeover.done, left: takeover.left });
   // Until every claim is on record, any plan would decide on half a picture: a partial takeover plans nothing.
   const partial = takeover !== undefined && takeover.left > 0;

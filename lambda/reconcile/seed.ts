@@ -5,6 +5,7 @@
  * step's writes side by side. A finished step is written down in the controller state, so an
  * invocation that reaches its deadline leaves the rest to the next one, which asks EC2 about no
  * volume twice. A step once started is finished: it is the unit of work the deadline is checked against.
+ * One pass at a time holds the takeover (a lease in the controller state, to its invocation's end).
  */
 import pLimit from 'p-limit';
 import type { ClusterSnapshot } from '../core/kube.js';
@@ -12,7 +13,7 @@ import { takeoverSteps, takeoverSeeds, takeOverVolume, type TakeoverView } from 
 import { isEmpty, type SeedInput } from '../core/transitions.js';
 import type { VolumeId, VolumeObservation } from '../core/types.js';
 import { nodesByInstance } from '../core/verification.js';
-import type { ControllerState } from '../ports/volume-store.js';
+import type { ControllerState, TakeoverProgress } from '../ports/volume-store.js';
 import type { PassContext } from './context.js';
 import { writeRecord } from './records.js';
 import { WRITE_CONCURRENCY } from './verify.js';
@@ -29,25 +30,45 @@ export interface Takeover {
   startedAt: number;
 }
 
-/** Takes over the claimed volumes not yet taken over, step by step while the deadline allows. */
-export async function takeOver(ctx: PassContext, snapshot: ClusterSnapshot, state: ControllerState): Promise<Takeover> {
+/**
+ * Takes over the claimed volumes not yet taken over, step by step while the deadline allows. Only
+ * the pass holding the takeover works on it: one started meanwhile (the next schedule tick) leaves
+ * it alone rather than asking EC2 about the same volumes again.
+ */
+export async function takeOver(ctx: PassContext, snapshot: ClusterSnapshot, state: ControllerState, passId: string): Promise<Takeover> {
   const byVolume = takeoverSeeds(ctx.desired.nodes, snapshot);
   const steps = takeoverSteps(byVolume.keys(), state.takeover?.through);
   const startedAt = state.takeover?.startedAt ?? ctx.deps.clock();
-  const view: TakeoverView = { nodes: ctx.desired.nodes, byInstance: nodesByInstance(ctx.desired) };
   const left = steps.reduce((n, step) => n + step.length, 0);
-  const progress = { total: byVolume.size, done: byVolume.size - left };
   const result: Takeover = { claimed: new Set(byVolume.keys()), done: 0, left, state, startedAt };
+  if (steps.length === 0) return result;
+  const held = await holdTakeover(ctx, state, passId, startedAt);
+  if (held === undefined) {
+    ctx.deps.log.info('another pass holds the takeover; leaving it to that pass', { left });
+    return result;
+  }
+  result.state = held;
+  const view: TakeoverView = { nodes: ctx.desired.nodes, byInstance: nodesByInstance(ctx.desired) };
+  const progress = { total: byVolume.size, done: byVolume.size - left };
   let slowestMs = 0;
   for (const step of steps) {
     if (!ctx.deadline.canStart(slowestMs)) break;
     const began = ctx.deps.clock();
     if (!(await takeOverStep(ctx, step, byVolume, view, progress))) break;
-    result.state = await recordProgress(ctx, result.state, { startedAt, through: step[step.length - 1] as VolumeId });
+    const moved = await writeTakeover(ctx, result.state, {
+      ...result.state.takeover,
+      startedAt,
+      through: step[step.length - 1],
+    });
+    if (moved === undefined) break;
+    result.state = moved;
     result.done += step.length;
     result.left -= step.length;
     slowestMs = Math.max(slowestMs, ctx.deps.clock() - began);
   }
+  // Let the next pass go on at once rather than when this invocation's lease would have ended.
+  const { holder: _released, ...released } = result.state.takeover ?? { startedAt };
+  result.state = (await writeTakeover(ctx, result.state, released)) ?? result.state;
   return result;
 }
 
@@ -98,18 +119,19 @@ async function takeOverOne(
   if (!written.ok) ctx.deps.log.warn('could not take over volume', { volumeId, reason: written.reason });
 }
 
-/**
- * Moves the takeover's progress on. Another pass taking over at the same time may have written
- * the state meanwhile: the further progress is kept; a lost write only means a step done again.
- */
-async function recordProgress(ctx: PassContext, state: ControllerState, progress: { startedAt: number; through: VolumeId }) {
-  const store = ctx.deps.store;
-  for (let attempt = 0; attempt < 2; attempt++) {
-    const next: ControllerState = { ...state, takeover: progress };
-    if ((await store.putControllerState(next)).ok) return { ...next, version: state.version + 1 };
-    state = await store.getControllerState();
-    if (state.seededAt !== undefined || (state.takeover !== undefined && state.takeover.through >= progress.through)) return state;
-    progress = { ...progress, startedAt: Math.min(progress.startedAt, state.takeover?.startedAt ?? progress.startedAt) };
-  }
-  return state;
+/** Takes the takeover unless another pass holds it, until this invocation's end (its lease). */
+async function holdTakeover(ctx: PassContext, state: ControllerState, passId: string, startedAt: number) {
+  const now = ctx.deps.clock();
+  const holder = state.takeover?.holder;
+  if (holder !== undefined && holder.passId !== passId && holder.until > now) return undefined;
+  const until = now + ctx.deadline.leaseMs(ctx.deps.settings.plan);
+  return writeTakeover(ctx, state, { ...state.takeover, startedAt, holder: { passId, until } });
+}
+
+/** The controller state with the takeover's progress, compare-and-swapped; undefined when it changed meanwhile. */
+async function writeTakeover(ctx: PassContext, state: ControllerState, takeover: TakeoverProgress): Promise<ControllerState | undefined> {
+  const next: ControllerState = { ...state, takeover };
+  const written = await ctx.deps.store.putControllerState(next);
+  if (!written.ok) ctx.deps.log.warn('the takeover changed hands meanwhile; this pass stops taking over');
+  return written.ok ? { ...next, version: state.version + 1 } : undefined;
 }

@@ -99,7 +99,7 @@ describe('a takeover interrupted midway', () => {
 
       expect(ec2.describes).toEqual([FIRST_STEP]);
       expect([...store.items.keys()].sort()).toEqual(FIRST_STEP);
-      expect(store.state).toMatchObject({ takeover: { startedAt: T0, through: FIRST_STEP.at(-1) } });
+      expect(store.state.takeover).toEqual({ startedAt: T0, through: FIRST_STEP.at(-1) }); // released for the next pass
       expect(store.state.seededAt).toBeUndefined();
       expect(ec2.calls).toEqual([]);
       expect(kube.statusWrites).toEqual([]);
@@ -142,5 +142,19 @@ describe('two full passes taking over at once (a schedule tick while a long take
       ]),
     );
     expect(store.state).toEqual({ seededAt: T0, lastVerifiedAt: T0, version: expect.any(Number) as number });
+  });
+});
+
+describe("a takeover another pass holds, by the holder's lease", () => {
+  it.each<[string, number, { done: number; left: number }]>([
+    ['a live holder (its invocation still running): left to it', T0 + 1, { done: 0, left: ALL.length }],
+    ['a holder whose invocation has ended (it crashed): taken over', T0 - 1, { done: ALL.length, left: 0 }],
+  ])('%s', async (_case, until, expected) => {
+    const { deps, store } = scene();
+    store.state = { version: 1, takeover: { startedAt: T0 - 60_000, holder: { passId: 'earlier', until } } };
+
+    const report = await runFullPass(deps, { deadline: T0 + 300_000 });
+
+    expect(report.takeover).toEqual(expected);
   });
 });
