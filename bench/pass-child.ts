@@ -24,6 +24,8 @@ export interface PassAnswer {
   heapBefore: number;
   actions?: number;
   converged?: boolean;
+  /** A takeover pass: claimed volumes it left to the next invocation. */
+  takeoverLeft?: number;
   error?: string;
 }
 
@@ -45,7 +47,8 @@ async function runPass(request: PassRequest): Promise<PassAnswer> {
   };
   try {
     const report = await controller.fullPass({ deadline: clock.now() + request.capMs });
-    return { ...base(), actions: report.actions.length, converged: report.converged };
+    const takeover = report.takeover === undefined ? {} : { takeoverLeft: report.takeover.left };
+    return { ...base(), actions: report.actions.length, converged: report.converged, ...takeover };
   } catch (error) {
     return { ...base(), error: error instanceof Error ? error.message : String(error) };
   }

@@ -20,7 +20,9 @@ export interface BenchFigures {
 }
 
 const s = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
-const pass = (p: PassFigures) => (p.timedOut ? `> ${s(p.wallMs)} (cap)` : p.error ? `failed: ${p.error}` : s(p.wallMs));
+const invocations = (p: PassFigures) => (p.invocations > 1 ? ` in ${p.invocations} invocations` : '');
+const pass = (p: PassFigures) =>
+  p.timedOut ? `> ${s(p.wallMs)} (cap)` : p.error ? `failed: ${p.error}` : `${s(p.wallMs)}${invocations(p)}`;
 const sum = (p: PassFigures, service: string) => p.calls.filter((r) => r.service === service).reduce((n, r) => n + r.calls, 0);
 
 export function shortTable(figures: BenchFigures): string[] {
@@ -54,7 +56,7 @@ function callTable(p: PassFigures): string[] {
 }
 
 const PASS_NAMES = {
-  takeover: 'first full pass (takeover: seed + verify)',
+  takeover: 'first full passes (takeover: seed + verify), each invocation with the function timeout',
   steadyAtSync: 'steady state, sync due (verifies)',
   steadyAtSyncNoRtt: 'steady state, sync due, no latency added',
   steadyBetweenSyncs: 'steady state, between syncs',

@@ -15,7 +15,7 @@ import type { Budget } from '../reconcile/types.js';
 import { InvocationTimeout, timeoutAnswer } from './timeout-answer.js';
 
 /** Time a pass keeps back at the end of the invocation to write down what it started. */
-const SAFETY_MARGIN_MS = 10_000;
+export const SAFETY_MARGIN_MS = 10_000;
 /** middy aborts the handler this long before Lambda's own timeout. */
 const TIMEOUT_EARLY_MS = 2_000;
 

@@ -26,7 +26,22 @@ export interface ControllerState {
   lastVerifiedAt?: number;
   /** Set once the actual state has been seeded from the cluster (takeover from kube-controller-manager). */
   seededAt?: number;
+  /** A takeover still under way: what earlier invocations already seeded and verified. */
+  takeover?: TakeoverProgress;
   version: number;
+}
+
+/**
+ * A takeover goes through the claimed volumes in id order, a step at a time; each finished step
+ * moves `through` on, so the next invocation starts after it instead of asking EC2 again.
+ */
+export interface TakeoverProgress {
+  /** When its first step started: the verification it amounts to is as old as that. */
+  startedAt: number;
+  /** Every claimed volume with an id up to this one is seeded and verified. */
+  through?: VolumeId;
+  /** The pass working on it, until its invocation ends: other passes leave the takeover to it meanwhile. */
+  holder?: { passId: string; until: number };
 }
 
 /**

@@ -1,6 +1,7 @@
 /**
- * The full pass (DESIGN §4): read the whole cluster and the whole actual state, seed on first
- * run, verify against EC2 every sync period, then plan, act and report.
+ * The full pass (DESIGN §4): read the whole cluster and the whole actual state, take over on first
+ * run (seed/takeover.ts; across several passes when it is large), verify against EC2 every sync
+ * period, then plan, act and report.
  *
  * Cluster read failure (decided): the pass plans from an empty cluster snapshot marked
  * `complete: false`. It then attaches nothing and detaches nothing — an unreadable cluster is no
@@ -15,8 +16,8 @@ import type { PassContext } from './context.js';
 import { readOrNothing } from './cluster-read.js';
 import { dryRunStore } from './dry-run.js';
 import { markOutOfService } from './out-of-service.js';
-import { createPassContext, planAndExecute, summarize } from './pass.js';
-import { seedFromCluster } from './seed.js';
+import { createPassContext, NOTHING_EXECUTED, planAndExecute, summarize } from './pass.js';
+import { takeOver } from './seed.js';
 import { EMPTY_SNAPSHOT } from './snapshot.js';
 import type { Budget, PassOptions, PassReport, ReconcileDeps } from './types.js';
 import { verifyAgainstEc2 } from './verify.js';
@@ -35,31 +36,44 @@ export async function runFullPass(baseDeps: ReconcileDeps, budget: Budget, optio
   const ctx = createPassContext(deps, budget, desired, new Map(scanned.records), pvNamesByVolume(snapshot.pvs));
 
   const seeded = seedDue(cluster.complete, controllerState.seededAt);
-  if (seeded) deps.log.info('seeding the actual state from the cluster', { claims: await seedFromCluster(ctx, snapshot) });
-  const due = verificationDue(seeded, controllerState.lastVerifiedAt, startedAt, deps.settings.syncPeriodMs);
-  const targets = due ? verificationTargets(ctx.desired, ctx.actual) : unsettledTargets(ctx.actual);
-  const asked =
-    (due || targets.volumeIds.length > 0) && (await verifyAgainstEc2(ctx, targets.volumeIds, targets.instanceIds)) !== undefined;
+  const takeover = seeded ? await takeOver(ctx, snapshot, controllerState, passId) : undefined;
+  if (takeover !== undefined) deps.log.info('taking over from the cluster', { done: takeover.done, left: takeover.left });
+  // Until every claim is on record, any plan would decide on half a picture: a partial takeover plans nothing.
+  const partial = takeover !== undefined && takeover.left > 0;
+  const due = !partial && verificationDue(seeded, controllerState.lastVerifiedAt, startedAt, deps.settings.syncPeriodMs);
+  const targets = partial
+    ? { volumeIds: [], instanceIds: [] }
+    : due
+      ? verificationTargets(ctx.desired, ctx.actual)
+      : unsettledTargets(ctx.actual);
+  // The takeover asked EC2 about every claimed volume already (this pass or an earlier one of it).
+  const volumeIds = takeover === undefined ? targets.volumeIds : targets.volumeIds.filter((id) => !takeover.claimed.has(id));
+  const asked = (due || volumeIds.length > 0) && (await verifyAgainstEc2(ctx, volumeIds, targets.instanceIds)) !== undefined;
   const verified = due && asked;
 
-  if (!dryRun && cluster.complete) await markOutOfService(ctx, snapshot.nodes);
-  const executed = await planAndExecute(ctx, dryRun);
-  if (!dryRun && cluster.complete) await reportVolumeAttachments(ctx, snapshot);
-  // Seeding counts as done only once EC2 settled the seeded entries; until then every pass re-seeds (idempotent).
-  if (verified) await rememberVerification(ctx, controllerState, { seeded, at: startedAt });
+  const acting = !partial && !dryRun && cluster.complete;
+  if (acting) await markOutOfService(ctx, snapshot.nodes);
+  const executed = partial ? NOTHING_EXECUTED : await planAndExecute(ctx, dryRun);
+  if (acting) await reportVolumeAttachments(ctx, snapshot);
+  // Seeding counts as done only once EC2 settled every claim and the rest was verified; the verification is as old as the takeover's start.
+  if (verified) await rememberVerification(ctx, takeover?.state ?? controllerState, { seeded, at: takeover?.startedAt ?? startedAt });
 
   const problems = [
     ...desired.problems.map((message) => ({ source: 'kubernetes' as const, message })),
     ...scanned.corrupt.map((item) => ({ source: 'dynamodb' as const, message: `item ${item.key}: ${item.problem}` })),
   ];
   const summary = { passId, kind: 'full' as const, startedAt, dryRun, clusterComplete: cluster.complete, verified, seeded, problems };
-  return summarize(ctx, cluster.error === undefined ? summary : { ...summary, clusterError: cluster.error }, executed);
+  const report = summarize(ctx, cluster.error === undefined ? summary : { ...summary, clusterError: cluster.error }, executed);
+  if (takeover === undefined) return report;
+  return { ...report, takeover: { done: takeover.done, left: takeover.left }, ...(partial ? { converged: false } : {}) };
 }
 
 /** Another pass may have written the state meanwhile: its write is as good as ours. */
 export async function rememberVerification(ctx: PassContext, state: ControllerState, done: { seeded: boolean; at: number }): Promise<void> {
-  const next: ControllerState = { ...state, lastVerifiedAt: done.at };
-  if (done.seeded) next.seededAt = done.at;
+  const { takeover: _done, ...rest } = state;
+  const next: ControllerState = done.seeded
+    ? { ...rest, lastVerifiedAt: done.at, seededAt: done.at }
+    : { ...state, lastVerifiedAt: done.at };
   const written = await ctx.deps.store.putControllerState(next);
   if (!written.ok) ctx.deps.log.info("controller state changed meanwhile; keeping the other pass's");
 }

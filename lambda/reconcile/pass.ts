@@ -58,6 +58,9 @@ export interface Executed {
   results: ActionResult[];
 }
 
+/** A pass that planned nothing (a takeover still under way). */
+export const NOTHING_EXECUTED: Executed = { plan: { actions: [], heldBack: [] }, results: [] };
+
 export async function planAndExecute(ctx: PassContext, dryRun: boolean): Promise<Executed> {
   const planned = plan(ctx.desired, ctx.actual, ctx.observations, ctx.deps.clock(), ctx.deps.settings.plan);
   ctx.deps.log.info('planned', {

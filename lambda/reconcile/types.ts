@@ -126,6 +126,8 @@ export interface PassReport {
   fenced?: string;
   verified: boolean;
   seeded: boolean;
+  /** A takeover pass: claimed volumes it took over, and how many it left to the next pass (then it planned nothing). */
+  takeover?: { done: number; left: number };
   desiredAttachments: number;
   actualAttachments: number;
   actions: Action[];

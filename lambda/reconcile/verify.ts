@@ -10,7 +10,8 @@ import type { SeenInstance } from '../ports/block-storage.js';
 import type { PassContext } from './context.js';
 import { applyVolumeObservation } from './observe.js';
 
-const WRITE_CONCURRENCY = 8;
+/** DynamoDB writes one pass keeps in flight while writing down what EC2 says (verification, takeover). */
+export const WRITE_CONCURRENCY = 8;
 
 export async function verifyAgainstEc2(
   ctx: PassContext,
@@ -33,7 +34,11 @@ export async function verifyAgainstEc2(
     ctx.deps.log.warn('verification against EC2 failed; planning without it', { error: String(error) });
     return undefined;
   }
-  ctx.observations = observations;
+  // A takeover's steps may have asked about other volumes already this pass: their answers stay.
+  ctx.observations = {
+    volumes: new Map([...(ctx.observations.volumes ?? []), ...observations.volumes]),
+    instances: observations.instances,
+  };
   const byInstance = nodesByInstance(ctx.desired);
   const limit = pLimit(WRITE_CONCURRENCY);
   await Promise.all([...observations.volumes.values()].map((o) => limit(() => applyVolumeObservation(ctx, o, byInstance))));

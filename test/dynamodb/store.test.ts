@@ -138,6 +138,15 @@ describe('controller state', () => {
     });
   });
 
+  it("keeps a takeover's progress until the state is written without it", async () => {
+    const { store } = await local.freshTable();
+    const takeover = { startedAt: T0, through: volumeId(7), holder: { passId: 'pass-1', until: T0 + 300_000 } };
+    await store.putControllerState({ takeover, version: 0 });
+    expect(await store.getControllerState()).toEqual({ takeover, version: 1 });
+    await store.putControllerState({ seededAt: T0, lastVerifiedAt: T0, version: 1 });
+    expect(await store.getControllerState()).toEqual({ seededAt: T0, lastVerifiedAt: T0, version: 2 });
+  });
+
   it('throws CorruptItemError when its item is unreadable', async () => {
     const { client, tableName, store } = await local.freshTable();
     await client.send(new PutItemCommand({ TableName: tableName, Item: { pk: { S: 'controller#state' }, version: { S: 'x' } } }));

@@ -18,7 +18,7 @@
  * Tombstone, left by `remove` so versions never restart (a stale writer's version cannot match again):
  *   pk S, version N, removedAt N (epoch ms), ttl N (epoch s; DynamoDB TTL deletes it later)
  * Controller state, one item:
- *   pk S `controller#state`, lastVerifiedAt N?, seededAt N?, version N
+ *   pk S `controller#state`, lastVerifiedAt N?, seededAt N?, takeover M? { startedAt N, through S?, holder M? { passId S, until N } }, version N
  * Device reservations, one item per EC2 instance (devices.ts):
  *   pk S `instance#<instanceId>`, and per reserved name an attribute `device:<name>` →
  *   M { volumeId S, operationId S, expiresAt N }
@@ -98,6 +98,13 @@ const controllerStateSchema = z.object({
   pk: z.literal(CONTROLLER_STATE_KEY),
   lastVerifiedAt: time.optional(),
   seededAt: time.optional(),
+  takeover: z
+    .object({
+      startedAt: time,
+      through: z.string().min(1).optional(),
+      holder: z.object({ passId: z.string().min(1), until: time }).optional(),
+    })
+    .optional(),
   version: z.number().int().positive(),
 });
 
@@ -170,7 +177,7 @@ export function parseControllerState(item: Item): ControllerState | { problem: s
 
 export function controllerStateItem(state: ControllerState, version: number): Item {
   return marshall(
-    { pk: CONTROLLER_STATE_KEY, lastVerifiedAt: state.lastVerifiedAt, seededAt: state.seededAt, version },
+    { pk: CONTROLLER_STATE_KEY, lastVerifiedAt: state.lastVerifiedAt, seededAt: state.seededAt, takeover: state.takeover, version },
     { removeUndefinedValues: true },
   );
 }
