@@ -11,7 +11,7 @@ import { podSuffix, volumeId, instanceId } from '../../sandbox/generate/names.js
 import type { Random } from '../../sandbox/generate/random.js';
 import { addInstance, addVolume } from '../../sandbox/generate/seed.js';
 import { changeInstanceState } from '../../sandbox/ec2/state/lifecycle.js';
-import { deleteNode, replaceNode, startInstance, stopInstance } from './node-lifecycle.js';
+import { deleteNode, markStoppedNotReady, replaceNode, startInstance, stopInstance } from './node-lifecycle.js';
 import type { World } from './rig.js';
 
 const ZONE = 'us-east-1a';
@@ -144,6 +144,7 @@ export function pickChange(cluster: FaultCluster, random: Random): Change {
 export function applyChange(world: World, cluster: FaultCluster, random: Random, change: Change): void {
   const node = (name: string) => cluster.nodes.find((n) => n.name === name) as GenNode;
   const pod = (name: string) => cluster.pods.find((p) => p.name === name) as GenPod;
+  markStoppedNotReady(world, cluster);
   switch (change.kind) {
     case 'move': {
       const moving = pod(change.pod);
