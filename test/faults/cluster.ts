@@ -179,7 +179,7 @@ function applyOne(world: World, cluster: FaultCluster, random: Random, change: C
     case 'terminate':
       return terminate(world, cluster, node(change.node));
     case 'stop':
-      return stopInstance(world, cluster, node(change.node));
+      return stopInstance(world, cluster, node(change.node), (name) => removePod(world, cluster, pod(name)));
     case 'start':
       return startInstance(world, cluster, node(change.node));
     case 'deleteNode':

@@ -49,7 +49,7 @@ export function pickFaults(random: Random): Fault[] {
 }
 
 function pickFault(random: Random): Fault {
-  switch (random.int(11)) {
+  switch (random.int(12)) {
     case 0:
       return { kind: 'ec2-error', action: random.pick(EC2_ACTIONS), code: random.pick(EC2_CODES), count: random.between(1, 2) };
     case 1:
@@ -72,6 +72,7 @@ function pickFault(random: Random): Fault {
     case 9:
       return { kind: 'ec2-read-lag', ms: random.pick([2_000, 30_000, 300_000]) };
     case 10:
+    case 11:
       return pickNodeStatusFault(random);
     case 4:
       return { kind: 'kube-pagination', resource: random.pick(LISTED), mode: random.pick(['error', 'expired'] as const) };

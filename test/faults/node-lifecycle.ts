@@ -13,11 +13,16 @@ import { changeInstanceState } from '../../sandbox/ec2/state/lifecycle.js';
 import type { FaultCluster } from './cluster.js';
 import type { World } from './rig.js';
 
-export function stopInstance(world: World, cluster: FaultCluster, node: GenNode): void {
+/**
+ * The kubelet's graceful node shutdown terminates the node's pods as the OS goes down; their
+ * volumes are no longer needed there but stay mounted (and in volumesInUse) until the machine stops.
+ */
+export function stopInstance(world: World, cluster: FaultCluster, node: GenNode, removePod: (name: string) => void): void {
   const instance = world.ec2.world.instances.get(node.instanceId);
   if (instance?.state === 'running') changeInstanceState(instance, 'stopping', world.clock.now());
   cluster.stopped.add(node.name);
   cluster.notReady.add(node.name);
+  for (const pod of cluster.pods.filter((p) => p.nodeName === node.name)) removePod(pod.name);
 }
 
 /**
