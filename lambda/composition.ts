@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { defaultProvider } from '@aws-sdk/credential-provider-node';
+import { DynamoMassDetachWindow } from './adapters/dynamodb/mass-detach-window.js';
 import { DynamoRateBudget } from './adapters/dynamodb/rate-budget.js';
 import { DynamoVolumeStore } from './adapters/dynamodb/volume-store.js';
 import { Ec2BlockStorage, type Ec2BlockStorageOptions } from './adapters/ec2/block-storage.js';
@@ -108,6 +109,7 @@ export function createController(config: Config, overrides: ControllerOverrides 
     }),
     store: new DynamoVolumeStore({ client: dynamo, tableName: config.tableName, clock: () => clock.now() }),
     blockStorage: fence ? fencedBlockStorage(ec2Storage, fence) : ec2Storage,
+    massDetachWindow: new DynamoMassDetachWindow({ client: dynamo, tableName: config.tableName }),
     nodeTaints: new KubernetesNodeTaints(kubeClients.core, tuning.kubernetes?.maxConflictRetries ?? NODE_TAINT_RETRIES),
   };
   const ports = overrides.wrapPorts?.(built) ?? built;

@@ -136,6 +136,7 @@ function toConfig(env: Env, runtime: Runtime): Config {
         env.MASS_DETACH_MAX_FRACTION === 'disabled'
           ? null
           : { maxFraction: env.MASS_DETACH_MAX_FRACTION, minAttached: env.MASS_DETACH_MIN_ATTACHED },
+      massDetachWindowMs: env.MASS_DETACH_WINDOW_SECONDS * 1000,
     },
     serviceName: env.POWERTOOLS_SERVICE_NAME,
     metricsNamespace: env.POWERTOOLS_METRICS_NAMESPACE,

@@ -200,6 +200,13 @@ export const SETTING_SPECS = {
     expected: 'a whole number, 0 or more (e.g. 10)',
     meaning: 'The mass-detach guard applies only when more volumes than this are attached.',
   }),
+  MASS_DETACH_WINDOW_SECONDS: setting({
+    schema: wholeAbove0,
+    default: String(DEFAULT_PLAN_CONFIG.massDetachWindowMs / 1000),
+    expected: seconds('300'),
+    meaning:
+      "The mass-detach window, kept in the state table: the passes of one window together detach at most the fraction one pass may (the default is the full pass's timeout, so every pass overlapping another shares its window).",
+  }),
   OUT_OF_SERVICE_TAINT: setting({
     schema: z.enum(['on', 'off']),
     default: 'on',

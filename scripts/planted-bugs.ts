@@ -171,12 +171,12 @@ export const PLANTED_BUGS: PlantedBug[] = [
   },
   {
     name: 'mass-detach-guard-off',
-    invariant: '3: every planned detach goes ahead, however many',
+    invariant: '3: every planned detach goes ahead, however many (per pass and per shared window)',
     edits: [
       {
         file: 'lambda/core/guards.ts',
-        find: 'if (!config || attachedCount <= config.minAttached) return { kept: detaches, heldBack: [] };',
-        replace: 'return { kept: detaches, heldBack: [] };',
+        find: 'if (!config || attachedCount <= config.minAttached) return undefined;',
+        replace: 'return undefined;',
       },
     ],
   },

@@ -100,4 +100,6 @@ export interface Plan {
   /** Always set by `plan()`; optional so hand-built plans stay valid. */
   deferred?: Deferred[];
   detachRequests?: DetachRequestUpdate[];
+  /** Guarded detaches one pass (and one mass-detach window) may start; absent when the guard does not apply. */
+  massDetachLimit?: number;
 }

@@ -6,6 +6,8 @@ export interface PlanConfig {
   maxWaitForUnmountMs: number | null;
   /** A pass may not detach more than `maxFraction` of attached volumes when more than `minAttached` are attached; null disables. */
   massDetachGuard: { maxFraction: number; minAttached: number } | null;
+  /** Nor may the passes of this window together (the window lives in the store, mass-detach-window.ts). */
+  massDetachWindowMs: number;
   /** An attach still `attaching` after this long is detached and retried. */
   stuckAttachMs: number;
   /**
@@ -19,6 +21,7 @@ export interface PlanConfig {
 export const DEFAULT_PLAN_CONFIG: PlanConfig = {
   maxWaitForUnmountMs: 6 * 60_000,
   massDetachGuard: { maxFraction: 0.5, minAttached: 10 },
+  massDetachWindowMs: 5 * 60_000,
   stuckAttachMs: 90_000,
   leaseMarginMs: 15_000,
   backoff: DEFAULT_BACKOFF,

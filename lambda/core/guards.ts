@@ -27,7 +27,7 @@ export function nodeInDetachScope(desired: DesiredState, nodeName: NodeName): bo
  * can use them (stopped), a stuck attach was never usable, and kcm released it (attacher mode). None is
  * evidence of a bad desired state.
  */
-function exemptFromMassGuard(action: DetachAction): boolean {
+export function exemptFromMassGuard(action: DetachAction): boolean {
   // A released detach is kcm's explicit decision (it deleted the VolumeAttachment), not an absence read as "unneeded".
   const exempt: DetachAction['trigger'][] = ['instance-stopped', 'instance-terminated', 'stuck-attach', 'released'];
   return exempt.includes(action.trigger);
@@ -38,13 +38,19 @@ function exemptFromMassGuard(action: DetachAction): boolean {
  * most `maxFraction` of them; the rest are held back (reported) in plan order. Exempt detaches
  * neither count nor get held back.
  */
+/** Guarded detaches allowed per pass (and per window, mass-detach-window.ts); undefined when the guard does not apply. */
+export function massDetachLimit(attachedCount: number, config: PlanConfig['massDetachGuard']): number | undefined {
+  if (!config || attachedCount <= config.minAttached) return undefined;
+  return Math.floor(config.maxFraction * attachedCount);
+}
+
 export function massDetachGuard(
   detaches: DetachAction[],
   attachedCount: number,
   config: PlanConfig['massDetachGuard'],
 ): { kept: DetachAction[]; heldBack: HeldBack[] } {
-  if (!config || attachedCount <= config.minAttached) return { kept: detaches, heldBack: [] };
-  const allowed = Math.floor(config.maxFraction * attachedCount);
+  const allowed = massDetachLimit(attachedCount, config);
+  if (allowed === undefined) return { kept: detaches, heldBack: [] };
   const guarded = detaches.filter((d) => !exemptFromMassGuard(d)).length;
   const kept: DetachAction[] = [];
   const heldBack: HeldBack[] = [];

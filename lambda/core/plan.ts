@@ -6,7 +6,7 @@
  */
 import type { Action, Plan, ResolveAction } from './actions.js';
 import type { PlanConfig } from './config.js';
-import { inScope, massDetachGuard } from './guards.js';
+import { inScope, massDetachGuard, massDetachLimit } from './guards.js';
 import { ec2ShowsAttachment } from './observed.js';
 import { planAttaches } from './plan-attach.js';
 import { createContext, sortedRecords, type PlanContext } from './plan-context.js';
@@ -54,9 +54,10 @@ export function plan(desired: DesiredState, actual: ActualState, observations: O
   const resolves = planResolves(ctx);
   const candidates = planDetaches(ctx);
   const { attaches, conflicts } = planAttaches(ctx);
+  const attached = attachedCount(ctx);
   const { kept, heldBack } = massDetachGuard(
     candidates.map((c) => c.detach),
-    attachedCount(ctx),
+    attached,
     config.massDetachGuard,
   );
   const actions: Action[] = [...resolves];
@@ -66,5 +67,12 @@ export function plan(desired: DesiredState, actual: ActualState, observations: O
     actions.push(detach);
   }
   actions.push(...attaches, ...conflicts);
-  return { actions, heldBack, deferred: ctx.deferred, detachRequests: ctx.detachRequests };
+  const limit = massDetachLimit(attached, config.massDetachGuard);
+  return {
+    actions,
+    heldBack,
+    deferred: ctx.deferred,
+    detachRequests: ctx.detachRequests,
+    ...(limit === undefined ? {} : { massDetachLimit: limit }),
+  };
 }

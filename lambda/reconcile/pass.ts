@@ -9,6 +9,7 @@ import type { ActualState, DesiredState, VolumeId } from '../core/types.js';
 import type { PassContext } from './context.js';
 import { Deadline } from './deadline.js';
 import { executePlan } from './execute.js';
+import { claimMassDetachWindow } from './mass-detach-window.js';
 import { controllerReports } from './modes/controller-reports.js';
 import type { ModeReports } from './modes/reports.js';
 import { recordFacts } from './facts.js';
@@ -73,11 +74,12 @@ export async function planAndExecute(ctx: PassContext, dryRun: boolean): Promise
   for (const held of planned.heldBack)
     ctx.deps.log.warn('detach held back', { volumeId: held.action.volumeId, nodeName: held.action.nodeName, reason: held.reason });
   if (dryRun) return { plan: planned, results: [] };
-  await recordFacts(ctx, planned.detachRequests ?? []);
-  const results = await executePlan(ctx, planned);
+  const windowed = await claimMassDetachWindow(ctx, planned);
+  await recordFacts(ctx, windowed.detachRequests ?? []);
+  const results = await executePlan(ctx, windowed);
   await ctx.reports.afterExecute(ctx);
   await forgetEmptyRecords(ctx);
-  return { plan: planned, results };
+  return { plan: windowed, results };
 }
 
 /**

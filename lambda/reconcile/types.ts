@@ -10,6 +10,7 @@ import type { NotAttached } from '../core/convergence.js';
 import type { InstanceId, NodeName, SkippedVolume, VolumeId } from '../core/types.js';
 import type { BlockStorage } from '../ports/block-storage.js';
 import type { Cluster } from '../ports/cluster.js';
+import type { MassDetachWindow } from '../ports/mass-detach-window.js';
 import type { NodeTaints } from '../ports/node-taints.js';
 import type { VolumeStore } from '../ports/volume-store.js';
 
@@ -19,6 +20,8 @@ export interface Ports {
   blockStorage: BlockStorage;
   /** Places and removes the out-of-service taint of dead instances; absent: no taint is written. */
   nodeTaints?: NodeTaints;
+  /** The mass-detach window every invocation shares; absent: the guard holds per pass only. */
+  massDetachWindow?: MassDetachWindow;
 }
 
 /** The slice of Powertools' Logger a pass writes to (tests pass a recorder). */

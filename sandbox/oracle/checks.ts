@@ -115,9 +115,15 @@ function forbiddenDetaches(
   });
 }
 
+/**
+ * An OS still shutting down (`stopping`, `shutting-down`) may still write to its mounted volumes:
+ * only `stopped` or `terminated` proves nothing can (DESIGN §6).
+ */
+const OS_MAY_RUN = new Set([RUNNING, 'stopping', 'shutting-down']);
+
 export function mounted(truth: Truth, volumeId: string, node: TruthNode): boolean {
-  const running = truth.instanceStates.get(node.instanceId ?? '') === RUNNING;
-  return running && node.ready && !node.outOfService && node.volumesInUse.some((name) => volumeIdOf(name) === volumeId);
+  const osMayRun = OS_MAY_RUN.has(truth.instanceStates.get(node.instanceId ?? '') ?? '');
+  return osMayRun && node.ready && !node.outOfService && node.volumesInUse.some((name) => volumeIdOf(name) === volumeId);
 }
 
 function mountedNeverDetached(before: Truth, after: Truth, detaches: DetachCall[]): Violation[] {

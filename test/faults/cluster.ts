@@ -11,7 +11,8 @@ import { podSuffix, volumeId, instanceId } from '../../sandbox/generate/names.js
 import type { Random } from '../../sandbox/generate/random.js';
 import { addInstance, addVolume } from '../../sandbox/generate/seed.js';
 import { changeInstanceState } from '../../sandbox/ec2/state/lifecycle.js';
-import { deleteNode, replaceNode, startInstance, stopInstance } from './node-lifecycle.js';
+import { evictFromNotReady } from './eviction.js';
+import { deleteNode, markStoppedNotReady, replaceNode, startInstance, stopInstance } from './node-lifecycle.js';
 import type { World } from './rig.js';
 
 const ZONE = 'us-east-1a';
@@ -141,7 +142,17 @@ export function pickChange(cluster: FaultCluster, random: Random): Change {
   return random.pick(options)() ?? { kind: 'none' };
 }
 
+/** The change, then what the rest of Kubernetes does meanwhile: stopped machines' nodes go NotReady, long-NotReady nodes' pods are evicted. */
 export function applyChange(world: World, cluster: FaultCluster, random: Random, change: Change): void {
+  applyOne(world, cluster, random, change);
+  markStoppedNotReady(world, cluster);
+  evictFromNotReady(world, cluster, random, {
+    remove: (gone) => removePod(world, cluster, gone),
+    add: (claim, to, name) => void addPod(world, cluster, random, claim, to, name),
+  });
+}
+
+function applyOne(world: World, cluster: FaultCluster, random: Random, change: Change): void {
   const node = (name: string) => cluster.nodes.find((n) => n.name === name) as GenNode;
   const pod = (name: string) => cluster.pods.find((p) => p.name === name) as GenPod;
   switch (change.kind) {
@@ -168,7 +179,7 @@ export function applyChange(world: World, cluster: FaultCluster, random: Random,
     case 'terminate':
       return terminate(world, cluster, node(change.node));
     case 'stop':
-      return stopInstance(world, cluster, node(change.node));
+      return stopInstance(world, cluster, node(change.node), (name) => removePod(world, cluster, pod(name)));
     case 'start':
       return startInstance(world, cluster, node(change.node));
     case 'deleteNode':

@@ -5,6 +5,7 @@
  * writes, and broken pagination; DynamoDB failures (conditional conflicts come from concurrent passes).
  */
 import type { Random } from '../../sandbox/generate/random.js';
+import { pickNodeStatusFault } from './node-status-faults.js';
 import { EC2_TIMEOUT_MS, type World } from './rig.js';
 
 export type Fault =
@@ -48,7 +49,7 @@ export function pickFaults(random: Random): Fault[] {
 }
 
 function pickFault(random: Random): Fault {
-  switch (random.int(10)) {
+  switch (random.int(12)) {
     case 0:
       return { kind: 'ec2-error', action: random.pick(EC2_ACTIONS), code: random.pick(EC2_CODES), count: random.between(1, 2) };
     case 1:
@@ -70,6 +71,9 @@ function pickFault(random: Random): Fault {
     }
     case 9:
       return { kind: 'ec2-read-lag', ms: random.pick([2_000, 30_000, 300_000]) };
+    case 10:
+    case 11:
+      return pickNodeStatusFault(random);
     case 4:
       return { kind: 'kube-pagination', resource: random.pick(LISTED), mode: random.pick(['error', 'expired'] as const) };
     default:

@@ -58,7 +58,12 @@ export function killable(ports: Ports, kill: Kill | undefined): Killable {
       },
     });
   return {
-    ports: { cluster: wrap(ports.cluster), store: wrap(ports.store), blockStorage: wrap(ports.blockStorage) },
+    ports: {
+      cluster: wrap(ports.cluster),
+      store: wrap(ports.store),
+      blockStorage: wrap(ports.blockStorage),
+      ...(ports.massDetachWindow === undefined ? {} : { massDetachWindow: wrap(ports.massDetachWindow) }),
+    },
     killed,
     calls: () => calls,
   };

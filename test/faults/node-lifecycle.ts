@@ -1,5 +1,6 @@
 /**
- * What happens to a node's machine between passes: EC2 stops it (the node goes NotReady) and
+ * What happens to a node's machine between passes: EC2 stops it (the node stays Ready while the
+ * OS shuts down, as the kubelet keeps posting until it stops, and goes NotReady once stopped) and
  * starts it again, the node object is deleted while its instance still runs, and a node is
  * replaced (its instance terminated, a new instance joining under the same node name).
  */
@@ -12,12 +13,29 @@ import { changeInstanceState } from '../../sandbox/ec2/state/lifecycle.js';
 import type { FaultCluster } from './cluster.js';
 import type { World } from './rig.js';
 
-export function stopInstance(world: World, cluster: FaultCluster, node: GenNode): void {
+/**
+ * The kubelet's graceful node shutdown terminates the node's pods as the OS goes down; their
+ * volumes are no longer needed there but stay mounted (and in volumesInUse) until the machine stops.
+ */
+export function stopInstance(world: World, cluster: FaultCluster, node: GenNode, removePod: (name: string) => void): void {
   const instance = world.ec2.world.instances.get(node.instanceId);
   if (instance?.state === 'running') changeInstanceState(instance, 'stopping', world.clock.now());
   cluster.stopped.add(node.name);
   cluster.notReady.add(node.name);
-  world.kube.kubelet.setReady(node.name, false);
+  for (const pod of cluster.pods.filter((p) => p.nodeName === node.name)) removePod(pod.name);
+}
+
+/**
+ * The node lifecycle controller's part: a node whose machine has stopped posts no more heartbeats
+ * and is marked NotReady. Until then (`stopping`) it still reads Ready, with its volumes mounted.
+ */
+export function markStoppedNotReady(world: World, cluster: FaultCluster): void {
+  world.ec2.settle();
+  for (const name of cluster.stopped) {
+    const node = cluster.nodes.find((n) => n.name === name);
+    const state = node && world.ec2.world.instances.get(node.instanceId)?.state;
+    if (state !== 'stopping' && !cluster.deleted.has(name)) world.kube.kubelet.setReady(name, false);
+  }
 }
 
 /** The machine boots (pending, then running); its kubelet posts Ready again. */

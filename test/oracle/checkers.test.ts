@@ -87,6 +87,13 @@ describe('invariant 2: detachViolations at the DetachVolume', () => {
   it('a stopped instance protects nothing: no OS can be writing', () => {
     expect(detach(truth({ node: mountedOnA, instanceStates: new Map([['i-a', 'stopped']]) }))).toEqual([]);
   });
+
+  it.each(['stopping', 'shutting-down'])(
+    'an instance still %s on a Ready node may still write: its mounted volume is protected',
+    (state) => {
+      expect(detach(truth({ node: mountedOnA, instanceStates: new Map([['i-a', state]]) }))).toEqual([2]);
+    },
+  );
 });
 
 describe('invariant 3: a needed volume is never detached', () => {
