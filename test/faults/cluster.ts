@@ -142,9 +142,17 @@ export function pickChange(cluster: FaultCluster, random: Random): Change {
   return random.pick(options)() ?? { kind: 'none' };
 }
 
-/** The change, then what the rest of Kubernetes does meanwhile: stopped machines' nodes go NotReady, long-NotReady nodes' pods are evicted. */
+/** The change, then what the rest of Kubernetes does meanwhile. */
 export function applyChange(world: World, cluster: FaultCluster, random: Random, change: Change): void {
   applyOne(world, cluster, random, change);
+  clusterGoesOn(world, cluster, random);
+}
+
+/**
+ * What Kubernetes does on its own as time passes, with or without a change: stopped machines'
+ * nodes go NotReady, long-NotReady nodes' pods are evicted. It goes on after the faults stop too.
+ */
+export function clusterGoesOn(world: World, cluster: FaultCluster, random: Random): void {
   markStoppedNotReady(world, cluster);
   evictFromNotReady(world, cluster, random, {
     remove: (gone) => removePod(world, cluster, gone),

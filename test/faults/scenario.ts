@@ -11,7 +11,7 @@ import { ApiLedger } from '../../sandbox/oracle/ledger.js';
 import { LiveOracle } from '../../sandbox/oracle/live.js';
 import { storeKnows, unknownToStore } from '../../sandbox/oracle/store-known.js';
 import { readTruth } from '../../sandbox/oracle/truth.js';
-import { applyChange, buildCluster, pickChange, type Change, type FaultCluster } from './cluster.js';
+import { applyChange, buildCluster, clusterGoesOn, pickChange, type Change, type FaultCluster } from './cluster.js';
 import { clearFaults, describeFault, inject, pickFaults, unstick } from './faults.js';
 import { killable, type Kill, type Killable } from './killable.js';
 import { armRestart, pickRestart } from './mid-pass.js';
@@ -123,7 +123,7 @@ export async function runScenario(rig: Rig, seed: number, stepCount = 8): Promis
   try {
     const cluster = buildCluster(world, random);
     for (let step = 1; step <= stepCount; step++) await playStep(parts, cluster, step);
-    await converge(parts);
+    await converge(parts, cluster);
   } finally {
     oracle.stop();
     clearFaults(world);
@@ -181,10 +181,11 @@ async function check(parts: Parts, before: ReturnType<typeof readTruth>, label: 
 }
 
 /** Faults over, stuck attachments released, leases and the unmount timeout run out: full passes must converge. */
-async function converge(parts: Parts): Promise<void> {
-  const { world, result, oracle, kubelets } = parts;
+async function converge(parts: Parts, cluster: FaultCluster): Promise<void> {
+  const { world, result, oracle, kubelets, random } = parts;
   unstick(world);
   world.clock.advance(16 * MINUTE);
+  clusterGoesOn(world, cluster, random);
   kubelets.run();
   let problems: Violation[] = [];
   for (let round = 1; round <= 8; round++) {
@@ -196,6 +197,7 @@ async function converge(parts: Parts): Promise<void> {
     await check(parts, before, label);
     kubelets.run();
     world.clock.advance(2 * MINUTE);
+    clusterGoesOn(world, cluster, random);
     kubelets.run();
     problems = checkConvergence(readTruth(world.ec2, world.kube));
     if (problems.length === 0) {
