@@ -9,6 +9,7 @@ import { attacherTargets, type AttacherView, type VaTarget } from '../../core/at
 import { unsettledTargets, verificationDue, verificationTargets } from '../../core/verification.js';
 import { pvNamesByVolume } from '../../core/volume-sources.js';
 import { readOrNothing } from '../cluster-read.js';
+import type { PassContext } from '../context.js';
 import { dryRunStore } from '../dry-run.js';
 import { rememberVerification } from '../full-pass.js';
 import { markOutOfService } from '../out-of-service.js';
@@ -25,6 +26,14 @@ function releasedVolumes(targets: readonly VaTarget[]): string[] {
   return targets.flatMap((t) => (t.deleting && t.finalized && t.volumeId !== undefined ? [t.volumeId] : []));
 }
 
+/** The full pass's report, with what it read and decided (a dead instance's follow-through starts from them). */
+export interface AttacherFullPass {
+  report: PassReport;
+  ctx: PassContext;
+  view: AttacherView;
+  targets: VaTarget[];
+}
+
 /** `ask`: instances EC2 is asked about in any case (an EC2 state-change event's, so its node's taint is decided now). */
 export async function runAttacherFullPass(
   baseDeps: ReconcileDeps,
@@ -32,6 +41,15 @@ export async function runAttacherFullPass(
   options: PassOptions = {},
   ask: readonly InstanceId[] = [],
 ): Promise<PassReport> {
+  return (await attacherFullPass(baseDeps, budget, options, ask)).report;
+}
+
+export async function attacherFullPass(
+  baseDeps: ReconcileDeps,
+  budget: Budget,
+  options: PassOptions = {},
+  ask: readonly InstanceId[] = [],
+): Promise<AttacherFullPass> {
   const dryRun = options.dryRun === true;
   const deps = dryRun ? { ...baseDeps, store: dryRunStore(baseDeps.store) } : baseDeps;
   const startedAt = deps.clock();
@@ -73,5 +91,6 @@ export async function runAttacherFullPass(
     seeded: false,
     problems,
   };
-  return summarize(ctx, cluster.error === undefined ? summary : { ...summary, clusterError: cluster.error }, executed);
+  const report = summarize(ctx, cluster.error === undefined ? summary : { ...summary, clusterError: cluster.error }, executed);
+  return { report, ctx, view, targets };
 }
