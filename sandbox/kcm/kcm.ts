@@ -14,7 +14,7 @@ import { volumesToAttach } from './desired.js';
 import { checkDetach, startDetaches } from './detach.js';
 import { PodEvents } from './events.js';
 import { collectCsiNodes } from './garbage-collector.js';
-import { collectTerminating, evictForNoExecute, POD_GC_PERIOD_MS } from './pod-eviction.js';
+import { createPodControllers } from './pod-eviction.js';
 import { Operations } from './operations.js';
 
 export type { KcmStepReport } from './context.js';
@@ -62,13 +62,6 @@ function syncStates(ctx: KcmContext, view: View): void {
   }
 }
 
-/** The pod controllers of kcm that act on out-of-service nodes (pod-eviction.ts), before the attach/detach reconciler looks. */
-function actOnPods(kube: KcmKube, report: KcmStepReport, gcDue: boolean): void {
-  const nodes = new Map((kube.list('Node') as KubeNode[]).map((n) => [n.metadata.name ?? '', n]));
-  report.evicted.push(...evictForNoExecute(kube, nodes, kube.list('Pod') as KubePod[]));
-  if (gcDue) report.collected.push(...collectTerminating(kube, nodes, kube.list('Pod') as KubePod[]));
-}
-
 export function createKcm(kube: KcmKube, clock: Pick<Clock, 'now' | 'sleep'>): Kcm {
   const actual = new ActualState();
   const operations = new Operations();
@@ -76,7 +69,8 @@ export function createKcm(kube: KcmKube, clock: Pick<Clock, 'now' | 'sleep'>): K
   const multiAttachReported = new Set<string>();
   const inUse = new Map<string, Set<string>>();
   let lastSync = clock.now();
-  let lastGc = clock.now();
+  // kcm's pod controllers act on an out-of-service node's pods before the attach/detach reconciler looks.
+  const podControllers = createPodControllers(kube, clock);
   const kcm: Kcm = {
     step() {
       const report: KcmStepReport = {
@@ -86,12 +80,8 @@ export function createKcm(kube: KcmKube, clock: Pick<Clock, 'now' | 'sleep'>): K
         detached: [],
         failed: [],
         nodeStatusWrites: 0,
-        evicted: [],
-        collected: [],
+        ...podControllers(),
       };
-      const gcDue = clock.now() - lastGc >= POD_GC_PERIOD_MS;
-      if (gcDue) lastGc = clock.now();
-      actOnPods(kube, report, gcDue);
       const view = readView(kube);
       const ctx: KcmContext = { kube, now: clock.now(), actual, operations, events, multiAttachReported, inUse, report };
       for (const [name, node] of view.nodes) inUse.set(name, new Set(node.status?.volumesInUse ?? []));

@@ -9,6 +9,7 @@
  * The node turns NotReady when the node lifecycle controller misses its heartbeats for
  * `--node-monitor-grace-period` (40 s; recent releases 50 s): played by the caller (`setReady`).
  */
+import type { Clock } from '../../lambda/clock.js';
 import type { KubeNode, KubePod, KubeTaint } from '../../lambda/core/kube.js';
 import { outOfServiceTaint } from '../kube/kubelet.js';
 import type { KcmKube } from './context.js';
@@ -39,7 +40,7 @@ const ready = (node: KubeNode) => (node.status?.conditions ?? []).some((c) => c.
 const podKey = (pod: KubePod) => ({ namespace: pod.metadata.namespace ?? 'default', name: pod.metadata.name ?? '' });
 
 /** Returns the pods deleted (`namespace/name`). */
-export function evictForNoExecute(kube: KcmKube, nodes: Map<string, KubeNode>, pods: readonly KubePod[]): string[] {
+export function evictForNoExecute(kube: Pick<KcmKube, 'kubelet'>, nodes: Map<string, KubeNode>, pods: readonly KubePod[]): string[] {
   const evicted: string[] = [];
   for (const pod of pods) {
     const node = nodes.get(pod.spec?.nodeName ?? '');
@@ -54,7 +55,7 @@ export function evictForNoExecute(kube: KcmKube, nodes: Map<string, KubeNode>, p
 }
 
 /** Returns the pods force-deleted (`namespace/name`). */
-export function collectTerminating(kube: KcmKube, nodes: Map<string, KubeNode>, pods: readonly KubePod[]): string[] {
+export function collectTerminating(kube: Pick<KcmKube, 'kubelet'>, nodes: Map<string, KubeNode>, pods: readonly KubePod[]): string[] {
   const collected: string[] = [];
   for (const pod of pods) {
     const node = nodes.get(pod.spec?.nodeName ?? '');
@@ -67,4 +68,16 @@ export function collectTerminating(kube: KcmKube, nodes: Map<string, KubeNode>, 
     collected.push(`${namespace}/${name}`);
   }
   return collected;
+}
+
+/** Taint eviction every round, pod GC every POD_GC_PERIOD_MS: kcm's own, or alone where kcm's attach/detach controller is off (controller mode). */
+export function createPodControllers(kube: Pick<KcmKube, 'list' | 'kubelet'>, clock: Pick<Clock, 'now'>) {
+  let lastGc = clock.now();
+  return (): { evicted: string[]; collected: string[] } => {
+    const gcDue = clock.now() - lastGc >= POD_GC_PERIOD_MS;
+    if (gcDue) lastGc = clock.now();
+    const nodes = new Map((kube.list('Node') as KubeNode[]).map((n) => [n.metadata.name ?? '', n]));
+    const evicted = evictForNoExecute(kube, nodes, kube.list('Pod') as KubePod[]);
+    return { evicted, collected: gcDue ? collectTerminating(kube, nodes, kube.list('Pod') as KubePod[]) : [] };
+  };
 }
