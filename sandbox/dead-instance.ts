@@ -34,6 +34,7 @@ export interface DeadInstanceOptions {
 export interface DeadInstanceFigures {
   mode: DeadInstanceOptions['mode'];
   state: DeadInstanceOptions['state'];
+  forwardScheduled: boolean;
   /** Clock time from EC2's event to the volume attached on node-2 as the kubelet waits for it (VA attached, or node status). */
   storyMs?: number;
   /** Real time of the same span: the story time less the clock's jump to NotReady. */
@@ -153,10 +154,18 @@ async function play(world: World, clock: RunningClock, options: DeadInstanceOpti
   return {
     mode: options.mode,
     state: options.state,
+    forwardScheduled: options.forwardScheduled !== false,
     ...(attachedAt === undefined ? {} : { storyMs: attachedAt.story - t0, wallMs: attachedAt.wall - wall0 }),
     passes,
     kubeRequests: world.kube.requests().length - requestsBefore,
     ec2Calls: world.ec2.counters().total - ec2Before,
     detaches,
   };
+}
+
+/** The passes running when the volume was attached (the one that attached it among them). */
+export function passesAt(f: DeadInstanceFigures): string[] {
+  const at = f.storyMs;
+  if (at === undefined) return [];
+  return f.passes.filter((p) => p.startMs <= at && (p.endMs ?? Infinity) >= at).map((p) => p.trigger);
 }

@@ -7,15 +7,10 @@
  * the node turning NotReady 40 s after the instance died, before pod GC lets go of the old pod.
  */
 import { describe, expect, it } from 'vitest';
-import { measureDeadInstance, NODE_MONITOR_GRACE_MS, type DeadInstanceFigures } from '../../sandbox/dead-instance.js';
+import { measureDeadInstance, NODE_MONITOR_GRACE_MS, passesAt } from '../../sandbox/dead-instance.js';
 
 /** Our share on top of upstream's wait: a few seconds of polling and EC2's short sandbox delays. */
 const OURS_MS = 10_000;
-
-const inFlightAt = (figures: DeadInstanceFigures) =>
-  figures.passes
-    .filter((p) => p.startMs <= (figures.storyMs ?? -1) && (p.endMs ?? Infinity) >= (figures.storyMs ?? -1))
-    .map((p) => p.trigger);
 
 describe('dead instance → replacement attached, both modes', () => {
   it.each([
@@ -28,7 +23,7 @@ describe('dead instance → replacement attached, both modes', () => {
 
       expect(figures.storyMs).toBeLessThan(NODE_MONITOR_GRACE_MS + OURS_MS);
       expect(figures.passes.map((p) => p.trigger)).toEqual([`EC2 event (${state})`]);
-      expect(inFlightAt(figures)).toEqual([`EC2 event (${state})`]);
+      expect(passesAt(figures)).toEqual([`EC2 event (${state})`]);
       expect(figures.detaches).toEqual(detaches);
     },
   );
@@ -37,7 +32,7 @@ describe('dead instance → replacement attached, both modes', () => {
     const figures = await measureDeadInstance({ mode: 'attacher', state: 'terminated' });
 
     expect(figures.storyMs).toBeLessThan(NODE_MONITOR_GRACE_MS + OURS_MS);
-    expect(inFlightAt(figures)).toContain('EC2 event (terminated)');
+    expect(passesAt(figures)).toContain('EC2 event (terminated)');
   });
 
   it.each([
@@ -51,7 +46,7 @@ describe('dead instance → replacement attached, both modes', () => {
       expect(figures.storyMs).toBeLessThan(NODE_MONITOR_GRACE_MS + OURS_MS);
       expect(figures.passes.map((p) => p.trigger)).toEqual([`EC2 event (${state})`, 'Scheduled db-0 → node-2']);
       expect(figures.passes[0]!.endMs).toBeLessThanOrEqual(figures.passes[1]!.startMs);
-      expect(inFlightAt(figures)).toEqual(['Scheduled db-0 → node-2']);
+      expect(passesAt(figures)).toEqual(['Scheduled db-0 → node-2']);
       expect(figures.detaches).toEqual(detaches);
     },
   );
