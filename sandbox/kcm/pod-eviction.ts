@@ -33,7 +33,7 @@ function tolerates(toleration: Toleration, taint: KubeTaint): boolean {
 }
 
 function tolerationsOf(pod: KubePod): Toleration[] {
-  return ((pod.spec as { tolerations?: Toleration[] | null } | undefined)?.tolerations ?? []) as Toleration[];
+  return (pod.spec as { tolerations?: Toleration[] | null } | undefined)?.tolerations ?? [];
 }
 
 const ready = (node: KubeNode) => (node.status?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True');
