@@ -13,19 +13,13 @@ import { genVolume, startKcmWorld, type KcmWorld } from './builders.js';
 
 let world: KcmWorld;
 const volume = genVolume(1);
-const uniqueName = `kubernetes.io/csi/ebs.csi.aws.com^${volume.volumeId}`;
 const pod = () =>
   world.kube.get('Pod', 'default', 'db-0') as { metadata: { deletionTimestamp?: string }; status?: { phase?: string } } | undefined;
 
 /** db-0 on node-1, its volume attached and mounted. */
 beforeEach(async () => {
   world = await startKcmWorld();
-  world.addVolume(volume);
-  world.addPod('db-0', volume, 'node-1');
-  world.kcm.step();
-  world.attacher.attach(volume, 'node-1');
-  world.kcm.step();
-  world.kube.kubelet.setVolumesInUse('node-1', [uniqueName]);
+  world.mountedDb(volume, 'node-1');
 });
 afterEach(() => world.stop());
 
