@@ -30,14 +30,17 @@ export async function executePlan(ctx: PassContext, plan: Plan): Promise<ActionR
   );
   const perVolume = await Promise.all(volumes.map((actions) => limit(() => runInOrder(ctx, actions, tick))));
   results.push(...perVolume.flat());
-  const detached = new Set(perVolume.flat().flatMap((r) => (r.kind === 'detach' && r.outcome === 'ok' ? [r.volumeId] : [])));
+  // Only forced detaches (a dead or out-of-service node): after an ordinary one, EC2's reads may still lag (e2e/read-lag).
+  const detached = new Set(
+    perVolume.flat().flatMap((r) => (r.kind === 'detach' && r.outcome === 'ok' && r.forcedTrigger !== undefined ? [r.volumeId] : [])),
+  );
   for (const conflict of of('multiAttachConflict')) results.push(...(await afterConflict(ctx, conflict, detached, tick)));
   return results;
 }
 
 /**
- * A Multi-Attach conflict whose volume this pass detached from its old node (a dead instance's,
- * forced): EC2 is asked again about the volume and, if the plan now attaches it where the pod
+ * A Multi-Attach conflict whose volume this pass force-detached from its old node (a dead
+ * instance's, an out-of-service node's): EC2 is asked again about the volume and, if the plan now attaches it where the pod
  * waits, that attach runs in this pass instead of the next full pass; otherwise the warning is
  * recorded as planned.
  */
