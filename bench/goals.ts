@@ -3,6 +3,7 @@
  * work (as the issue measured it) and the goal. A row this run did not measure says so.
  */
 import { EVENT_BATCHING_WINDOW } from '../infra/constructs/event-queue.js';
+import { passesAt } from '../sandbox/dead-instance.js';
 import type { BenchFigures } from './report.js';
 import { FUNCTION_TIMEOUT_MS, type PassFigures, type SizeFigures } from './size.js';
 
@@ -139,6 +140,7 @@ export function goalRows(figures: BenchFigures): GoalRow[] {
         }
       : notRun('cold init of a handler bundle', '320–410 ms', '≤ 120 ms'),
   );
+  rows.push(...deadInstanceRows(figures));
   if (five) {
     const ratio = boundRatio(five.steadyAtSync);
     rows.push({
@@ -150,6 +152,34 @@ export function goalRows(figures: BenchFigures): GoalRow[] {
     });
   } else rows.push(notRun('steady-state calls per pass ÷ lower bound', '1.00', 'stays 1.00'));
   return rows;
+}
+
+const DEAD_INSTANCE_BEFORE = '6 min (no taint: maxWaitForUnmount) / 123 s (taint, then the next full passes)';
+const DEAD_INSTANCE_GOAL = 'within one targeted pass of the EC2 event';
+
+/**
+ * Issue 12, per mode: instance terminated → replacement attached. Met when no full pass was
+ * needed: in attacher mode the EC2 event's pass was running when it attached; in controller mode
+ * (nothing to attach before the replacement pod exists) the replacement's `Scheduled` pass did.
+ */
+function deadInstanceRows(figures: BenchFigures): GoalRow[] {
+  return (['controller', 'attacher'] as const).map((mode) => {
+    const figure = `instance terminated → replacement attached (${mode} mode)`;
+    const f = figures.deadInstance?.find((d) => d.mode === mode && d.state === 'terminated' && d.forwardScheduled);
+    if (f === undefined) return notRun(figure, DEAD_INSTANCE_BEFORE, DEAD_INSTANCE_GOAL);
+    const by = passesAt(f);
+    const ours = mode === 'attacher' ? by.includes('EC2 event (terminated)') : by.length > 0;
+    return {
+      figure,
+      today: DEAD_INSTANCE_BEFORE,
+      goal: DEAD_INSTANCE_GOAL,
+      measured:
+        f.storyMs === undefined
+          ? 'not attached'
+          : `${s(f.storyMs)} story time (40 s of it upstream's NotReady wait), ${s(f.wallMs ?? 0)} wall; ${f.passes.length} passes (${f.passes.map((p) => p.trigger).join(', ')}), ${f.kubeRequests} Kubernetes requests, ${f.ec2Calls} EC2 calls`,
+      met: f.storyMs !== undefined && ours,
+    };
+  });
 }
 
 export function goalTable(figures: BenchFigures): string[] {

@@ -9,6 +9,7 @@ import { progressReporter } from '../lambda/cli/progress.js';
 import { SETTING_DEFAULTS } from '../lambda/config.js';
 import { measureBundles } from './bundles.js';
 import { measureEnvironmentBurst } from './burst-environments.js';
+import { measureDeadInstances } from './dead-instance.js';
 import { goalRows } from './goals.js';
 import { markdown, shortTable, type BenchFigures } from './report.js';
 import { measureSize } from './size.js';
@@ -29,6 +30,7 @@ const { values } = parseArgs({
     'env-counts': { type: 'string', default: '1,3,5' },
     'env-budget': { type: 'string', default: '' },
     'no-bundles': { type: 'boolean', default: false },
+    'no-dead-instance': { type: 'boolean', default: false },
     help: { type: 'boolean', default: false },
   },
 });
@@ -36,7 +38,9 @@ if (values.help) {
   console.log(
     'npm run bench -- [--sizes 100,1000,5000 (none: only the burst across environments)] [--burst 1000 (on the smallest size; 0: none)] [--pass-cap <seconds per pass>] [--burst-cap 420]',
   );
-  console.log('                  [--takeover-max 100 (larger sizes start from an actual state seeded into DynamoDB)] [--no-bundles]');
+  console.log(
+    '                  [--takeover-max 100 (larger sizes start from an actual state seeded into DynamoDB)] [--no-bundles] [--no-dead-instance]',
+  );
   console.log(
     '                  [--rtt 20 (ms added to every Kubernetes, EC2 and DynamoDB request of the measured passes)] [--page-sizes 500,2000 (the first for every pass; each other for one more pass)]',
   );
@@ -90,6 +94,10 @@ if (envBurst > 0) {
       }),
     );
   }
+}
+if (!values['no-dead-instance']) {
+  console.log('Dead instance → replacement attached, both modes…');
+  figures.deadInstance = await measureDeadInstances((line) => console.log(line));
 }
 if (!values['no-bundles']) {
   console.log('Bundles…');

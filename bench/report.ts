@@ -1,6 +1,7 @@
 /** The benchmark's Markdown report, its JSON figures, and the short table printed to stdout. */
 import { environmentLine, type EnvironmentBurst } from './burst-environments.js';
 import type { BundleFigures } from './bundles.js';
+import { deadInstanceLine, type DeadInstanceFigures } from './dead-instance.js';
 import { goalTable, type GoalRow } from './goals.js';
 import type { PassFigures, SizeFigures } from './size.js';
 
@@ -15,6 +16,8 @@ export interface BenchFigures {
   bundles?: BundleFigures[];
   /** The burst across 1, 3 and 5 execution environments sharing the EC2 budget. */
   environmentBursts?: EnvironmentBurst[];
+  /** Issue 12: instance dead → the replacement's volume attached, per mode (sandbox/dead-instance.ts). */
+  deadInstance?: DeadInstanceFigures[];
   /** Issue 14's table, filled in from the figures above. */
   goals?: GoalRow[];
 }
@@ -132,6 +135,16 @@ export function markdown(figures: BenchFigures): string {
           '## Burst across execution environments (one budget in the table)',
           '',
           ...figures.environmentBursts.map((b) => `- ${environmentLine(b)}`),
+          '',
+        ]
+      : []),
+    ...(figures.deadInstance?.length
+      ? [
+          '## Dead instance → replacement attached (issue 12)',
+          '',
+          "Through the real handlers on the sandbox clock. The cluster plays upstream's order: taint eviction at once, the node NotReady 40 s after the instance died (the clock jumps there), pod GC, the StatefulSet's replacement on node-2 and its `Scheduled` event; kcm's attach/detach controller in attacher mode.",
+          '',
+          ...figures.deadInstance.map((f) => `- ${deadInstanceLine(f)}`),
           '',
         ]
       : []),

@@ -121,6 +121,7 @@ export function createController(config: Config, overrides: ControllerOverrides 
     ...DEFAULT_WAITS,
     maxAttachWaitMs: config.maxAttachWaitMs,
     attacherWaitMs: config.attacherWaitMs,
+    outOfServiceFollowMs: config.outOfServiceFollowMs,
     ...overrides.waits,
   };
   // The one place the operating mode is chosen: what is desired and what is reported.

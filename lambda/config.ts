@@ -33,6 +33,8 @@ export interface Config {
   maxConcurrentOperations: number;
   /** OUT_OF_SERVICE_TAINT=on. */
   outOfServiceTaint: boolean;
+  /** Attacher mode: how long an EC2 event's pass follows a dead instance's VolumeAttachments. */
+  outOfServiceFollowMs: number;
   /** LEASE_FENCE=on: the sidecar's Lease we hold and how (docs/lease-fence.md); undefined when off. */
   leaseFence?: LeaseFenceConfig;
   /** The shared budget of EC2's mutating calls, per action, and the table that keeps it. */
@@ -119,6 +121,7 @@ function toConfig(env: Env, runtime: Runtime): Config {
     maxAttachWaitMs: env.MAX_ATTACH_WAIT_SECONDS * 1000,
     maxConcurrentOperations: env.MAX_CONCURRENT_OPERATIONS,
     outOfServiceTaint: env.OUT_OF_SERVICE_TAINT === 'on',
+    outOfServiceFollowMs: env.OUT_OF_SERVICE_FOLLOW_SECONDS * 1000,
     ...leaseFence(env),
     ec2Budget: {
       tableName: env.EC2_BUDGET_TABLE_NAME ?? env.TABLE_NAME,

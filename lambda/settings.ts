@@ -214,6 +214,13 @@ export const SETTING_SPECS = {
     meaning:
       "Taint a node `node.kubernetes.io/out-of-service=nodeshutdown:NoExecute` when EC2 shows its instance stopped or terminated, so its volumes are detached at once instead of after MAX_WAIT_FOR_UNMOUNT_SECONDS; our taint is removed when the instance runs again. Needs `patch` on nodes. `off`: never taints, and a dead instance's mounted volumes wait for the node to turn NotReady (and, under kcm, for its 6-minute timeout).",
   }),
+  OUT_OF_SERVICE_FOLLOW_SECONDS: setting({
+    schema: wholeAbove0,
+    default: '90',
+    expected: seconds('90'),
+    meaning:
+      "Attacher mode: how long the EC2 event's pass that tainted a stopped or terminated instance's node keeps following it (within the function's time): it detaches the node's VolumeAttachments as soon as kcm deletes them, then attaches their replacements on the new nodes. kcm deletes them only after pod GC removed the node's pods, i.e. once the node is NotReady (40–50 s without a heartbeat). The full pass every minute finishes whatever is left.",
+  }),
   LEASE_FENCE: setting({
     schema: z.enum(['on', 'off']),
     default: 'off',

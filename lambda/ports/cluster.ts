@@ -79,6 +79,8 @@ export type StatusOutcome = 'patched' | 'deleting' | 'gone';
 export interface AttacherApi {
   /** Every page of VolumeAttachments, PVs, CSINodes and nodes. Throws `IncompleteReadError` otherwise. */
   readAttacherView(): Promise<AttacherView>;
+  /** Every page of VolumeAttachments alone. Throws `IncompleteReadError` otherwise. */
+  listVolumeAttachments(): Promise<KubeVolumeAttachment[]>;
   /** One object by name; undefined when it does not exist. */
   readVolumeAttachment(name: string): Promise<KubeVolumeAttachment | undefined>;
   readCsiNode(name: NodeName): Promise<KubeCsiNode | undefined>;

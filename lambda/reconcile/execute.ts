@@ -6,7 +6,8 @@
  * pending pod waits for first (execute-order.ts); Multi-Attach warnings last.
  */
 import pLimit from 'p-limit';
-import type { Action, AttachAction, DetachAction, Plan } from '../core/actions.js';
+import type { Action, AttachAction, DetachAction, MultiAttachConflictAction, Plan } from '../core/actions.js';
+import type { VolumeId } from '../core/types.js';
 import type { PassContext } from './context.js';
 import { executeAttach } from './execute-attach.js';
 import { executeConflict } from './execute-conflict.js';
@@ -14,6 +15,7 @@ import { executeDetach } from './execute-detach.js';
 import { volumesInPriority } from './execute-order.js';
 import { executeResolve } from './execute-resolve.js';
 import { executeUnreports } from './execute-unreport.js';
+import { observeVolume } from './observe.js';
 import type { ActionResult } from './types.js';
 
 export async function executePlan(ctx: PassContext, plan: Plan): Promise<ActionResult[]> {
@@ -28,8 +30,32 @@ export async function executePlan(ctx: PassContext, plan: Plan): Promise<ActionR
   );
   const perVolume = await Promise.all(volumes.map((actions) => limit(() => runInOrder(ctx, actions, tick))));
   results.push(...perVolume.flat());
-  for (const conflict of of('multiAttachConflict')) results.push(await executeConflict(ctx, conflict));
+  // Only forced detaches (a dead or out-of-service node): after an ordinary one, EC2's reads may still lag (e2e/read-lag).
+  const detached = new Set(
+    perVolume.flat().flatMap((r) => (r.kind === 'detach' && r.outcome === 'ok' && r.forcedTrigger !== undefined ? [r.volumeId] : [])),
+  );
+  for (const conflict of of('multiAttachConflict')) results.push(...(await afterConflict(ctx, conflict, detached, tick)));
   return results;
+}
+
+/**
+ * A Multi-Attach conflict whose volume this pass force-detached from its old node (a dead
+ * instance's, an out-of-service node's): EC2 is asked again about the volume and, if the plan now attaches it where the pod
+ * waits, that attach runs in this pass instead of the next full pass; otherwise the warning is
+ * recorded as planned.
+ */
+async function afterConflict(
+  ctx: PassContext,
+  conflict: MultiAttachConflictAction,
+  detached: ReadonlySet<VolumeId>,
+  tick: () => void,
+): Promise<ActionResult[]> {
+  if (detached.has(conflict.volumeId) && ctx.deadline.canStart()) {
+    await observeVolume(ctx, conflict.volumeId);
+    const attach = ctx.replan(conflict.volumeId).filter((a): a is AttachAction => a.kind === 'attach' && a.nodeName === conflict.nodeName);
+    if (attach.length > 0) return runInOrder(ctx, attach, tick);
+  }
+  return [await executeConflict(ctx, conflict)];
 }
 
 async function runInOrder(ctx: PassContext, actions: (AttachAction | DetachAction)[], tick: () => void): Promise<ActionResult[]> {

@@ -103,6 +103,13 @@ export interface Summary {
   unwantedAttachments?: number;
 }
 
+/** A conflict whose volume left its old node and was attached where the pod waits, in this same pass (execute.ts). */
+function attachedInPass(results: readonly ActionResult[], conflict: Pick<ActionResult, 'volumeId' | 'nodeName'>): boolean {
+  return results.some(
+    (r) => r.kind === 'attach' && r.outcome === 'ok' && r.volumeId === conflict.volumeId && r.nodeName === conflict.nodeName,
+  );
+}
+
 export function summarize(ctx: PassContext, summary: Summary, executed: Executed): PassReport {
   const { plan: planned, results } = executed;
   const actualAttachments = [...ctx.actual.values()].reduce((n, r) => n + Object.keys(r.attachments).length, 0);
@@ -111,7 +118,7 @@ export function summarize(ctx: PassContext, summary: Summary, executed: Executed
     planned.heldBack.length > 0 ||
     (planned.deferred ?? []).length > 0 ||
     results.some((r) => r.outcome !== 'ok') ||
-    planned.actions.some((a) => a.kind === 'multiAttachConflict') ||
+    planned.actions.some((a) => a.kind === 'multiAttachConflict' && !attachedInPass(results, a)) ||
     (summary.dryRun && planned.actions.length > 0);
   // Every action may have succeeded and still a pod lacks its volume (a stuck attach was just detached).
   const missing = notAttached(ctx.desired, ctx.actual);

@@ -48,6 +48,8 @@ interface ReconcileSettings {
   outOfServiceTaint?: boolean;
   /** Attacher mode: how long a pod's `Scheduled` event waits for kcm's VolumeAttachments to appear. */
   attacherWaitMs: number;
+  /** Attacher mode: how long an EC2 event's pass follows a dead instance's VolumeAttachments (kcm deletes, we detach, kcm re-creates, we attach). */
+  outOfServiceFollowMs: number;
 }
 
 export type Waits = Pick<ReconcileSettings, 'maxAttachWaitMs' | 'maxDetachWaitMs' | 'reserveMs'>;

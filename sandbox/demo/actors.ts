@@ -69,6 +69,11 @@ export class Actors {
   /** A pod gone for good (terminated, or force-deleted by an operator). */
   remove(pod: GenPod): void {
     this.stage.kube.kubelet.deletePod(pod.namespace, pod.name);
+    this.forget(pod);
+  }
+
+  /** A pod someone else deleted (kcm's pod GC): the story stops counting it. */
+  forget(pod: GenPod): void {
     this.cluster.pods.splice(this.cluster.pods.indexOf(pod), 1);
   }
 

@@ -37,6 +37,10 @@ export interface KcmStepReport {
   detached: string[];
   failed: { va: string; kind: 'attach' | 'detach'; error: string }[];
   nodeStatusWrites: number;
+  /** Pods deleted by taint eviction (`namespace/name`). */
+  evicted: string[];
+  /** Terminating pods pod GC force-deleted on out-of-service nodes. */
+  collected: string[];
 }
 
 export interface KcmContext {

@@ -14,16 +14,27 @@ import { volumesToAttach } from './desired.js';
 import { checkDetach, startDetaches } from './detach.js';
 import { PodEvents } from './events.js';
 import { collectCsiNodes } from './garbage-collector.js';
+import { createPodControllers } from './pod-eviction.js';
 import { Operations } from './operations.js';
 
 export type { KcmStepReport } from './context.js';
 
 /** reconcilerSyncDuration: how often kcm checks that what it believes attached still is. */
 const SYNC_PERIOD_MS = 60_000;
+/** reconcilerLoopPeriod: how often the attach/detach reconciler runs. */
+const RECONCILER_LOOP_MS = 100;
 
 export interface Kcm {
-  /** One reconciler round: finish what the attacher answered, sync, detach, attach, write node status. */
+  /**
+   * One round: taint eviction and (every 20 s) pod GC act on the pods, then the attach/detach
+   * reconciler finishes what the attacher answered, syncs, detaches, attaches, writes node status.
+   */
   step(): KcmStepReport;
+  /**
+   * Steps every `periodMs` of the clock (upstream's reconciler loop period is 100 ms) until the
+   * returned function is called: for a scene where our pass waits on kcm while it runs.
+   */
+  run(periodMs?: number): () => Promise<void>;
 }
 
 function readView(kube: KcmKube): View {
@@ -51,17 +62,27 @@ function syncStates(ctx: KcmContext, view: View): void {
   }
 }
 
-export function createKcm(kube: KcmKube, clock: Pick<Clock, 'now'>): Kcm {
+export function createKcm(kube: KcmKube, clock: Pick<Clock, 'now' | 'sleep'>): Kcm {
   const actual = new ActualState();
   const operations = new Operations();
   const events = new PodEvents(kube.components, () => clock.now());
   const multiAttachReported = new Set<string>();
   const inUse = new Map<string, Set<string>>();
   let lastSync = clock.now();
-  return {
+  // kcm's pod controllers act on an out-of-service node's pods before the attach/detach reconciler looks.
+  const podControllers = createPodControllers(kube, clock);
+  const kcm: Kcm = {
     step() {
+      const report: KcmStepReport = {
+        created: [],
+        deleted: [],
+        attached: [],
+        detached: [],
+        failed: [],
+        nodeStatusWrites: 0,
+        ...podControllers(),
+      };
       const view = readView(kube);
-      const report: KcmStepReport = { created: [], deleted: [], attached: [], detached: [], failed: [], nodeStatusWrites: 0 };
       const ctx: KcmContext = { kube, now: clock.now(), actual, operations, events, multiAttachReported, inUse, report };
       for (const [name, node] of view.nodes) inUse.set(name, new Set(node.status?.volumesInUse ?? []));
       for (const key of multiAttachReported) if (!view.desired.has(key)) multiAttachReported.delete(key);
@@ -77,5 +98,19 @@ export function createKcm(kube: KcmKube, clock: Pick<Clock, 'now'>): Kcm {
       collectCsiNodes(kube, view);
       return report;
     },
+    run(periodMs = RECONCILER_LOOP_MS) {
+      let running = true;
+      const loop = (async () => {
+        while (running) {
+          kcm.step();
+          await clock.sleep(periodMs);
+        }
+      })();
+      return async () => {
+        running = false;
+        await loop;
+      };
+    },
   };
+  return kcm;
 }

@@ -41,6 +41,8 @@ export interface KcmWorld {
   addVolume(volume: GenVolume): void;
   /** A running pod using the volume's claim on `node`. */
   addPod(name: string, volume: GenVolume, node: string): void;
+  /** db-0 on `node` with the volume's VA attached (kcm saw it) and the kubelet's mount: the start of a detach story. */
+  mountedDb(volume: GenVolume, node: string): void;
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- read as loosely typed JSON, like the sandbox's own get
   va(volume: GenVolume, node: string): any;
   vaName(volume: GenVolume, node: string): string;
@@ -69,12 +71,21 @@ export async function startKcmWorld(): Promise<KcmWorld> {
       'status',
     );
   const instanceOf = (node: string) => NODES.find((n) => n.name === node)?.instanceId ?? '';
-  return {
+  const kcm = createKcm(kube, clock);
+  const world: KcmWorld = {
     kube,
     clock,
-    kcm: createKcm(kube, clock),
+    kcm,
     addVolume: (volume) => kube.seed([pvObject(volume), pvcObject(volume)]),
     addPod: (name, volume, node) => kube.seed([podObject(genPod(name, 'default', [volume.claim.name], node))]),
+    mountedDb(volume, node) {
+      world.addVolume(volume);
+      world.addPod('db-0', volume, node);
+      kcm.step();
+      world.attacher.attach(volume, node);
+      kcm.step();
+      kube.kubelet.setVolumesInUse(node, [`kubernetes.io/csi/ebs.csi.aws.com^${volume.volumeId}`]);
+    },
     va: (volume, node) => kube.get('VolumeAttachment', undefined, vaName(volume, node)) as unknown,
     vaName,
     attacher: {
@@ -104,4 +115,5 @@ export async function startKcmWorld(): Promise<KcmWorld> {
     events: (reason) => (kube.list('Event') as ReturnType<KcmWorld['events']>).filter((e) => reason === undefined || e.reason === reason),
     stop: () => kube.stop(),
   };
+  return world;
 }

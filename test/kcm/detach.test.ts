@@ -15,12 +15,7 @@ const uniqueName = `kubernetes.io/csi/ebs.csi.aws.com^${volume.volumeId}`;
 /** db-0 on node-1 with its volume attached and mounted, then the pod deleted. */
 beforeEach(async () => {
   world = await startKcmWorld();
-  world.addVolume(volume);
-  world.addPod('db-0', volume, 'node-1');
-  world.kcm.step();
-  world.attacher.attach(volume, 'node-1');
-  world.kcm.step();
-  world.kube.kubelet.setVolumesInUse('node-1', [uniqueName]);
+  world.mountedDb(volume, 'node-1');
   world.kube.kubelet.deletePod('default', 'db-0');
 });
 afterEach(() => world.stop());

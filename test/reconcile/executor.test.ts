@@ -167,6 +167,22 @@ describe('executing a plan', () => {
     expect(report.results).toContainEqual(expect.objectContaining({ kind: 'detach', outcome }));
   });
 
+  it("attaches a rescheduled pod's volume in the same pass that forced it off an out-of-service node, without a Multi-Attach warning", async () => {
+    const moved = snapshot({
+      nodes: [node('node-a', { outOfService: true, inUse: [V], attached: [{ name: uname(V), devicePath: '/dev/xvdaa' }] }), node('node-b')],
+      pods: [pod('db-0', { node: 'node-b', claims: ['data'] })],
+      pvcs: [pvc('data')],
+      pvs: [pv('pv-data', { volumeId: V })],
+    });
+    const { pass, kube, ec2 } = harness(moved, [record(V, [attachment('node-a')])]);
+
+    const report = await pass();
+
+    expect(ec2.calls).toEqual([`detach ${V}`, 'wait detached', `attach ${V}`, 'wait attached']);
+    expect(kube.events.map((e) => e.event.reason)).toEqual(['SuccessfulAttachVolume']);
+    expect(report.converged).toBe(true);
+  });
+
   it('never detaches a volume whose removal from the node status failed', async () => {
     const { pass, kube, ec2 } = harness(noPods(), [record(V, [attachment('node-a')])]);
     kube.failStatusWrites = true;

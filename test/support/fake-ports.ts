@@ -162,6 +162,9 @@ export class FakeCluster implements Cluster {
     const { volumeAttachments, pvs, nodes } = structuredClone(this.snapshot);
     return Promise.resolve({ volumeAttachments, pvs, nodes, csiNodes: structuredClone(this.csiNodes) });
   }
+  listVolumeAttachments() {
+    return Promise.resolve(structuredClone(this.snapshot.volumeAttachments));
+  }
   readVolumeAttachment(name: string) {
     return Promise.resolve(structuredClone(this.va(name)));
   }
@@ -280,6 +283,7 @@ export function fakeDeps(ports: Pick<ReconcileDeps, 'cluster' | 'store'> & Parti
       maxDetachWaitMs: 5_000,
       reserveMs: 1_000,
       attacherWaitMs: 2_000,
+      outOfServiceFollowMs: 5_000,
     },
     ...ports,
   };

@@ -10,12 +10,16 @@ import { getOrUndefined, jsonPages, listNodes, PATHS, type ReadClients } from '.
 
 const segment = encodeURIComponent;
 
+/** Every page of VolumeAttachments alone (a dead instance's follow-through looks for the replacements). */
+export function listVolumeAttachments({ getJson }: ReadClients, paging: PagingOptions): Promise<KubeVolumeAttachment[]> {
+  return listAllPages('volumeattachments', jsonPages(getJson, PATHS.volumeattachments, volumeAttachmentFromJson), paging);
+}
+
 export async function readAttacherView(clients: ReadClients, paging: PagingOptions): Promise<AttacherView> {
-  const { getJson } = clients;
   const [volumeAttachments, pvs, csiNodes, nodes] = await Promise.all([
-    listAllPages('volumeattachments', jsonPages(getJson, PATHS.volumeattachments, volumeAttachmentFromJson), paging),
-    listAllPages('persistentvolumes', jsonPages(getJson, PATHS.persistentvolumes, pvFromJson), paging),
-    listAllPages('csinodes', jsonPages(getJson, PATHS.csinodes, csiNodeFromJson), paging),
+    listVolumeAttachments(clients, paging),
+    listAllPages('persistentvolumes', jsonPages(clients.getJson, PATHS.persistentvolumes, pvFromJson), paging),
+    listAllPages('csinodes', jsonPages(clients.getJson, PATHS.csinodes, csiNodeFromJson), paging),
     listNodes(clients, paging),
   ]);
   return { volumeAttachments, pvs, csiNodes, nodes };

@@ -20,7 +20,7 @@ import type {
 } from '../../ports/cluster.js';
 import type { Clock } from '../../clock.js';
 import type { KubeClients } from './clients.js';
-import { readAttacherView, readCsiNode, readPv, readVolumeAttachment } from './attacher-reads.js';
+import { listVolumeAttachments, readAttacherView, readCsiNode, readPv, readVolumeAttachment } from './attacher-reads.js';
 import {
   addPvFinalizer,
   claimVolumeAttachment,
@@ -116,6 +116,10 @@ export class KubernetesCluster implements Cluster {
 
   readAttacherView(): Promise<AttacherView> {
     return readAttacherView(this.clients, this.paging);
+  }
+
+  listVolumeAttachments(): Promise<KubeVolumeAttachment[]> {
+    return listVolumeAttachments(this.clients, this.paging);
   }
 
   readVolumeAttachment(name: string): Promise<KubeVolumeAttachment | undefined> {

@@ -6,10 +6,11 @@
  */
 import { attacherDesiredState } from '../../core/attacher/desired.js';
 import { volumesToAdopt } from '../../core/attacher/adopt.js';
-import { attacherTargets, type AttacherView } from '../../core/attacher/targets.js';
+import { attacherTargets, type AttacherView, type VaTarget } from '../../core/attacher/targets.js';
 import { unsettledTargets, verificationDue, verificationTargets } from '../../core/verification.js';
 import { pvNamesByVolume } from '../../core/volume-sources.js';
 import { readOrNothing } from '../cluster-read.js';
+import type { PassContext } from '../context.js';
 import { dryRunStore } from '../dry-run.js';
 import { rememberVerification } from '../full-pass.js';
 import { markOutOfService } from '../out-of-service.js';
@@ -23,6 +24,14 @@ import { reportShadow, shadowVolumes } from './shadow.js';
 
 const NOTHING_READ: AttacherView = { volumeAttachments: [], pvs: [], csiNodes: [], nodes: [] };
 
+/** The full pass's report, with what it read and decided (a dead instance's follow-through starts from them). */
+export interface AttacherFullPass {
+  report: PassReport;
+  ctx: PassContext;
+  view: AttacherView;
+  targets: VaTarget[];
+}
+
 /** `ask`: instances EC2 is asked about in any case (an EC2 state-change event's, so its node's taint is decided now). */
 export async function runAttacherFullPass(
   baseDeps: ReconcileDeps,
@@ -30,6 +39,15 @@ export async function runAttacherFullPass(
   options: PassOptions = {},
   ask: readonly InstanceId[] = [],
 ): Promise<PassReport> {
+  return (await attacherFullPass(baseDeps, budget, options, ask)).report;
+}
+
+export async function attacherFullPass(
+  baseDeps: ReconcileDeps,
+  budget: Budget,
+  options: PassOptions = {},
+  ask: readonly InstanceId[] = [],
+): Promise<AttacherFullPass> {
   const dryRun = options.dryRun === true;
   const deps = dryRun ? { ...baseDeps, store: dryRunStore(baseDeps.store) } : baseDeps;
   const startedAt = deps.clock();
@@ -76,5 +94,6 @@ export async function runAttacherFullPass(
     ...(unwanted === undefined ? {} : { unwantedAttachments: unwanted }),
   };
   const report = summarize(ctx, cluster.error === undefined ? summary : { ...summary, clusterError: cluster.error }, executed);
-  return dryRun && cluster.complete ? { ...report, shadow: reportShadow(ctx, targets, executed) } : report;
+  const shadow = dryRun && cluster.complete ? { shadow: reportShadow(ctx, targets, executed) } : {};
+  return { report: { ...report, ...shadow }, ctx, view, targets };
 }

@@ -5,20 +5,18 @@
  * time (`attacherWaitMs`), and handle the ones that appear, attach only (the scope holds no node,
  * so nothing is detached on a partial read). Any other target runs the full attacher pass: one
  * list of each kind is cheap and kcm, not the target, decides what is detached. The full pass
- * every minute remains the safety net for anything a poll missed.
+ * every minute remains the safety net for anything a poll missed. An EC2 instance's event runs the
+ * full pass too, and follows a dead instance through (instance-pass.ts).
  */
-import { attacherDesiredState } from '../../core/attacher/desired.js';
 import { volumeAttachmentName } from '../../adapters/kubernetes/volume-attachment-name.js';
 import { expectedAttachments } from '../../core/attacher/expected.js';
-import { attacherTargets } from '../../core/attacher/targets.js';
 import type { KubeVolumeAttachment } from '../../core/kube.js';
-import { pvNamesByVolume } from '../../core/volume-sources.js';
 import { dryRunStore } from '../dry-run.js';
-import { createPassContext, planAndExecute, summarize } from '../pass.js';
+import { summarize } from '../pass.js';
 import type { Budget, PassOptions, PassReport, ReconcileDeps, Target } from '../types.js';
-import { verifyAgainstEc2 } from '../verify.js';
 import { runAttacherFullPass } from './full-pass.js';
-import { attacherReports } from './reports.js';
+import { runDeadInstancePass } from './instance-pass.js';
+import { actOnVolumeAttachments } from './act-on.js';
 
 const POLL_FIRST_MS = 200;
 const POLL_FACTOR = 1.5;
@@ -49,10 +47,8 @@ export async function runAttacherTargetedPass(
   budget: Budget,
   options: PassOptions = {},
 ): Promise<PassReport> {
-  if (target.kind !== 'pod') {
-    const ask = target.kind === 'instance' ? [target.instanceId] : [];
-    return { ...(await runAttacherFullPass(baseDeps, budget, options, ask)), target };
-  }
+  if (target.kind === 'instance') return { ...(await runDeadInstancePass(baseDeps, target.instanceId, budget, options)), target };
+  if (target.kind !== 'pod') return { ...(await runAttacherFullPass(baseDeps, budget, options)), target };
   const dryRun = options.dryRun === true;
   const deps = dryRun ? { ...baseDeps, store: dryRunStore(baseDeps.store) } : baseDeps;
   const startedAt = deps.clock();
@@ -68,18 +64,15 @@ export async function runAttacherTargetedPass(
       ? [undefined, undefined]
       : Promise.all([deps.cluster.readCsiNode(nodeName), deps.cluster.readNode(nodeName)]),
   ]);
-  const view = { volumeAttachments, pvs: closure.pvs, csiNodes: csiNode ? [csiNode] : [], nodes: node ? [node] : [] };
-  const targets = attacherTargets(view);
-  const volumes = [...new Set(targets.flatMap((t) => t.volumeId ?? []))].sort();
-  const desired = attacherDesiredState(view, targets, { complete: true, scope: { volumes, nodes: [] } });
-  const loaded = await deps.store.getMany(volumes);
-  const ctx = createPassContext(deps, budget, desired, loaded.records, pvNamesByVolume(view.pvs), attacherReports(targets));
-  const instanceIds = [...new Set(desired.attachments.map((a) => a.instanceId))];
-  const verified = volumes.length > 0 && (await verifyAgainstEc2(ctx, volumes, instanceIds)) !== undefined;
-  const executed = await planAndExecute(ctx, dryRun);
+  const { ctx, desired, executed, verified, corrupt } = await actOnVolumeAttachments(
+    deps,
+    budget,
+    { volumeAttachments, pvs: closure.pvs, csiNodes: csiNode ? [csiNode] : [], nodes: node ? [node] : [] },
+    dryRun,
+  );
   const problems = [
     ...desired.problems.map((message) => ({ source: 'kubernetes' as const, message })),
-    ...loaded.corrupt.map((item) => ({ source: 'dynamodb' as const, message: `item ${item.key}: ${item.problem}` })),
+    ...corrupt.map((item) => ({ source: 'dynamodb' as const, message: `item ${item.key}: ${item.problem}` })),
   ];
   const summary = { passId, kind: 'targeted' as const, startedAt, dryRun, clusterComplete: true, verified, seeded: false, problems };
   return { ...summarize(ctx, summary, executed), target };

@@ -79,7 +79,8 @@ describe('attacher mode: a dead instance', () => {
     await world.ec2Client.send(new TerminateInstancesCommand({ InstanceIds: [world.nodes[0]!.instanceId] }));
     world.clock.advance(250);
 
-    await handlers.ec2Event(sqsBatch([ec2StateChange(world.nodes[0]!.instanceId, 'terminated', world.clock.now())]), lambdaContext());
+    // The pass then follows the node, waiting for kcm to delete its VolumeAttachment (nobody plays that here): a short invocation ends the wait.
+    await handlers.ec2Event(sqsBatch([ec2StateChange(world.nodes[0]!.instanceId, 'terminated', world.clock.now())]), lambdaContext(20_000));
 
     const node = world.kube.get('Node', undefined, 'node-1') as KubeNode;
     expect(node.spec?.taints?.map((t) => t.key)).toEqual(['node.kubernetes.io/out-of-service']);
