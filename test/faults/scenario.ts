@@ -164,7 +164,7 @@ async function playStep(parts: Parts, cluster: FaultCluster, step: number): Prom
   ledger.drain();
   for (const fault of faults) inject(world, fault);
   const armed = armRestart(world, cluster, random, { kubelets, oracle }, restart);
-  const kcmArmed = armKcmRound(world, kubelets, kcmRound);
+  const kcmArmed = armKcmRound(world, cluster, random, kubelets, kcmRound);
   const outcomes = await Promise.all(passes.map((spec) => runPass(world, spec)));
   await settleInFlight(); // let a killed pass's last request land
   armed.stop();
