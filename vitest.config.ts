@@ -14,6 +14,9 @@ const folders = [
   'lambda/reconcile/**',
 ];
 
+/** The seeded fault suites, one per operating mode (each a file, so the two run side by side). */
+const FAULT_SUITES = ['test/faults/faults.test.ts', 'test/faults/attacher-faults.test.ts'];
+
 export default defineConfig({
   test: {
     testTimeout: 30_000,
@@ -22,14 +25,14 @@ export default defineConfig({
     // Powertools reads this itself; tests that check the metrics turn it back on.
     env: { POWERTOOLS_METRICS_DISABLED: 'true' },
     projects: [
-      { extends: true, test: { name: 'unit', include: ['test/**/*.test.ts'], exclude: ['test/faults/faults.test.ts'] } },
+      { extends: true, test: { name: 'unit', include: ['test/**/*.test.ts'], exclude: FAULT_SUITES } },
       // The store's contract suite again, against AWS's DynamoDB Local (Java) instead of dynalite.
       {
         extends: true,
         test: { name: 'dynamodb-local', include: ['test/dynamodb/**/*.test.ts'], globalSetup: ['test/support/dynamodb-local-setup.ts'] },
       },
       // The seeded fault suite: `npm run test:faults` runs it alone.
-      { extends: true, test: { name: 'faults', include: ['test/faults/faults.test.ts'] } },
+      { extends: true, test: { name: 'faults', include: FAULT_SUITES } },
     ],
     coverage: {
       provider: 'v8',

@@ -8,7 +8,8 @@ import { volumeIdOf } from '../../lambda/core/volume-id.js';
 import type { Ec2Mutation } from './ledger.js';
 import { ec2Attachment, type Truth, type TruthNode } from './truth.js';
 
-export type InvariantId = 1 | 2 | 3 | 4 | 5 | 6;
+/** DESIGN §11's numbers; `A1`…`A5` are their attacher-mode restatements (oracle/attacher/README.md). */
+export type InvariantId = 1 | 2 | 3 | 4 | 5 | 6 | 'A1' | 'A2' | 'A3' | 'A4' | 'A5';
 
 export interface Violation {
   invariant: InvariantId;
@@ -22,6 +23,11 @@ export const INVARIANT_TITLES: Record<InvariantId, string> = {
   4: 'after crashes and faults the next passes converge',
   5: "a node's volumesAttached never claims a volume EC2 has not attached to it",
   6: 'no AttachVolume for a pair already attached, and none on a device name another volume holds on the instance',
+  A1: "a VolumeAttachment never says attached for a volume EC2 does not show attached on its node's instance",
+  A2: 'no DetachVolume of a pair a live VolumeAttachment (no deletionTimestamp) asks for',
+  A3: 'our VolumeAttachment finalizer is never removed while EC2 still holds the volume on that instance',
+  A4: "after a crashed pass's lease, no EC2 attachment is unknown to the store",
+  A5: 'an exclusive volume is never attached to two instances',
 };
 
 export interface DetachCall {

@@ -3,10 +3,12 @@
  * timeouts, attaches stuck in `attaching` and detaches stuck `busy`, DescribeVolumes lagging
  * behind mutations; Kubernetes 409/500/503 on lists, single-object reads and VolumeAttachment
  * writes, and broken pagination; DynamoDB failures (conditional conflicts come from concurrent passes).
+ * Attacher mode draws the same kinds against what it reads and writes instead: VolumeAttachment,
+ * PV, CSINode and node reads, the VolumeAttachment status and finalizer patches, the PV finalizer.
  */
 import type { Random } from '../../sandbox/generate/random.js';
 import { pickNodeStatusFault } from './node-status-faults.js';
-import { EC2_TIMEOUT_MS, type World } from './rig.js';
+import { EC2_TIMEOUT_MS, type Mode, type World } from './rig.js';
 
 export type Fault =
   | { kind: 'ec2-error'; action: string; code: string; count: number }
@@ -41,14 +43,40 @@ const KUBE_OBJECT_REQUESTS: [string, string][] = [
   ['DELETE', '/apis/storage.k8s.io/v1/volumeattachments/[^/]+'],
 ];
 const LISTED = ['pods', 'nodes', 'persistentvolumes', 'persistentvolumeclaims', 'volumeattachments'];
-const DYNAMO_OPERATIONS = ['Scan', 'GetItem', 'BatchGetItem', 'PutItem', 'UpdateItem', 'DeleteItem'];
 
-export function pickFaults(random: Random): Fault[] {
-  const count = random.pick([0, 1, 1, 2, 3]);
-  return Array.from({ length: count }, () => pickFault(random));
+/** The Kubernetes requests a fault may hit: whole lists, single objects and writes, paginated kinds. */
+interface KubeTargets {
+  paths: string[];
+  objectRequests: [string, string][];
+  listed: string[];
 }
 
-function pickFault(random: Random): Fault {
+const CONTROLLER_TARGETS: KubeTargets = { paths: KUBE_PATHS, objectRequests: KUBE_OBJECT_REQUESTS, listed: LISTED };
+
+const VA = '/apis/storage.k8s.io/v1/volumeattachments';
+const ATTACHER_TARGETS: KubeTargets = {
+  paths: [VA, '/api/v1/persistentvolumes', '/apis/storage.k8s.io/v1/csinodes', '/api/v1/nodes', '/api/v1/namespaces/default/events'],
+  objectRequests: [
+    ['GET', `${VA}/[^/]+`],
+    ['GET', '/apis/storage.k8s.io/v1/csinodes/[^/]+'],
+    ['GET', '/api/v1/nodes/[^/]+'],
+    ['GET', '/api/v1/namespaces/default/pods/[^/]+'],
+    ['PATCH', `${VA}/[^/]+/status`],
+    ['PATCH', `${VA}/[^/]+`],
+    ['PATCH', '/api/v1/persistentvolumes/[^/]+'],
+    ['PATCH', '/api/v1/nodes/[^/]+'],
+  ],
+  listed: ['volumeattachments', 'persistentvolumes', 'csinodes', 'nodes'],
+};
+const DYNAMO_OPERATIONS = ['Scan', 'GetItem', 'BatchGetItem', 'PutItem', 'UpdateItem', 'DeleteItem'];
+
+export function pickFaults(random: Random, mode: Mode = 'controller'): Fault[] {
+  const count = random.pick([0, 1, 1, 2, 3]);
+  const targets = mode === 'attacher' ? ATTACHER_TARGETS : CONTROLLER_TARGETS;
+  return Array.from({ length: count }, () => pickFault(random, targets));
+}
+
+function pickFault(random: Random, kube: KubeTargets): Fault {
   switch (random.int(12)) {
     case 0:
       return { kind: 'ec2-error', action: random.pick(EC2_ACTIONS), code: random.pick(EC2_CODES), count: random.between(1, 2) };
@@ -60,13 +88,13 @@ function pickFault(random: Random): Fault {
       return {
         kind: 'kube-error',
         method: random.pick(['GET', 'PATCH', 'POST', 'PUT', 'DELETE']),
-        path: random.pick(KUBE_PATHS),
+        path: random.pick(kube.paths),
         code: random.pick([409, 500]),
         count: random.between(1, 2),
       };
     case 7:
     case 8: {
-      const [method, path] = random.pick(KUBE_OBJECT_REQUESTS);
+      const [method, path] = random.pick(kube.objectRequests);
       return { kind: 'kube-error', method, path, code: random.pick([409, 500, 503]), count: random.between(1, 2) };
     }
     case 9:
@@ -75,7 +103,7 @@ function pickFault(random: Random): Fault {
     case 11:
       return pickNodeStatusFault(random);
     case 4:
-      return { kind: 'kube-pagination', resource: random.pick(LISTED), mode: random.pick(['error', 'expired'] as const) };
+      return { kind: 'kube-pagination', resource: random.pick(kube.listed), mode: random.pick(['error', 'expired'] as const) };
     default:
       return { kind: 'dynamo-error', operation: random.pick(DYNAMO_OPERATIONS), count: random.between(1, 2) };
   }

@@ -30,7 +30,7 @@ export function armRestart(
   world: World,
   cluster: FaultCluster,
   random: Random,
-  parts: { kubelets: Kubelets; oracle: LiveOracle },
+  parts: { kubelets: Kubelets; oracle: Pick<LiveOracle, 'observe'> },
   restart: MidPassRestart | undefined,
 ): { stop: () => void; note: () => string | undefined } {
   if (!restart) return { stop: () => undefined, note: () => undefined };

@@ -6,6 +6,8 @@
  * must agree on can hide in shared memory. The clients are tuned for fault injection: one attempt
  * per SDK call (injected faults reach the controller instead of being retried away), a short EC2
  * timeout, two-item list pages (pagination faults bite) and no waiting on EC2.
+ * In attacher mode the stack also plays kube-controller-manager (sandbox/kcm), which creates and
+ * deletes the VolumeAttachments the controller answers, stepped by the scenario like the kubelets.
  */
 import { ScanCommand } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
@@ -14,6 +16,7 @@ import type { Ports } from '../../lambda/reconcile/types.js';
 import { ManualClock } from '../../sandbox/clock.js';
 import type { LocalEc2 } from '../../sandbox/ec2/server.js';
 import type { KubeSandbox } from '../../sandbox/kube/index.js';
+import type { Kcm } from '../../sandbox/kcm/kcm.js';
 import { localDynamoClient } from '../../sandbox/dynamodb.js';
 import { startLocalStack, type LocalStack } from '../../sandbox/local-stack.js';
 import type { MeteredDynamo } from '../../sandbox/metered-dynamo.js';
@@ -26,8 +29,13 @@ export const MAX_WAIT_FOR_UNMOUNT_MS = 360_000;
 /** The longest a crashed pass's lease can last: its 5-minute budget plus the default lease margin. */
 export const LEASE_BOUND_MS = 5 * 60_000 + 15_000;
 
+export type Mode = 'controller' | 'attacher';
+
 export interface World {
   seed: number;
+  mode: Mode;
+  /** kcm's attach/detach controller, in attacher mode only. */
+  kcm?: Kcm;
   clock: ManualClock;
   ec2: LocalEc2;
   kube: KubeSandbox;
@@ -40,15 +48,16 @@ export interface World {
 }
 
 export interface Rig {
-  world(seed: number): Promise<World>;
+  world(seed: number, mode?: Mode): Promise<World>;
 }
 
 export function startRig(): Rig {
   return {
-    async world(seed) {
+    async world(seed, mode = 'controller') {
       const clock = new ManualClock();
       const stack: LocalStack = await startLocalStack({
         clock,
+        ...(mode === 'attacher' ? { mode, simulateKcm: true } : {}),
         ec2: { throttle: false, delays: { attachMs: 1_000, detachMs: 1_000 } },
         env: { MAX_CONCURRENT_OPERATIONS: '4' },
         controller: {
@@ -70,6 +79,8 @@ export function startRig(): Rig {
       const reader = localDynamoClient(stack.dynamo.endpoint);
       return {
         seed,
+        mode,
+        ...(stack.kcm === undefined ? {} : { kcm: stack.kcm }),
         clock,
         ec2: stack.ec2,
         kube: stack.kube,

@@ -1,24 +1,28 @@
 /**
  * One seeded scenario: a small cluster, then steps of (cluster change → faults → concurrent
  * passes, one of which may be killed at a random call) with DESIGN §11's invariants checked
- * around every step, then a clean phase that must converge (invariant 4).
+ * around every step, then a clean phase that must converge (invariant 4). In attacher mode kcm
+ * decides what is attached (it acts between passes and, now and then, in the middle of one) and
+ * the invariants are attacher mode's (sandbox/oracle/attacher/README.md).
  */
 import type { Target } from '../../lambda/reconcile/types.js';
 import { Random } from '../../sandbox/generate/random.js';
 import { Kubelets } from '../../sandbox/kubelets.js';
-import { checkConvergence, checkStep, type Violation } from '../../sandbox/oracle/checks.js';
+import type { Violation } from '../../sandbox/oracle/checks.js';
 import { ApiLedger } from '../../sandbox/oracle/ledger.js';
-import { LiveOracle } from '../../sandbox/oracle/live.js';
 import { storeKnows, unknownToStore } from '../../sandbox/oracle/store-known.js';
 import { readTruth } from '../../sandbox/oracle/truth.js';
 import { applyChange, buildCluster, clusterGoesOn, pickChange, type Change, type FaultCluster } from './cluster.js';
 import { clearFaults, describeFault, inject, pickFaults, unstick } from './faults.js';
+import { armKcmRound, pickKcmRound } from './kcm-mid-pass.js';
 import { killable, type Kill, type Killable } from './killable.js';
 import { armRestart, pickRestart } from './mid-pass.js';
-import { LEASE_BOUND_MS, MAX_WAIT_FOR_UNMOUNT_MS, type Rig, type World } from './rig.js';
+import { scenarioMode, type ScenarioMode } from './mode.js';
+import { LEASE_BOUND_MS, MAX_WAIT_FOR_UNMOUNT_MS, type Mode, type Rig, type World } from './rig.js';
 
 export interface ScenarioResult {
   seed: number;
+  mode: Mode;
   steps: number;
   passes: number;
   kills: number;
@@ -111,15 +115,16 @@ async function settleInFlight(): Promise<void> {
   for (let i = 0; i < 20; i++) await new Promise((resolve) => setImmediate(resolve));
 }
 
-export async function runScenario(rig: Rig, seed: number, stepCount = 8): Promise<ScenarioResult> {
-  const world = await rig.world(seed);
+export async function runScenario(rig: Rig, seed: number, stepCount = 8, mode: Mode = 'controller'): Promise<ScenarioResult> {
+  const world = await rig.world(seed, mode);
   const random = new Random(seed);
   const unmounts = random.fork();
   const ledger = new ApiLedger(world.ec2, world.kube);
-  const result: ScenarioResult = { seed, steps: 0, passes: 0, kills: 0, converged: false, violations: [], trace: [] };
-  const oracle = new LiveOracle(world.ec2, world.kube, { maxWaitForUnmountMs: MAX_WAIT_FOR_UNMOUNT_MS });
+  const result: ScenarioResult = { seed, mode, steps: 0, passes: 0, kills: 0, converged: false, violations: [], trace: [] };
   const kubelets = new Kubelets(world.kube, world.ec2, { unmountMs: () => unmountTime(unmounts) });
-  const parts: Parts = { world, random, ledger, result, oracle, kubelets };
+  const modeParts = scenarioMode(world, kubelets);
+  const oracle = modeParts.oracle;
+  const parts: Parts = { world, random, ledger, result, mode: modeParts, kubelets };
   try {
     const cluster = buildCluster(world, random);
     for (let step = 1; step <= stepCount; step++) await playStep(parts, cluster, step);
@@ -138,68 +143,75 @@ interface Parts {
   random: Random;
   ledger: ApiLedger;
   result: ScenarioResult;
-  oracle: LiveOracle;
+  mode: ScenarioMode;
   kubelets: Kubelets;
 }
 
 async function playStep(parts: Parts, cluster: FaultCluster, step: number): Promise<void> {
-  const { world, random, ledger, result, oracle, kubelets } = parts;
+  const { world, random, ledger, result, mode, kubelets } = parts;
+  const oracle = mode.oracle;
   const change: Change = pickChange(cluster, random);
   applyChange(world, cluster, random, change);
-  kubelets.run();
-  const faults = pickFaults(random);
+  mode.act();
+  const faults = pickFaults(random, world.mode);
   const passes = pickPasses(cluster, random);
   const restart = pickRestart(random);
   const advance = random.pick(ADVANCES);
+  const kcmRound = pickKcmRound(world, random);
   const label = `step ${step}: ${change.kind === 'none' ? 'no change' : JSON.stringify(change)}; faults [${faults.map(describeFault).join(', ')}]; passes [${passes.map(describePass).join(', ')}]; then +${advance / 1000}s`;
   if (process.env.DEBUG_PASSES) console.log(label);
   const before = oracle.beginStep(label);
   ledger.drain();
   for (const fault of faults) inject(world, fault);
   const armed = armRestart(world, cluster, random, { kubelets, oracle }, restart);
+  const kcmArmed = armKcmRound(world, cluster, random, kubelets, kcmRound);
   const outcomes = await Promise.all(passes.map((spec) => runPass(world, spec)));
   await settleInFlight(); // let a killed pass's last request land
   armed.stop();
+  kcmArmed.stop();
   clearFaults(world);
-  result.trace.push(armed.note() ? `${label}; ${armed.note()}` : label);
+  result.trace.push([label, armed.note(), kcmArmed.note()].filter((part) => part !== undefined).join('; '));
   result.passes += passes.length;
   result.kills += outcomes.filter((o) => o === 'killed').length;
   await check(parts, before, label);
-  kubelets.run();
+  mode.act();
   world.clock.advance(advance);
   result.steps += 1;
 }
 
-/** Step-end checks: 1, 5 and 6 over the step's calls (2 and 3 are judged live, at each DetachVolume), and 4 against the store. */
+/** Step-end checks: the mode's over the step's calls, and 4 (A4) against the store. */
 async function check(parts: Parts, before: ReturnType<typeof readTruth>, label: string): Promise<void> {
-  const { world, ledger, result } = parts;
+  const { world, ledger, result, mode } = parts;
   const drained = ledger.drain();
   const after = readTruth(world.ec2, world.kube);
-  const stepEnd = checkStep(before, after, drained.detaches, drained.mutations).filter((v) => v.invariant !== 2 && v.invariant !== 3);
-  const unknown = unknownToStore(after, storeKnows(await world.storeItems()), LEASE_BOUND_MS);
+  const stepEnd = mode.stepEnd(before, after, drained);
+  const unknown = unknownToStore(after, storeKnows(await world.storeItems()), LEASE_BOUND_MS).map((v) => ({
+    ...v,
+    invariant: mode.storeInvariant,
+  }));
   for (const violation of [...stepEnd, ...unknown]) result.violations.push({ ...violation, step: label });
 }
 
 /** Faults over, stuck attachments released, leases and the unmount timeout run out: full passes must converge. */
 async function converge(parts: Parts, cluster: FaultCluster): Promise<void> {
-  const { world, result, oracle, kubelets, random } = parts;
+  const { world, result, mode, random } = parts;
   unstick(world);
   world.clock.advance(16 * MINUTE);
   clusterGoesOn(world, cluster, random);
-  kubelets.run();
+  mode.act();
   let problems: Violation[] = [];
   for (let round = 1; round <= 8; round++) {
     const label = `convergence pass ${round}`;
-    const before = oracle.beginStep(label);
+    const before = mode.oracle.beginStep(label);
     parts.ledger.drain();
     await runPass(world, {});
     result.passes += 1;
     await check(parts, before, label);
-    kubelets.run();
+    mode.act();
     world.clock.advance(2 * MINUTE);
     clusterGoesOn(world, cluster, random);
-    kubelets.run();
-    problems = checkConvergence(readTruth(world.ec2, world.kube));
+    mode.act();
+    problems = mode.convergence(readTruth(world.ec2, world.kube));
     if (problems.length === 0) {
       result.converged = true;
       return;

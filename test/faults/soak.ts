@@ -1,6 +1,7 @@
 /**
  * `npm run soak -- --seeds N` runs N seeded fault scenarios (from --from, default 1);
- * `npm run soak -- --seed N` replays one, printing its steps. Exit 1 if any invariant broke.
+ * `npm run soak -- --seed N` replays one, printing its steps; `--mode attacher` runs them in
+ * attacher mode (kcm decides). Exit 1 if any invariant broke.
  */
 import { parseArgs } from 'node:util';
 
@@ -16,8 +17,11 @@ const { values } = parseArgs({
     seeds: { type: 'string', default: '1000' },
     from: { type: 'string', default: '1' },
     steps: { type: 'string', default: '8' },
+    mode: { type: 'string', default: 'controller' },
   },
 });
+if (values.mode !== 'controller' && values.mode !== 'attacher') throw new Error(`--mode is controller or attacher, got ${values.mode}`);
+const mode = values.mode;
 const single = values.seed === undefined ? undefined : Number(values.seed);
 const first = single ?? Number(values.from);
 const count = single === undefined ? Number(values.seeds) : 1;
@@ -27,7 +31,7 @@ const rig = startRig();
 let failed = 0;
 const started = Date.now();
 for (let seed = first; seed < first + count; seed++) {
-  const result = await runScenario(rig, seed, steps);
+  const result = await runScenario(rig, seed, steps, mode);
   if (single !== undefined) for (const line of result.trace) console.log(line);
   if (result.violations.length > 0) {
     failed += 1;
@@ -36,5 +40,5 @@ for (let seed = first; seed < first + count; seed++) {
     console.log(`seed ${seed}: ok (${result.passes} passes, ${result.kills} killed)`);
   }
 }
-console.log(`${count} seed(s) from ${first}, ${failed} failed, ${((Date.now() - started) / 1000).toFixed(1)} s`);
+console.log(`${count} ${mode}-mode seed(s) from ${first}, ${failed} failed, ${((Date.now() - started) / 1000).toFixed(1)} s`);
 process.exitCode = failed > 0 ? 1 : 0;
