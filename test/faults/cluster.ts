@@ -8,6 +8,7 @@
 import { podObject, pvcObject, pvObject, nodeObject, csiNodeObject } from '../../sandbox/generate/kube-objects.js';
 import type { GenNode, GenOwner, GenPod, GenVolume } from '../../sandbox/generate/model.js';
 import { podSuffix, volumeId, instanceId } from '../../sandbox/generate/names.js';
+import type { KubePod } from '../../lambda/core/kube.js';
 import type { Random } from '../../sandbox/generate/random.js';
 import { addInstance, addVolume } from '../../sandbox/generate/seed.js';
 import { changeInstanceState } from '../../sandbox/ec2/state/lifecycle.js';
@@ -95,6 +96,15 @@ export function addPod(
   world.kube.seed([podObject(pod, { blockDevice: claim === 'shared-block' })]);
   cluster.pods.push(pod);
   return pod;
+}
+
+/**
+ * Pods someone else deleted meanwhile (attacher mode: the sandbox kcm's taint eviction and pod GC on
+ * an out-of-service node) leave the model too, so no change is picked for a pod that is gone.
+ */
+export function forgetGonePods(world: World, cluster: FaultCluster): void {
+  const present = new Set((world.kube.list('Pod') as KubePod[]).map((p) => `${p.metadata.namespace}/${p.metadata.name}`));
+  cluster.pods = cluster.pods.filter((pod) => present.has(`${pod.namespace}/${pod.name}`));
 }
 
 function removePod(world: World, cluster: FaultCluster, pod: GenPod): void {

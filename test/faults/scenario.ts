@@ -12,7 +12,7 @@ import type { Violation } from '../../sandbox/oracle/checks.js';
 import { ApiLedger } from '../../sandbox/oracle/ledger.js';
 import { storeKnows, unknownToStore } from '../../sandbox/oracle/store-known.js';
 import { readTruth } from '../../sandbox/oracle/truth.js';
-import { applyChange, buildCluster, clusterGoesOn, pickChange, type Change, type FaultCluster } from './cluster.js';
+import { applyChange, buildCluster, clusterGoesOn, forgetGonePods, pickChange, type Change, type FaultCluster } from './cluster.js';
 import { clearFaults, describeFault, inject, pickFaults, unstick } from './faults.js';
 import { armKcmRound, pickKcmRound } from './kcm-mid-pass.js';
 import { killable, type Kill, type Killable } from './killable.js';
@@ -150,6 +150,7 @@ interface Parts {
 async function playStep(parts: Parts, cluster: FaultCluster, step: number): Promise<void> {
   const { world, random, ledger, result, mode, kubelets } = parts;
   const oracle = mode.oracle;
+  forgetGonePods(world, cluster);
   const change: Change = pickChange(cluster, random);
   applyChange(world, cluster, random, change);
   mode.act();
