@@ -92,7 +92,8 @@ function liveOperationOn(record: VolumeRecord, nodeName: NodeName, now: number):
 
 /**
  * Corrects the record with EC2's view (verification): attachments EC2 no longer has are removed
- * (except a lost attach that may still land, see `lostAttachMayLand`),
+ * (except a lost attach that may still land, see `lostAttachMayLand`; a lost detach stays
+ * `uncertain` while EC2 shows it `attached`, see `lostDetachMayLand`),
  * states and devices follow EC2, and attachments EC2 has on an instance of a known node
  * (`nodesByInstance`) are added, `attached` or `uncertain`. Attachments on instances of no known
  * node are left out: nothing could detach them safely. A key with a live operation is left to
@@ -115,7 +116,9 @@ export function applyObservation(
     if (liveOperationOn(record, current.nodeName, now)) continue;
     const view = seen.get(current.instanceId);
     const corrected = view
-      ? corrections(current, view, now)
+      ? lostDetachMayLand(record, current) && view.state === 'attached'
+        ? current
+        : corrections(current, view, now)
       : observation.exists && lostAttachMayLand(record, current)
         ? current
         : undefined;
@@ -151,6 +154,17 @@ export function applyObservation(
  */
 export function lostAttachMayLand(record: VolumeRecord, attachment: ActualAttachment): boolean {
   return attachment.state === 'uncertain' && record.backoff[operationKey('attach', attachment.nodeName)] !== undefined;
+}
+
+/**
+ * A detach whose outcome was lost (timeout, 5xx, or a wait that never saw it begin) leaves the
+ * attachment `uncertain` with the detach backing off. DescribeVolumes may still show the volume
+ * `attached` from before the DetachVolume, so that read settles nothing: marked `attached`, the
+ * volume would be listed on its node while EC2 takes it away (invariant 5). `detaching` or no
+ * attachment settle it, as does our own next call (the retried detach, or an attach).
+ */
+export function lostDetachMayLand(record: VolumeRecord, attachment: ActualAttachment): boolean {
+  return attachment.state === 'uncertain' && record.backoff[operationKey('detach', attachment.nodeName)] !== undefined;
 }
 
 type LiveEc2Attachment = Ec2Attachment & { state: Exclude<Ec2Attachment['state'], 'detached'> };

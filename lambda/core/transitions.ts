@@ -248,8 +248,17 @@ export function takeOver(
 /**
  * Settles an expired operation with what EC2 says about this volume on the operation's
  * instance (`undefined`: no attachment): the lock is released and the attachment set to EC2's view.
+ * A detach EC2 still shows `attached` fails as one EC2 may still be working on: DescribeVolumes is
+ * eventually consistent, so the read may predate a DetachVolume that was sent. The attachment stays
+ * `uncertain` (never listed on the node, invariant 5) until EC2 or our own call settles it.
  */
-export function resolveExpired(record: VolumeRecord, operationId: string, ec2View: Ec2Attachment | undefined, now: number): Transition {
+export function resolveExpired(
+  record: VolumeRecord,
+  operationId: string,
+  ec2View: Ec2Attachment | undefined,
+  now: number,
+  backoffConfig: BackoffConfig,
+): Transition {
   const held = heldOperation(record, operationId);
   if (isRefusal(held)) return held;
   const { key, op } = held;
@@ -263,6 +272,10 @@ export function resolveExpired(record: VolumeRecord, operationId: string, ec2Vie
     return accept(next);
   }
   const state = observedState(ec2View.state);
+  if (op.kind === 'detach' && state === 'attached') {
+    const error = 'EC2 shows the volume attached after the detach; the read may predate the DetachVolume';
+    return failOperation(record, operationId, error, now, backoffConfig, { ec2MayStillBeWorking: true });
+  }
   const next = release(record, key, op, op.kind === 'attach' && state === 'attached');
   const current = next.attachments[op.nodeName];
   next.attachments[op.nodeName] = {

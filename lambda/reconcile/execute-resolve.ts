@@ -34,7 +34,7 @@ export async function executeResolve(ctx: PassContext, action: ResolveAction): P
     ctx.actual,
     action.volumeId,
     record,
-    onRecord((r) => resolveExpired(r, op.id, view, ctx.deps.clock())),
+    onRecord((r) => resolveExpired(r, op.id, view, ctx.deps.clock(), ctx.deps.settings.plan.backoff)),
     fence === undefined ? {} : { fence },
   );
   if (!written.ok) return result(written.why === 'refused' ? 'deferred' : 'failed', written.reason);

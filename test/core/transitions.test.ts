@@ -349,11 +349,11 @@ describe('leaving, taking over and resolving operations', () => {
   it.each<[string, Transition, string]>([
     ['takeOver of a live lease', takeOver(inFlight, 'x', 'z', NOW, LEASE), 'lease-live'],
     ['takeOver of an unknown operation', takeOver(expired, 'nope', 'z', NOW, LEASE), 'not-holder'],
-    ['resolveExpired of a live lease', resolveExpired(inFlight, 'x', undefined, NOW), 'lease-live'],
-    ['resolveExpired of an unknown operation', resolveExpired(expired, 'nope', undefined, NOW), 'not-holder'],
+    ['resolveExpired of a live lease', resolveExpired(inFlight, 'x', undefined, NOW, DEFAULT_BACKOFF), 'lease-live'],
+    ['resolveExpired of an unknown operation', resolveExpired(expired, 'nope', undefined, NOW, DEFAULT_BACKOFF), 'not-holder'],
     [
       "resolveExpired with another instance's view",
-      resolveExpired(expired, 'x', { instanceId: 'i-b', state: 'attached', device: '/dev/xvdaa' }, NOW),
+      resolveExpired(expired, 'x', { instanceId: 'i-b', state: 'attached', device: '/dev/xvdaa' }, NOW, DEFAULT_BACKOFF),
       'wrong-target',
     ],
   ])('refuses %s', (_name, result, expected) => {
@@ -394,10 +394,10 @@ describe('leaving, taking over and resolving operations', () => {
     ],
     ['a detach EC2 finished removes the attachment, backoff reset', expiredOp('detach', 'detaching'), undefined, undefined, false],
     [
-      'a detach EC2 never performed leaves it attached',
+      'a detach EC2 still shows attached stays uncertain (the read may predate the DetachVolume)',
       expiredOp('detach', 'detaching'),
       view('attached'),
-      att('a', 'attached', { device: '/dev/xvdbb', since: NOW }),
+      att('a', 'uncertain', { since: NOW }),
       true,
     ],
     [
@@ -415,7 +415,7 @@ describe('leaving, taking over and resolving operations', () => {
       false,
     ],
   ])('resolveExpired: %s', (_name, record, ec2View, expected, backoffKept) => {
-    const next = accepted(resolveExpired(record, 'x', ec2View, NOW));
+    const next = accepted(resolveExpired(record, 'x', ec2View, NOW, DEFAULT_BACKOFF));
     expect(next.attachments.a).toEqual(expected);
     expect(next.operations).toEqual({});
     expect(Object.keys(next.backoff).length > 0).toBe(backoffKept);
@@ -473,6 +473,18 @@ describe('applyObservation (verification against EC2)', () => {
       vol({ attachments: [att('a', 'uncertain')] }),
       ec2(on('a', 'attached')),
       { a: att('a', 'attached', { since: NOW }) },
+    ],
+    [
+      'a lost detach EC2 still shows attached stays uncertain (the read may predate the DetachVolume)',
+      vol({ attachments: [att('a', 'uncertain')], backoff: { 'detach:a': failed(1) } }),
+      ec2(on('a', 'attached')),
+      { a: att('a', 'uncertain') },
+    ],
+    [
+      'a lost detach EC2 shows detaching follows EC2',
+      vol({ attachments: [att('a', 'uncertain')], backoff: { 'detach:a': failed(1) } }),
+      ec2(on('a', 'detaching')),
+      { a: att('a', 'detaching', { since: NOW }) },
     ],
     [
       'a device EC2 reports differently is corrected, since kept',

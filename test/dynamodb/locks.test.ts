@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { DEFAULT_BACKOFF } from '../../lambda/core/backoff.js';
 import { InvalidWriteError } from '../../lambda/adapters/dynamodb/volume-store.js';
 import {
   beginOperation,
@@ -141,7 +142,9 @@ describe('leases and fencing', () => {
     const expired = [...records.values()].flatMap((r) => expiredOperations(r, now).map((op) => ({ record: r, op })));
     expect(expired.map(({ op }) => op.id)).toEqual(['op-crashed']);
     const { record, op } = expired[0]!;
-    const resolved = accepted(resolveExpired(record, op.id, { instanceId: 'i-a', state: 'attached', device: '/dev/xvdaa' }, now));
+    const resolved = accepted(
+      resolveExpired(record, op.id, { instanceId: 'i-a', state: 'attached', device: '/dev/xvdaa' }, now, DEFAULT_BACKOFF),
+    );
     const written = await store.put(resolved, { lockKey: 'volume', operationId: op.id });
     expect(written.ok && written.record).toMatchObject({ operations: {}, attachments: { a: { state: 'attached' } } });
   });
