@@ -45,9 +45,9 @@ describe('plan: when an unneeded attachment is detached', () => {
   it.each<[string, Row, { trigger: DetachAction['trigger']; ec2Force: boolean; requiresUnreport: boolean }]>([
     ['not mounted on a Ready node: detach after unreport', {}, { trigger: 'unmounted', ec2Force: false, requiresUnreport: true }],
     [
-      'mounted but the node is out of service: forced detach at once',
+      'mounted but the node is out of service: forced detach at once, still only once the node no longer lists it',
       { nodes: [view('node-a', { inUse: [V], outOfService: true, ready: false })] },
-      { trigger: 'out-of-service', ec2Force: true, requiresUnreport: false },
+      { trigger: 'out-of-service', ec2Force: true, requiresUnreport: true },
     ],
     [
       'mounted on a not-Ready node past maxWaitForUnmount: timeout detach, not EC2-forced',
@@ -62,17 +62,17 @@ describe('plan: when an unneeded attachment is detached', () => {
     [
       'mounted on a not-Ready node whose instance is stopped: forced detach',
       { ...mountedNotReady, instance: 'stopped' },
-      { trigger: 'instance-stopped', ec2Force: true, requiresUnreport: false },
+      { trigger: 'instance-stopped', ec2Force: true, requiresUnreport: true },
     ],
     [
       'mounted on a not-Ready node whose instance is terminated: forced detach',
       { ...mountedNotReady, instance: 'terminated' },
-      { trigger: 'instance-terminated', ec2Force: true, requiresUnreport: false },
+      { trigger: 'instance-terminated', ec2Force: true, requiresUnreport: true },
     ],
     [
       'node object gone and EC2 no longer knows the instance: forced detach',
       { nodes: [], attachment: { mounted: true }, instance: 'missing' },
-      { trigger: 'instance-terminated', ec2Force: true, requiresUnreport: false },
+      { trigger: 'instance-terminated', ec2Force: true, requiresUnreport: true },
     ],
     [
       'node object gone, last seen unmounted: detach',
