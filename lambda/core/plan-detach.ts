@@ -110,7 +110,8 @@ function candidate(
 ): DetachCandidate {
   const base = { volumeId: record.volumeId, uniqueName: record.uniqueName, nodeName: attachment.nodeName };
   // A stuck attach was normally never reported; everything else leaves the node's list before EC2 is
-  // asked. Where kcm decides (attacher mode) the node's list is kcm's alone.
+  // asked, forced detaches included (a failed node-status write skips the detach, as upstream's
+  // reconciler does: invariant 5). Where kcm decides (attacher mode) the node's list is kcm's alone.
   const unreport = !kcmDecides && (decision.trigger !== 'stuck-attach' || attachment.reported);
   const detach: DetachAction = {
     ...base,
@@ -118,7 +119,7 @@ function candidate(
     instanceId: attachment.instanceId,
     trigger: decision.trigger,
     ec2Force: decision.ec2Force,
-    requiresUnreport: unreport && !decision.ec2Force,
+    requiresUnreport: unreport,
     reason: decision.why,
   };
   if (!unreport) return { detach };

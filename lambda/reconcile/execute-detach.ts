@@ -1,7 +1,7 @@
 /**
- * One detach. A non-forced detach goes ahead only if this pass removed the volume from the
- * node's reported list, and only if a live read of the node right before DetachVolume still shows
- * it unmounted (the kubelet may have mounted it again meanwhile) and not listed again (another
+ * One detach. It goes ahead only if this pass removed the volume from the node's reported list
+ * (forced ones too), and only if a live read of the node right before DetachVolume still shows
+ * it unmounted (non-forced: the kubelet may have mounted it again meanwhile) and not listed again (another
  * pass may have listed it since the unreport). That read comes after the intent is recorded:
  * a pass that reads the record later sees the detach and does not list the volume (invariant 5).
  */

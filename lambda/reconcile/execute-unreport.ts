@@ -1,5 +1,5 @@
 /**
- * Before a non-forced detach the volume leaves the node's reported `volumesAttached`, so the
+ * Before a detach (forced or not) the volume leaves the node's reported `volumesAttached`, so the
  * kubelet stops treating it as attached before EC2 pulls it. All unreports of one node go out
  * as one write of the node's (atomic) list, through the pass's node-status updater; a detach whose
  * unreport did not succeed stays put.
