@@ -1,77 +1,17 @@
 /**
  * The attacher story (`npm start -- --mode attacher`): on EKS kcm's attach/detach controller
  * decides what is attached where by creating and deleting VolumeAttachments; we replace the EBS
- * CSI driver's csi-attacher sidecar. We take its Lease, attach a StatefulSet's volumes, detach
+ * CSI driver's csi-attacher sidecar. We take over from it (shadow, fence, adopt), attach a StatefulSet's volumes, detach
  * after a pod is deleted, and free a reclaimed spot instance's volume without kcm's six minutes.
  */
 import { NODE_MONITOR_GRACE_MS } from '../dead-instance.js';
 import type { GenOwner, GenPod } from '../generate/model.js';
-import { SIDECAR_LEASE, sidecarOnKube } from '../lease-election.js';
-import type { Director } from './director.js';
 import { check, notAttached, podEvents, scheduledEvent, short, type Chapter, type Check } from './scene.js';
+import { sidecarTakeover } from './story-takeover.js';
 import { attachedByUs, mountedAfterKcm, volumeAttachmentGone, volumeAttachmentOf } from './va-checks.js';
 
 const SECOND = 1000;
 const ordersDb: GenOwner = { kind: 'StatefulSet', name: 'orders-db', uid: 'orders-db-uid' };
-
-function leaseHolder(director: Director): string | undefined {
-  const lease = director.stage.kube.get('Lease', SIDECAR_LEASE.namespace, SIDECAR_LEASE.name) as
-    { spec?: { holderIdentity?: string } } | undefined;
-  return lease?.spec?.holderIdentity;
-}
-
-function ec2MutationsSince(director: Director, mark: number): number {
-  return director.ec2Mutations.length - mark;
-}
-
-export const fenceTakeover: Chapter = {
-  title: "Taking the csi-attacher sidecar's Lease (the fence)",
-  async play({ director, actors, say }) {
-    const clock = director.stage.clock;
-    const sidecar = sidecarOnKube(director.stage.kube.kubeconfigPath, clock);
-    try {
-      await sidecar.elector.tick();
-      say(
-        `The EBS CSI add-on's csi-attacher leads: it holds the Lease ${SIDECAR_LEASE.namespace}/${SIDECAR_LEASE.name}, renewing every 5 s.`,
-      );
-      say('(The sandbox plays only its leader election, not its attaching.)');
-      const pod = actors.statefulMember('ledger', { kind: 'StatefulSet', name: 'ledger', uid: 'ledger-uid' }, 0, actors.spareNode());
-      const node = actors.nodeOf(pod);
-      actors.used.add(node.name);
-      director.kubelets();
-      const mark = director.ec2Mutations.length;
-      const [fenced] = (await director.clusterEvents([scheduledEvent(pod)], 'Scheduled event (fenced)')).reports;
-      say(`Our pass only plans while the sidecar leads: "${fenced?.fenced ?? 'not fenced'}".`);
-      for (let t = 0; t < 20 * SECOND; t += 5 * SECOND) {
-        await sidecar.elector.tick();
-        clock.advance(5 * SECOND);
-      }
-      const stillFenced = (await director.tick('scheduled full pass (sidecar renewing)')).reports[0]?.fenced;
-      const fencedCalls = ec2MutationsSince(director, mark);
-      say('The add-on is scaled to 0 replicas: nobody renews the Lease. 16 s later our pass finds it unchanged for 15 s and takes it.');
-      clock.advance(16 * SECOND);
-      const taken = (await director.tick('scheduled full pass (Lease expired)')).reports[0];
-      const volume = actors.volumeOf(pod);
-      return [
-        check(
-          'while the sidecar held the Lease, both passes only planned (fenced), with an attach planned',
-          fenced?.fenced !== undefined && stillFenced !== undefined && fenced.actions.length > 0,
-          `${fenced?.actions.length ?? 0} action(s) planned`,
-        ),
-        check('no AttachVolume or DetachVolume while fenced', fencedCalls === 0, `${fencedCalls} call(s)`),
-        check(
-          `we hold the Lease (${director.stage.config.leaseFence?.identity ?? '?'}) and that pass acted`,
-          leaseHolder(director) === director.stage.config.leaseFence?.identity && taken?.fenced === undefined,
-          `holder ${leaseHolder(director) ?? 'none'}`,
-        ),
-        attachedByUs(director, volume, node),
-        mountedAfterKcm(director, volume, node),
-      ];
-    } finally {
-      await sidecar.close();
-    }
-  },
-};
 
 export const statefulSetScheduled: Chapter = {
   title: "A StatefulSet's pods are scheduled: kcm creates VolumeAttachments, we attach",
@@ -192,4 +132,4 @@ export const spotReclaim: Chapter = {
   },
 };
 
-export const ATTACHER_CHAPTERS = [fenceTakeover, statefulSetScheduled, podDeleted, spotReclaim];
+export const ATTACHER_CHAPTERS = [sidecarTakeover, statefulSetScheduled, podDeleted, spotReclaim];
