@@ -29,7 +29,7 @@ export interface AttachAction extends ActionBase {
   pods: PodRef[];
 }
 
-/** Remove the volume from the node's reported `volumesAttached` before a non-forced detach. */
+/** Remove the volume from the node's reported `volumesAttached` before a detach, forced or not. */
 export interface UnreportAction extends ActionBase {
   kind: 'unreport';
 }
