@@ -6,7 +6,7 @@
  */
 import type { GenOwner, GenPod } from '../generate/model.js';
 import { SIDECAR_LEASE, sidecarOnKube } from '../lease-election.js';
-import { createSidecar, type Sidecar } from '../sidecar/sidecar.js';
+import { createSidecar, runSidecarFor } from '../sidecar/sidecar.js';
 import type { Director } from './director.js';
 import { check, short, type Chapter } from './scene.js';
 import { attachedByUs, mountedAfterKcm } from './va-checks.js';
@@ -18,15 +18,6 @@ function leaseHolder(director: Director): string | undefined {
   const lease = director.stage.kube.get('Lease', SIDECAR_LEASE.namespace, SIDECAR_LEASE.name) as
     { spec?: { holderIdentity?: string } } | undefined;
   return lease?.spec?.holderIdentity;
-}
-
-/** The sidecar's loop for `ms` of story time, one step per 5 s retry period, kcm and the kubelets in between. */
-async function sidecarRuns(director: Director, sidecar: Sidecar, ms: number): Promise<void> {
-  for (let t = 0; t < ms; t += 5 * SECOND) {
-    director.kubelets();
-    await sidecar.step();
-    director.stage.clock.advance(5 * SECOND);
-  }
 }
 
 const volumeAttachmentWrites = (director: Director) =>
@@ -48,7 +39,7 @@ export const sidecarTakeover: Chapter = {
       say(
         `kcm creates VolumeAttachments for ${pods.map((p) => `${p.name} on ${short(actors.nodeOf(p))}`).join(', ')}; the sidecar attaches them.`,
       );
-      await sidecarRuns(director, sidecar, 30 * SECOND);
+      await runSidecarFor(sidecar, director.stage.clock, 30 * SECOND, () => director.kubelets());
       const bySidecar = pods.flatMap((pod) => [
         attachedByUs(director, actors.volumeOf(pod), actors.nodeOf(pod)),
         mountedAfterKcm(director, actors.volumeOf(pod), actors.nodeOf(pod)),

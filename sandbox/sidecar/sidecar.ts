@@ -132,3 +132,20 @@ export function createSidecar(parts: { kube: Kube; ec2: EC2Client; elector: { ti
 }
 
 export type Sidecar = ReturnType<typeof createSidecar>;
+
+/** One step per 5 s: the retry period of the sidecar's leader election (sandbox/lease-election.ts). */
+const STEP_MS = 5_000;
+
+/** The sidecar's loop for `ms` of story time, one step per retry period, `between` (kcm, kubelets) before each. */
+export async function runSidecarFor(
+  sidecar: Sidecar,
+  clock: { advance(ms: number): void },
+  ms: number,
+  between: () => void,
+): Promise<void> {
+  for (let t = 0; t < ms; t += STEP_MS) {
+    between();
+    await sidecar.step();
+    clock.advance(STEP_MS);
+  }
+}

@@ -12,7 +12,7 @@ import { lambdaContext } from '../../../sandbox/events.js';
 import { Kubelets } from '../../../sandbox/kubelets.js';
 import { SIDECAR_LEASE, sidecarOnKube } from '../../../sandbox/lease-election.js';
 import type { Handlers } from '../../../sandbox/local-stack.js';
-import { createSidecar, type Sidecar } from '../../../sandbox/sidecar/sidecar.js';
+import { createSidecar, runSidecarFor, type Sidecar } from '../../../sandbox/sidecar/sidecar.js';
 import { startWorld, type World, type WorldVolume } from '../../../sandbox/world.js';
 
 const S = 1000;
@@ -52,13 +52,7 @@ function cluster(): void {
 }
 
 /** The sidecar's loop for `ms` of sandbox time, one step per 5 s retry period, kcm and the kubelets in between. */
-async function sidecarRuns(ms: number): Promise<void> {
-  for (let t = 0; t < ms; t += 5 * S) {
-    cluster();
-    await sidecar.step();
-    clock.advance(5 * S);
-  }
-}
+const sidecarRuns = (ms: number) => runSidecarFor(sidecar, clock, ms, cluster);
 
 async function addPod(name: string, nodeName: string): Promise<void> {
   const volume = await world.createVolume({ name: `data-${name}` });
