@@ -3,7 +3,8 @@
  * (docs/eks.md, Steps 2 to 4), through the real handlers: the simulated sidecar attached 50
  * volumes for pods kcm placed; our controller takes the Lease and adopts them without an EC2
  * mutating call or a VolumeAttachment write; then works as usual; then, after the rollback, the
- * sidecar takes the Lease back and goes on with no detach storm. kcm and the kubelets are stepped
+ * sidecar takes the Lease back and goes on with no detach storm; a second takeover corrects the first
+ * one's stale records from EC2. kcm and the kubelets are stepped
  * between passes; time moves by the sandbox clock only.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -167,5 +168,41 @@ describe('takeover from the csi-attacher sidecar (50 volumes), normal operation,
     expect(vaOf('app-1')).toBeUndefined();
     // Everything else, ours and the sidecar's, stays attached: no detach storm.
     expect(vas().filter((va) => va.status?.attached === true)).toHaveLength(PODS);
+  });
+
+  it("a second takeover after the rollback: the first one's stale records are corrected from EC2, what the sidecar did meanwhile is adopted, nothing attached or detached", async () => {
+    const before = ec2Calls();
+    world.kube.resetRequests();
+
+    // The sidecar is scaled to 0 again; our functions run again, their store still holding the
+    // first takeover's records: app-1 as attached (the sidecar has detached it since), new-1 unknown.
+    expect(holder()).toBe(SIDECAR_POD);
+    expect((await fullPass()).fenced).toMatch(/^held by ebs-csi-controller-/);
+    clock.advance(16 * S);
+    for (let i = 0; i < 3; i++) {
+      cluster();
+      await fullPass();
+      clock.advance(61 * S);
+    }
+
+    expect(holder()).toBe(US);
+    expect([delta(before, 'AttachVolume'), delta(before, 'DetachVolume')]).toEqual([0, 0]);
+    expect(vaWrites()).toEqual([]);
+    const records = (await world.controller.ports.store.scan()).records;
+    const attachedVolumes = [...records.values()].filter((r) => Object.values(r.attachments).some((a) => a.state === 'attached'));
+    const attachedIds = new Set(attachedVolumes.map((r) => r.volumeId));
+    expect(attachedIds.has(volumes.get('new-1')!.volumeId)).toBe(true);
+    expect(attachedIds.has(volumes.get('app-1')!.volumeId)).toBe(false);
+    expect(attachedIds.size).toBe(vas().filter((va) => va.status?.attached === true).length);
+
+    // And it works as usual: the next pod is attached by us, not by the sidecar.
+    await addPod('new-2', 'node-3');
+    for (let i = 0; i < 3; i++) {
+      cluster();
+      await fullPass();
+      clock.advance(5 * S);
+    }
+    expect(delta(before, 'AttachVolume')).toBe(1);
+    expect(vaOf('new-2')?.status?.attached).toBe(true);
   });
 });
