@@ -44,4 +44,24 @@ describe('a VolumeAttachment the sidecar attached, deleted by kcm after the side
     expect(kcm.va(name)).toBeUndefined();
     expect(world.ec2.requests('DetachVolume')[0]?.params).toMatchObject({ VolumeId: volume.volumeId });
   });
+
+  it('is detached from the instance its node-id annotation names when the Node and CSINode are gone', async () => {
+    const volume = await world.createVolume();
+    const name = await kcm.attach(volume, 'node-1');
+    await sidecarUntil(() => kcm.va(name)?.status?.attached === true);
+    const instanceId = world.nodes.find((node) => node.name === 'node-1')!.instanceId;
+    expect(kcm.va(name)?.metadata.annotations).toMatchObject({ 'csi.alpha.kubernetes.io/node-id': instanceId });
+    // The Node object is deleted (its CSINode goes with it) while the instance still runs.
+    await kcm.unregister('node-1');
+    world.kube.kubelet.deleteNode('node-1');
+    await kcm.detach(name);
+
+    await fullPass();
+    await fullPass();
+
+    expect(world.ec2.counters().calls).toMatchObject({ AttachVolume: 1, DetachVolume: 1 });
+    expect(world.ec2.requests('DetachVolume')[0]?.params).toMatchObject({ VolumeId: volume.volumeId, InstanceId: instanceId });
+    expect(kcm.va(name)).toBeUndefined();
+  });
 });
+
