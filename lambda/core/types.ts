@@ -98,6 +98,12 @@ export interface DesiredState {
    * is left alone and reported.
    */
   released?: ReadonlySet<string>;
+  /**
+   * Attacher mode: the instance of each released attachment whose Node object is gone, as its
+   * VolumeAttachment names it (the node-id annotation), so EC2's answer can still be matched to
+   * that node and the volume detached.
+   */
+  releasedInstances?: ReadonlyMap<InstanceId, NodeName>;
 }
 
 export type AttachmentState = 'attaching' | 'attached' | 'detaching' | 'uncertain';

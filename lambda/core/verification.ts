@@ -70,8 +70,8 @@ export function clusterKnows(desired: Pick<DesiredState, 'nodes' | 'attachments'
 }
 
 /** Instance → node for every node with a valid instance id, so EC2's attachments can be named. */
-export function nodesByInstance(desired: Pick<DesiredState, 'nodes'>): Map<InstanceId, NodeName> {
-  const map = new Map<InstanceId, NodeName>();
+export function nodesByInstance(desired: Pick<DesiredState, 'nodes' | 'releasedInstances'>): Map<InstanceId, NodeName> {
+  const map = new Map<InstanceId, NodeName>(desired.releasedInstances);
   for (const view of desired.nodes.values()) if (view.instanceId !== undefined) map.set(view.instanceId, view.name);
   return map;
 }

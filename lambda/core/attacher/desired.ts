@@ -7,7 +7,7 @@
 import { allowsMultiAttach } from '../access-modes.js';
 import { compareText } from '../compare.js';
 import { buildNodeViews } from '../nodes.js';
-import type { DesiredAttachment, DesiredState } from '../types.js';
+import type { DesiredAttachment, DesiredState, InstanceId, NodeName } from '../types.js';
 import { uniqueNameFor } from '../volume-id.js';
 import { pairKey } from '../volume-attachments.js';
 import type { AttacherView, VaTarget } from './targets.js';
@@ -27,6 +27,12 @@ function desiredOf(target: VaTarget): DesiredAttachment | undefined {
   };
 }
 
+/** A released object's instance when its Node object is gone: nothing else names it any more. */
+function instancesOfGoneNodes(targets: readonly VaTarget[], nodes: DesiredState['nodes']): Map<InstanceId, NodeName> {
+  const gone = targets.filter((t) => t.deleting && t.finalized && t.instanceId !== undefined && !nodes.has(t.nodeName));
+  return new Map(gone.map((t) => [t.instanceId!, t.nodeName]));
+}
+
 /**
  * `complete`: every list was read in full. `scope`: a targeted pass knows only these volumes and
  * nodes (it detaches nothing it did not read).
@@ -42,6 +48,7 @@ export function attacherDesiredState(
     targets.filter((t) => t.deleting && t.finalized && t.volumeId !== undefined).map((t) => pairKey(t.volumeId!, t.nodeName)),
   );
   const { nodes, problems } = buildNodeViews(view.nodes);
+  const releasedInstances = instancesOfGoneNodes(targets, nodes);
   const invalid = targets.flatMap((t) => (t.error === undefined ? [] : [`VolumeAttachment ${t.name}: ${t.error}`]));
   return {
     attachments,
@@ -50,6 +57,7 @@ export function attacherDesiredState(
     problems: [...problems, ...invalid],
     complete: options.complete,
     released,
+    ...(releasedInstances.size === 0 ? {} : { releasedInstances }),
     ...(options.scope === undefined ? {} : { scope: options.scope }),
   };
 }

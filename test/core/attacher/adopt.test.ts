@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { volumesToAdopt } from '../../../lambda/core/attacher/adopt.js';
+import { attacherDesiredState } from '../../../lambda/core/attacher/desired.js';
 import { attacherTargets } from '../../../lambda/core/attacher/targets.js';
-import { actualOf, attachment, record, vol } from '../builders.js';
+import { nodesByInstance } from '../../../lambda/core/verification.js';
+import { actualOf, attachment, instanceOf, node, record, vol } from '../builders.js';
 import { kcmVa, view } from './builders.js';
 
 const V = vol(1);
@@ -33,5 +35,22 @@ describe('volumesToAdopt: which objects EC2 is asked about whether or not a veri
   it('names each volume once, sorted', () => {
     const objects = [kcmVa('node-b', { attached: true }), kcmVa('node-a', { deleting: true, claimed: true })];
     expect(volumesToAdopt(attacherTargets(view({ volumeAttachments: objects })), actualOf())).toEqual([V]);
+  });
+});
+
+describe("the instance of a released object whose Node is gone: EC2's answer is matched to that node", () => {
+  const released = (parts: Parameters<typeof view>[0]) => {
+    const world = view(parts);
+    return nodesByInstance(attacherDesiredState(world, attacherTargets(world), { complete: true }));
+  };
+  const deleting = kcmVa('node-a', { deleting: true, claimed: true });
+
+  it.each([
+    ['a deleting object with our finalizer, its Node and CSINode gone', [deleting], [], 'node-a'],
+    ['the same object, its Node still there (the Node names its instance)', [deleting], [node('node-a')], 'node-a'],
+    ['a live object whose Node is gone (nothing to detach)', [kcmVa('node-a', { attached: true, claimed: true })], [], undefined],
+    ['a deleting object nobody attached (no finalizer)', [kcmVa('node-a', { deleting: true })], [], undefined],
+  ])('%s → %s', (_name, volumeAttachments, nodes, expected) => {
+    expect(released({ volumeAttachments, nodes, csiNodes: [] }).get(instanceOf('node-a'))).toBe(expected);
   });
 });

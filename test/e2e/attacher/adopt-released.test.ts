@@ -64,4 +64,3 @@ describe('a VolumeAttachment the sidecar attached, deleted by kcm after the side
     expect(kcm.va(name)).toBeUndefined();
   });
 });
-
