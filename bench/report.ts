@@ -45,7 +45,7 @@ export function shortTable(figures: BenchFigures): string[] {
   }
   for (const b of figures.bundles ?? [])
     lines.push(
-      `bundle ${b.name}: ${(b.bytes / 1024).toFixed(0)} KiB (×${b.sizeRatio.toFixed(1)} empty), init ${b.initMs.toFixed(0)} ms (×${b.initRatio.toFixed(1)} empty)`,
+      `bundle ${b.name}: ${(b.bytes / 1024).toFixed(0)} KiB (×${b.sizeRatio.toFixed(1)} empty), init ${b.initMs.toFixed(0)} ms (×${b.initRatio.toFixed(1)} empty), CPU ${b.initCpuMs.toFixed(0)} ms, load ${b.loadAverage.toFixed(1)}`,
     );
   return lines;
 }
@@ -152,11 +152,11 @@ export function markdown(figures: BenchFigures): string {
       ? [
           "## Lambda bundles (esbuild with the stack's options)",
           '',
-          '| bundle | bytes | gzip | ×empty | init (median) | ×empty |',
-          '| --- | ---: | ---: | ---: | ---: | ---: |',
+          '| bundle | bytes | gzip | ×empty | init (median) | ×empty | init CPU (median) | load average |',
+          '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
           ...bundles.map(
             (b) =>
-              `| ${b.name} | ${b.bytes} | ${b.gzipBytes} | ${b.sizeRatio.toFixed(1)} | ${b.initMs.toFixed(1)} ms | ${b.initRatio.toFixed(1)} |`,
+              `| ${b.name} | ${b.bytes} | ${b.gzipBytes} | ${b.sizeRatio.toFixed(1)} | ${b.initMs.toFixed(1)} ms | ${b.initRatio.toFixed(1)} | ${b.initCpuMs.toFixed(1)} ms | ${b.loadAverage.toFixed(1)} |`,
           ),
         ]
       : []),
