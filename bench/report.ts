@@ -3,6 +3,7 @@ import { environmentLine, type EnvironmentBurst } from './burst-environments.js'
 import type { BundleFigures } from './bundles.js';
 import { deadInstanceLine, type DeadInstanceFigures } from './dead-instance.js';
 import { goalTable, type GoalRow } from './goals.js';
+import type { EventLatency } from './latency.js';
 import type { PassFigures, SizeFigures } from './size.js';
 
 export interface BenchFigures {
@@ -16,6 +17,8 @@ export interface BenchFigures {
   bundles?: BundleFigures[];
   /** The burst across 1, 3 and 5 execution environments sharing the EC2 budget. */
   environmentBursts?: EnvironmentBurst[];
+  /** Event → AttachVolume in attacher mode, kcm's VolumeAttachment already there (attacher-latency.ts). */
+  attacherLatency?: EventLatency;
   /** Issue 12: instance dead → the replacement's volume attached, per mode (sandbox/dead-instance.ts). */
   deadInstance?: DeadInstanceFigures[];
   /** Issue 14's table, filled in from the figures above. */
@@ -105,20 +108,23 @@ function sizeSection(f: SizeFigures): string[] {
       `Plan CPU: buildDesiredState + plan ${f.planCpu.planMs.toFixed(1)} ms vs JSON.parse of the same inputs ${f.planCpu.parseMs.toFixed(1)} ms: ratio ${f.planCpu.ratio.toFixed(2)} (${f.planCpu.actions} actions).`,
     );
   if (f.latency)
-    lines.push(
-      '',
-      `Event → AttachVolume (cluster-event handler, SQS batch of one Scheduled event): median ${f.latency.medianMs.toFixed(0)} ms over ${f.latency.samples} samples; with 20 ms added to every Kubernetes and EC2 request ${f.latency.medianWithAddedMs.toFixed(0)} ms. Traced: ${f.latency.sequentialRoundTrips} sequential Kubernetes/EC2 round trips before AttachVolume (requests in flight together count once; from the times alone about ${f.latency.roundTripsFromTime}), plus ${f.latency.dynamoCallsBeforeAttach} DynamoDB calls (${f.latency.sequentialDynamoCalls} one after another). One sample's requests before AttachVolume:`,
-      '',
-      '```',
-      ...f.latency.path,
-      '```',
-    );
+    lines.push('', ...eventLatencyLines('Event → AttachVolume (cluster-event handler, SQS batch of one Scheduled event)', f.latency));
   if (f.burst)
     lines.push(
       '',
       `Burst: ${f.burst.accepted}/${f.burst.requested} AttachVolume accepted in ${f.burst.seconds.toFixed(1)} s = ${f.burst.perSecond.toFixed(2)}/s (EC2's mutating budget allows ${Number.isFinite(f.burst.budgetPerSecond) ? f.burst.budgetPerSecond.toFixed(2) : 'all at once'}/s for this burst: 50 at once, then 5/s, on the sandbox's real-time clock); ${f.burst.throttled} calls throttled${f.burst.finished ? '' : '; the burst did not finish within the cap'}.`,
     );
   return [...lines, ''];
+}
+
+function eventLatencyLines(what: string, l: EventLatency): string[] {
+  return [
+    `${what}: median ${l.medianMs.toFixed(0)} ms over ${l.samples} samples; with 20 ms added to every Kubernetes and EC2 request ${l.medianWithAddedMs.toFixed(0)} ms. Traced: ${l.sequentialRoundTrips} sequential Kubernetes/EC2 round trips before AttachVolume (requests in flight together count once; from the times alone about ${l.roundTripsFromTime}), plus ${l.dynamoCallsBeforeAttach} DynamoDB calls (${l.sequentialDynamoCalls} one after another). One sample's requests before AttachVolume:`,
+    '',
+    '```',
+    ...l.path,
+    '```',
+  ];
 }
 
 export function markdown(figures: BenchFigures): string {
@@ -135,6 +141,17 @@ export function markdown(figures: BenchFigures): string {
           '## Burst across execution environments (one budget in the table)',
           '',
           ...figures.environmentBursts.map((b) => `- ${environmentLine(b)}`),
+          '',
+        ]
+      : []),
+    ...(figures.attacherLatency
+      ? [
+          '## Event → AttachVolume in attacher mode',
+          '',
+          ...eventLatencyLines(
+            "A 3-node world; kcm's VolumeAttachment exists when the pod's `Scheduled` event arrives",
+            figures.attacherLatency,
+          ),
           '',
         ]
       : []),
