@@ -15,8 +15,7 @@ import { build, type Plugin } from 'esbuild';
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 /** esbuild's shim: a real `require` in module scope for the CommonJS code inside the ES module. */
-export const REQUIRE_SHIM =
-  "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);";
+const REQUIRE_SHIM = "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);";
 
 /** The SDK's generated schema modules (one per client, every operation's shapes). */
 const SDK_SCHEMAS = /[\\/]@aws-sdk[\\/][^\\/]+[\\/]dist-es[\\/](?:submodules[\\/][^\\/]+[\\/])?schemas[\\/]schemas_\d+\.js$/;
