@@ -1,21 +1,19 @@
 /**
- * Bundle size and cold-start initialisation of each Lambda handler, bundled with the options
- * the stack's NodejsFunction passes to esbuild (ESM, node24, minified, source map without
- * sources, the SDK bundled, the `require` shim), each compared with an empty handler's bundle.
+ * Bundle size and cold-start initialisation of each Lambda handler, built by the stack's own
+ * build (infra/handler-bundle.ts), each compared with an empty handler's bundle. Init is timed
+ * as wall time and as the process's CPU time: on a machine shared with other work the wall time
+ * grows with the load, the CPU time much less, so both are reported with the load average.
  */
-import { build } from 'esbuild';
 import { execFile } from 'node:child_process';
 import { mkdtemp, rm, stat, writeFile, readFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { gzipSync } from 'node:zlib';
 import { HANDLER_ENTRIES, REPO_ROOT } from '../infra/contracts.js';
+import { bundleHandler } from '../infra/handler-bundle.js';
 
 const run = promisify(execFile);
-
-/** The same banner as infra/constructs/controller-function.ts (NodejsFunction's `banner`). */
-const REQUIRE_SHIM = "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);";
 
 export interface BundleFigures {
   name: string;
@@ -23,28 +21,12 @@ export interface BundleFigures {
   gzipBytes: number;
   /** Median milliseconds to import the bundle in a fresh Node process (Lambda's init phase, minus the runtime). */
   initMs: number;
+  /** Median CPU milliseconds (user + system) of that import. */
+  initCpuMs: number;
+  /** The 1-minute load average when the imports ran. */
+  loadAverage: number;
   sizeRatio: number;
   initRatio: number;
-}
-
-export async function bundle(entry: string, outDir: string): Promise<string> {
-  const outfile = join(outDir, 'index.mjs');
-  await build({
-    entryPoints: [entry],
-    bundle: true,
-    outfile,
-    platform: 'node',
-    target: 'node24',
-    format: 'esm',
-    mainFields: ['module', 'main'],
-    minify: true,
-    sourcemap: true,
-    sourcesContent: false,
-    banner: { js: REQUIRE_SHIM },
-    tsconfig: join(REPO_ROOT, 'tsconfig.json'),
-    logLevel: 'error',
-  });
-  return outfile;
 }
 
 /** Environment a handler's composition root validates at init; nothing is contacted during import. */
@@ -59,25 +41,40 @@ const INIT_ENV = {
   POWERTOOLS_LOG_LEVEL: 'ERROR',
 };
 
-const IMPORT_TIMER = 'const t = performance.now(); await import(process.argv[1]); console.log(performance.now() - t);';
+const IMPORT_TIMER = [
+  'const c = process.cpuUsage(); const t = performance.now();',
+  'await import(process.argv[1]);',
+  'const u = process.cpuUsage(c); console.log(performance.now() - t, (u.user + u.system) / 1000);',
+].join(' ');
 
-async function initMs(file: string, runs: number): Promise<number> {
-  const samples: number[] = [];
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
+
+/** As Lambda starts the functions: with source maps on (infra/constructs/controller-function.ts). */
+async function initTimes(file: string, runs: number): Promise<{ initMs: number; initCpuMs: number }> {
+  const wall: number[] = [];
+  const cpu: number[] = [];
   for (let i = 0; i < runs; i++) {
-    const { stdout } = await run(process.execPath, ['--input-type=module', '-e', IMPORT_TIMER, file], {
+    const { stdout } = await run(process.execPath, ['--enable-source-maps', '--input-type=module', '-e', IMPORT_TIMER, file], {
       env: { ...INIT_ENV, PATH: process.env.PATH ?? '' },
     });
-    samples.push(Number(stdout.trim()));
+    const [ms, cpuMs] = stdout.trim().split(' ').map(Number);
+    wall.push(ms as number);
+    cpu.push(cpuMs as number);
   }
-  samples.sort((a, b) => a - b);
-  return samples[Math.floor(samples.length / 2)] as number;
+  return { initMs: median(wall), initCpuMs: median(cpu) };
 }
 
 async function measure(name: string, entry: string, root: string, runs: number) {
   const dir = await mkdtemp(join(root, `${name}-`));
-  const file = await bundle(entry, dir);
+  const file = await bundleHandler(entry, dir);
   const bytes = (await stat(file)).size;
-  return { name, bytes, gzipBytes: gzipSync(await readFile(file)).length, initMs: await initMs(file, runs) };
+  return {
+    name,
+    bytes,
+    gzipBytes: gzipSync(await readFile(file)).length,
+    ...(await initTimes(file, runs)),
+    loadAverage: loadavg()[0] ?? 0,
+  };
 }
 
 export async function measureBundles(runs = 5): Promise<BundleFigures[]> {

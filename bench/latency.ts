@@ -4,7 +4,9 @@
  * 20 ms added to every Kubernetes and EC2 request, tracing the controller's requests: the longest
  * chain of Kubernetes/EC2 requests that finished before AttachVolume, one after another, is the
  * number of sequential round trips on the path (requests in flight together count once). DynamoDB
- * calls before the attach are counted, and their own sequential chain too.
+ * calls before the attach are counted, and their own sequential chain too. Either operating
+ * mode: how the pod comes to be scheduled (and, in attacher mode, kcm's VolumeAttachment created)
+ * is the caller's `schedule`.
  */
 import { setImmediate as tick } from 'node:timers/promises';
 import type { Actors } from '../sandbox/demo/actors.js';
@@ -30,6 +32,37 @@ export interface EventLatency {
   samples: number;
 }
 
+/** A pod just scheduled onto `nodeName`, whose `Scheduled` event the sample sends. */
+export interface ScheduledPod {
+  namespace: string;
+  name: string;
+  uid: string;
+  nodeName: string;
+}
+
+/** Schedules the `n`th sample's pod (its claim provisioned and bound); nothing is attached yet. */
+export type SchedulePod = (n: number) => ScheduledPod | Promise<ScheduledPod>;
+
+/** Controller mode's samples: a StatefulSet pod with a fresh claim, on the nodes in turn. */
+export function scheduleWithActors(actors: Actors): SchedulePod {
+  return (n) => {
+    const node = actors.cluster.nodes[n % actors.cluster.nodes.length] as GenNode;
+    const claim = `data-latency-${n}`;
+    actors.provision('bench', claim, node.zone);
+    const pod = actors.schedule(
+      {
+        namespace: 'bench',
+        name: `latency-${n}`,
+        app: 'latency',
+        owner: { kind: 'StatefulSet', name: 'latency', uid: 'latency-uid' },
+        claims: [claim],
+      },
+      node,
+    );
+    return { namespace: pod.namespace, name: pod.name, uid: pod.uid, nodeName: node.name };
+  };
+}
+
 interface Sample {
   ms: number;
   dynamo: number;
@@ -37,26 +70,15 @@ interface Sample {
   before: TracedRequest[];
 }
 
-async function sample(stage: LocalStack, handlers: Handlers, actors: Actors, node: GenNode, n: number): Promise<Sample> {
-  const claim = `data-latency-${n}`;
-  actors.provision('bench', claim, node.zone);
-  const pod = actors.schedule(
-    {
-      namespace: 'bench',
-      name: `latency-${n}`,
-      app: 'latency',
-      owner: { kind: 'StatefulSet', name: 'latency', uid: 'latency-uid' },
-      claims: [claim],
-    },
-    node,
-  );
+async function sample(stage: LocalStack, handlers: Handlers, schedule: SchedulePod, n: number): Promise<Sample> {
+  const pod = await schedule(n);
   const attaches = stage.ec2.counters().calls.AttachVolume ?? 0;
   const dynamoBefore = Object.values(stage.dynamo.meter.calls).reduce((a, b) => a + b, 0);
   const event = sqsBatch([
     kubernetesEvent(
       { kind: 'Pod', namespace: pod.namespace, name: pod.name, uid: pod.uid },
       'Scheduled',
-      `Successfully assigned bench/${pod.name} to ${node.name}`,
+      `Successfully assigned ${pod.namespace}/${pod.name} to ${pod.nodeName}`,
       stage.clock.now(),
     ),
   ]);
@@ -77,16 +99,19 @@ const ofServices = (requests: TracedRequest[], ...services: string[]) => request
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
 
-export async function measureEventLatency(stage: LocalStack, handlers: Handlers, actors: Actors, samples = 5): Promise<EventLatency> {
-  const nodes = actors.cluster.nodes;
+export async function measureEventLatency(
+  stage: LocalStack,
+  handlers: Handlers,
+  schedule: SchedulePod,
+  samples = 5,
+): Promise<EventLatency> {
   const plain: Sample[] = [];
   const slowed: Sample[] = [];
-  for (let i = 0; i < samples; i++) plain.push(await sample(stage, handlers, actors, nodes[i % nodes.length] as GenNode, i));
+  for (let i = 0; i < samples; i++) plain.push(await sample(stage, handlers, schedule, i));
   stage.kube.faults.latency(ADDED_MS);
   stage.ec2.setLatency('*', ADDED_MS);
   try {
-    for (let i = 0; i < samples; i++)
-      slowed.push(await sample(stage, handlers, actors, nodes[(i + samples) % nodes.length] as GenNode, i + samples));
+    for (let i = 0; i < samples; i++) slowed.push(await sample(stage, handlers, schedule, i + samples));
   } finally {
     stage.kube.faults.latency(0);
     stage.ec2.setLatency('*', 0);

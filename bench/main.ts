@@ -7,6 +7,7 @@ import { availableParallelism, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { progressReporter } from '../lambda/cli/progress.js';
 import { SETTING_DEFAULTS } from '../lambda/config.js';
+import { measureAttacherEventLatency } from './attacher-latency.js';
 import { measureBundles } from './bundles.js';
 import { measureEnvironmentBurst } from './burst-environments.js';
 import { measureDeadInstances } from './dead-instance.js';
@@ -31,6 +32,7 @@ const { values } = parseArgs({
     'env-budget': { type: 'string', default: '' },
     'no-bundles': { type: 'boolean', default: false },
     'no-dead-instance': { type: 'boolean', default: false },
+    'no-attacher-latency': { type: 'boolean', default: false },
     help: { type: 'boolean', default: false },
   },
 });
@@ -39,7 +41,7 @@ if (values.help) {
     'npm run bench -- [--sizes 100,1000,5000 (none: only the burst across environments)] [--burst 1000 (on the smallest size; 0: none)] [--pass-cap <seconds per pass>] [--burst-cap 420]',
   );
   console.log(
-    '                  [--takeover-max 100 (larger sizes start from an actual state seeded into DynamoDB)] [--no-bundles] [--no-dead-instance]',
+    '                  [--takeover-max 100 (larger sizes start from an actual state seeded into DynamoDB)] [--no-bundles] [--no-dead-instance] [--no-attacher-latency]',
   );
   console.log(
     '                  [--rtt 20 (ms added to every Kubernetes, EC2 and DynamoDB request of the measured passes)] [--page-sizes 500,2000 (the first for every pass; each other for one more pass)]',
@@ -94,6 +96,10 @@ if (envBurst > 0) {
       }),
     );
   }
+}
+if (!values['no-attacher-latency']) {
+  console.log('Event → AttachVolume in attacher mode…');
+  figures.attacherLatency = await measureAttacherEventLatency();
 }
 if (!values['no-dead-instance']) {
   console.log('Dead instance → replacement attached, both modes…');

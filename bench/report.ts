@@ -3,6 +3,7 @@ import { environmentLine, type EnvironmentBurst } from './burst-environments.js'
 import type { BundleFigures } from './bundles.js';
 import { deadInstanceLine, type DeadInstanceFigures } from './dead-instance.js';
 import { goalTable, type GoalRow } from './goals.js';
+import type { EventLatency } from './latency.js';
 import type { PassFigures, SizeFigures } from './size.js';
 
 export interface BenchFigures {
@@ -16,6 +17,8 @@ export interface BenchFigures {
   bundles?: BundleFigures[];
   /** The burst across 1, 3 and 5 execution environments sharing the EC2 budget. */
   environmentBursts?: EnvironmentBurst[];
+  /** Event → AttachVolume in attacher mode, kcm's VolumeAttachment already there (attacher-latency.ts). */
+  attacherLatency?: EventLatency;
   /** Issue 12: instance dead → the replacement's volume attached, per mode (sandbox/dead-instance.ts). */
   deadInstance?: DeadInstanceFigures[];
   /** Issue 14's table, filled in from the figures above. */
@@ -45,7 +48,7 @@ export function shortTable(figures: BenchFigures): string[] {
   }
   for (const b of figures.bundles ?? [])
     lines.push(
-      `bundle ${b.name}: ${(b.bytes / 1024).toFixed(0)} KiB (×${b.sizeRatio.toFixed(1)} empty), init ${b.initMs.toFixed(0)} ms (×${b.initRatio.toFixed(1)} empty)`,
+      `bundle ${b.name}: ${(b.bytes / 1024).toFixed(0)} KiB (×${b.sizeRatio.toFixed(1)} empty), init ${b.initMs.toFixed(0)} ms (×${b.initRatio.toFixed(1)} empty), CPU ${b.initCpuMs.toFixed(0)} ms, load ${b.loadAverage.toFixed(1)}`,
     );
   return lines;
 }
@@ -105,20 +108,23 @@ function sizeSection(f: SizeFigures): string[] {
       `Plan CPU: buildDesiredState + plan ${f.planCpu.planMs.toFixed(1)} ms vs JSON.parse of the same inputs ${f.planCpu.parseMs.toFixed(1)} ms: ratio ${f.planCpu.ratio.toFixed(2)} (${f.planCpu.actions} actions).`,
     );
   if (f.latency)
-    lines.push(
-      '',
-      `Event → AttachVolume (cluster-event handler, SQS batch of one Scheduled event): median ${f.latency.medianMs.toFixed(0)} ms over ${f.latency.samples} samples; with 20 ms added to every Kubernetes and EC2 request ${f.latency.medianWithAddedMs.toFixed(0)} ms. Traced: ${f.latency.sequentialRoundTrips} sequential Kubernetes/EC2 round trips before AttachVolume (requests in flight together count once; from the times alone about ${f.latency.roundTripsFromTime}), plus ${f.latency.dynamoCallsBeforeAttach} DynamoDB calls (${f.latency.sequentialDynamoCalls} one after another). One sample's requests before AttachVolume:`,
-      '',
-      '```',
-      ...f.latency.path,
-      '```',
-    );
+    lines.push('', ...eventLatencyLines('Event → AttachVolume (cluster-event handler, SQS batch of one Scheduled event)', f.latency));
   if (f.burst)
     lines.push(
       '',
       `Burst: ${f.burst.accepted}/${f.burst.requested} AttachVolume accepted in ${f.burst.seconds.toFixed(1)} s = ${f.burst.perSecond.toFixed(2)}/s (EC2's mutating budget allows ${Number.isFinite(f.burst.budgetPerSecond) ? f.burst.budgetPerSecond.toFixed(2) : 'all at once'}/s for this burst: 50 at once, then 5/s, on the sandbox's real-time clock); ${f.burst.throttled} calls throttled${f.burst.finished ? '' : '; the burst did not finish within the cap'}.`,
     );
   return [...lines, ''];
+}
+
+function eventLatencyLines(what: string, l: EventLatency): string[] {
+  return [
+    `${what}: median ${l.medianMs.toFixed(0)} ms over ${l.samples} samples; with 20 ms added to every Kubernetes and EC2 request ${l.medianWithAddedMs.toFixed(0)} ms. Traced: ${l.sequentialRoundTrips} sequential Kubernetes/EC2 round trips before AttachVolume (requests in flight together count once; from the times alone about ${l.roundTripsFromTime}), plus ${l.dynamoCallsBeforeAttach} DynamoDB calls (${l.sequentialDynamoCalls} one after another). One sample's requests before AttachVolume:`,
+    '',
+    '```',
+    ...l.path,
+    '```',
+  ];
 }
 
 export function markdown(figures: BenchFigures): string {
@@ -138,6 +144,17 @@ export function markdown(figures: BenchFigures): string {
           '',
         ]
       : []),
+    ...(figures.attacherLatency
+      ? [
+          '## Event → AttachVolume in attacher mode',
+          '',
+          ...eventLatencyLines(
+            "A 3-node world; kcm's VolumeAttachment exists when the pod's `Scheduled` event arrives",
+            figures.attacherLatency,
+          ),
+          '',
+        ]
+      : []),
     ...(figures.deadInstance?.length
       ? [
           '## Dead instance → replacement attached (issue 12)',
@@ -152,11 +169,11 @@ export function markdown(figures: BenchFigures): string {
       ? [
           "## Lambda bundles (esbuild with the stack's options)",
           '',
-          '| bundle | bytes | gzip | ×empty | init (median) | ×empty |',
-          '| --- | ---: | ---: | ---: | ---: | ---: |',
+          '| bundle | bytes | gzip | ×empty | init (median) | ×empty | init CPU (median) | load average |',
+          '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
           ...bundles.map(
             (b) =>
-              `| ${b.name} | ${b.bytes} | ${b.gzipBytes} | ${b.sizeRatio.toFixed(1)} | ${b.initMs.toFixed(1)} ms | ${b.initRatio.toFixed(1)} |`,
+              `| ${b.name} | ${b.bytes} | ${b.gzipBytes} | ${b.sizeRatio.toFixed(1)} | ${b.initMs.toFixed(1)} ms | ${b.initRatio.toFixed(1)} | ${b.initCpuMs.toFixed(1)} ms | ${b.loadAverage.toFixed(1)} |`,
           ),
         ]
       : []),

@@ -17,7 +17,7 @@ import { seedEc2, seedKube } from '../sandbox/generate/seed.js';
 import { measureBurst, type Burst } from './burst.js';
 import { startPassChild, type PassChild } from './child-runner.js';
 import type { PassAnswer } from './pass-child.js';
-import { measureEventLatency, type EventLatency } from './latency.js';
+import { measureEventLatency, scheduleWithActors, type EventLatency } from './latency.js';
 import { measurePlanCpu, type PlanCpu } from './plan-cpu.js';
 import { seedActualState } from './seed-state.js';
 import { countScanPages, steadyRows, type CallRow, type ObjectCounts } from './steady.js';
@@ -211,7 +211,7 @@ export async function measureSize(nodes: number, options: SizeOptions): Promise<
     }
     figures.planCpu = await measurePlanCpu(stage.controller.ports, clock.now());
     const actors = new Actors(stage, cluster, new Random(nodes + 1));
-    if (options.latency) figures.latency = await measureEventLatency(stage, handlers, actors);
+    if (options.latency) figures.latency = await measureEventLatency(stage, handlers, scheduleWithActors(actors));
     if (options.burst > 0) {
       options.log(`  burst of ${options.burst} attaches…`);
       figures.burst = await measureBurst(stage, actors, options.burst, options.burstCapMs);

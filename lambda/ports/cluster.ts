@@ -13,6 +13,7 @@ import type {
   KubePv,
   KubePvc,
   KubeVolumeAttachment,
+  ObjectMeta,
 } from '../core/kube.js';
 import type { InstanceId, NodeName, PodRef, UniqueVolumeName, VolumeId } from '../core/types.js';
 
@@ -85,12 +86,15 @@ export interface AttacherApi {
   readVolumeAttachment(name: string): Promise<KubeVolumeAttachment | undefined>;
   readCsiNode(name: NodeName): Promise<KubeCsiNode | undefined>;
   readPv(name: string): Promise<KubePv | undefined>;
-  /** JSON-patch append, guarded by a test op; a PV being deleted gets no new finalizer. */
-  addPvFinalizer(name: string): Promise<PvFinalizerOutcome>;
+  /**
+   * JSON-patch append, guarded by a test op; a PV being deleted gets no new finalizer. `passRead`:
+   * the PV's metadata as this pass read it, patched without a GET if the PV is unchanged since.
+   */
+  addPvFinalizer(name: string, passRead?: ObjectMeta): Promise<PvFinalizerOutcome>;
   /** Removes our finalizer; no error when it or the PV is already gone. */
   removePvFinalizer(name: string): Promise<void>;
   /** Our finalizer plus `csi.alpha.kubernetes.io/node-id=<instance>` in one guarded patch, before EC2 is called. */
-  claimVolumeAttachment(name: string, instanceId: InstanceId): Promise<ClaimOutcome>;
+  claimVolumeAttachment(name: string, instanceId: InstanceId, passRead?: ObjectMeta): Promise<ClaimOutcome>;
   /** Removes our finalizer (only after EC2 detached the volume); no error when it or the object is gone. */
   releaseVolumeAttachment(name: string): Promise<void>;
   /**

@@ -41,6 +41,50 @@ describe('attacher-mode writes', () => {
     expect(patches()).toEqual(['persistentvolumes 422', 'persistentvolumes 200']);
   });
 
+  describe("from the pass's own read (the event path saves the GET before each patch)", () => {
+    const calls = () => h.sandbox.requests().map((r) => `${r.verb} ${r.resource} ${r.status}`);
+    const readPv = async (name: string) => (await h.cluster.readPv(name))!.metadata;
+
+    it('an object unchanged since the read: one patch, guarded by its resourceVersion, no GET', async () => {
+      h.sandbox.seed([{ ...pv('pv-c', 'vol-0000000000000000c'), metadata: { name: 'pv-c', finalizers: ['kubernetes.io/pv-protection'] } }]);
+      const read = await readPv('pv-c');
+      h.sandbox.resetRequests();
+      expect(await h.cluster.addPvFinalizer('pv-c', read)).toBe('added');
+      expect(calls()).toEqual(['patch persistentvolumes 200']);
+      expect(stored(h.sandbox, 'PersistentVolume', undefined, 'pv-c')!.metadata.finalizers).toEqual([
+        'kubernetes.io/pv-protection',
+        ATTACHER_FINALIZER,
+      ]);
+    });
+
+    it('an object changed since the read (here: marked for deletion, its finalizers as they were): 422, then a fresh read decides', async () => {
+      h.sandbox.seed([{ ...pv('pv-d', 'vol-0000000000000000d'), metadata: { name: 'pv-d', finalizers: ['kubernetes.io/pv-protection'] } }]);
+      const read = await readPv('pv-d');
+      h.sandbox.components.delete('PersistentVolume', undefined, 'pv-d');
+      h.sandbox.resetRequests();
+      expect(await h.cluster.addPvFinalizer('pv-d', read)).toBe('deleting');
+      expect(calls()).toEqual(['patch persistentvolumes 422', 'get persistentvolumes 200']);
+      expect(stored(h.sandbox, 'PersistentVolume', undefined, 'pv-d')!.metadata.finalizers).toEqual(['kubernetes.io/pv-protection']);
+    });
+
+    it('a read that asks for no patch is confirmed by a fresh one', async () => {
+      h.sandbox.seed([{ ...pv('pv-e', 'vol-0000000000000000e'), metadata: { name: 'pv-e', finalizers: [ATTACHER_FINALIZER] } }]);
+      const read = await readPv('pv-e');
+      h.sandbox.resetRequests();
+      expect(await h.cluster.addPvFinalizer('pv-e', read)).toBe('present');
+      expect(calls()).toEqual(['get persistentvolumes 200']);
+    });
+
+    it('claims a VolumeAttachment read by the poll in one patch', async () => {
+      h.sandbox.seed([volumeAttachment('csi-read', 'node-1', 'pv-a')]);
+      const read = (await h.cluster.readVolumeAttachment('csi-read'))!.metadata;
+      h.sandbox.resetRequests();
+      expect(await h.cluster.claimVolumeAttachment('csi-read', I, read)).toBe('claimed');
+      expect(calls()).toEqual(['patch volumeattachments 200']);
+      expect(stored(h.sandbox, 'VolumeAttachment', undefined, 'csi-read')!.metadata.finalizers).toEqual([ATTACHER_FINALIZER]);
+    });
+  });
+
   it('claims a VolumeAttachment in one patch: our finalizer and the node-id annotation', async () => {
     h.sandbox.seed([volumeAttachment('csi-claim', 'node-1', 'pv-a')]);
     expect(await h.cluster.claimVolumeAttachment('csi-claim', I)).toBe('claimed');

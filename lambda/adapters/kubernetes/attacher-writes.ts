@@ -4,8 +4,15 @@
  * through `volumeattachments/status` (a merge patch: only the fields named change); the VA
  * finalizer removed after a detach. Each read-modify-write is guarded (test op) and retried on a
  * stale read; an object that is gone is an answer, not an error.
+ *
+ * The adds may start from the pass's own read of the object instead of a GET (the event path
+ * read the PV and the VolumeAttachment moments before): that patch also tests the read's
+ * resourceVersion, so it lands only on the object exactly as read, and any change since (a
+ * deletion mark included) fails it and sends us through a fresh read. A read that asks for no
+ * patch at all is confirmed by a fresh one.
  */
 import type { CoreV1Api, StorageV1Api } from '@kubernetes/client-node';
+import type { ObjectMeta } from '../../core/kube.js';
 import { ATTACHER_FINALIZER, NODE_ID_ANNOTATION } from '../../core/attacher/names.js';
 import type { VaStatusPatch } from '../../core/attacher/status.js';
 import type { InstanceId } from '../../core/types.js';
@@ -25,7 +32,21 @@ interface Meta {
   resourceVersion?: string;
   finalizers?: string[];
   annotations?: Record<string, string>;
-  deletionTimestamp?: Date | string;
+  deletionTimestamp?: Date | string | null;
+}
+
+/** The first attempt's ops from the pass's read, pinned to its resourceVersion; undefined: read afresh. */
+function fromPassRead(read: Meta | undefined, decide: (meta: Meta) => JsonPatchOp[] | string): JsonPatchOp[] | undefined {
+  if (read?.resourceVersion === undefined) return undefined;
+  const ops = decide(read);
+  if (!Array.isArray(ops)) return undefined;
+  const pinned = ops.some((op) => op.op === 'test' && op.path === '/metadata/resourceVersion');
+  return pinned ? ops : [{ op: 'test', path: '/metadata/resourceVersion', value: read.resourceVersion }, ...ops];
+}
+
+async function readMeta(what: string, read: () => Promise<{ metadata?: Meta } | undefined>): Promise<Meta | undefined> {
+  const object = await getOrUndefined(what, read);
+  return object === undefined ? undefined : (object.metadata ?? {});
 }
 
 /**
@@ -39,10 +60,13 @@ async function guardedPatch<O extends string>(
   decide: (meta: Meta | undefined) => JsonPatchOp[] | O,
   patch: (ops: JsonPatchOp[]) => Promise<unknown>,
   done: O,
+  passRead?: Meta,
 ): Promise<O> {
-  for (let attempt = 0; attempt <= w.maxConflictRetries; attempt++) {
-    const object = await getOrUndefined(what, read);
-    const ops = decide(object === undefined ? undefined : (object.metadata ?? {}));
+  let pinned = fromPassRead(passRead, decide);
+  // The pass's read is an attempt of its own: a stale one leaves every fresh attempt to the retries.
+  for (let attempt = pinned === undefined ? 0 : -1; attempt <= w.maxConflictRetries; attempt++) {
+    const ops = pinned ?? decide(await readMeta(what, read));
+    pinned = undefined;
     if (!Array.isArray(ops)) return ops;
     try {
       await patch(ops);
@@ -55,7 +79,7 @@ async function guardedPatch<O extends string>(
   throw new Error(`${what}: still changing after ${w.maxConflictRetries + 1} attempts`);
 }
 
-export function addPvFinalizer(w: AttacherWriter, name: string): Promise<PvFinalizerOutcome> {
+export function addPvFinalizer(w: AttacherWriter, name: string, passRead?: ObjectMeta): Promise<PvFinalizerOutcome> {
   return guardedPatch<PvFinalizerOutcome>(
     w,
     `persistentvolume ${name}`,
@@ -69,6 +93,7 @@ export function addPvFinalizer(w: AttacherWriter, name: string): Promise<PvFinal
     },
     (ops) => w.core.patchPersistentVolume({ name, body: ops }, jsonPatch),
     'added',
+    passRead,
   );
 }
 
@@ -96,7 +121,12 @@ export function removePvFinalizer(w: AttacherWriter, name: string): Promise<void
 }
 
 /** Our finalizer and the instance annotation in one patch; a deleting object gets no new finalizer. */
-export function claimVolumeAttachment(w: AttacherWriter, name: string, instanceId: InstanceId): Promise<ClaimOutcome> {
+export function claimVolumeAttachment(
+  w: AttacherWriter,
+  name: string,
+  instanceId: InstanceId,
+  passRead?: ObjectMeta,
+): Promise<ClaimOutcome> {
   return guardedPatch<ClaimOutcome>(
     w,
     `volumeattachment ${name}`,
@@ -112,6 +142,7 @@ export function claimVolumeAttachment(w: AttacherWriter, name: string, instanceI
     },
     (ops) => w.storage.patchVolumeAttachment({ name, body: ops }, jsonPatch),
     'claimed',
+    passRead,
   );
 }
 

@@ -4,7 +4,7 @@
  */
 import type { AttacherView } from '../../core/attacher/targets.js';
 import type { VaStatusPatch } from '../../core/attacher/status.js';
-import type { AttachedVolume, ClusterSnapshot, KubeCsiNode, KubeNode, KubePv, KubeVolumeAttachment } from '../../core/kube.js';
+import type { AttachedVolume, ClusterSnapshot, KubeCsiNode, KubeNode, KubePv, KubeVolumeAttachment, ObjectMeta } from '../../core/kube.js';
 import type { InstanceId, NodeName, PodRef } from '../../core/types.js';
 import type {
   ClaimOutcome,
@@ -134,16 +134,16 @@ export class KubernetesCluster implements Cluster {
     return readPv(this.clients, name);
   }
 
-  addPvFinalizer(name: string): Promise<PvFinalizerOutcome> {
-    return addPvFinalizer(this.writer, name);
+  addPvFinalizer(name: string, passRead?: ObjectMeta): Promise<PvFinalizerOutcome> {
+    return addPvFinalizer(this.writer, name, passRead);
   }
 
   removePvFinalizer(name: string): Promise<void> {
     return removePvFinalizer(this.writer, name);
   }
 
-  claimVolumeAttachment(name: string, instanceId: InstanceId): Promise<ClaimOutcome> {
-    return claimVolumeAttachment(this.writer, name, instanceId);
+  claimVolumeAttachment(name: string, instanceId: InstanceId, passRead?: ObjectMeta): Promise<ClaimOutcome> {
+    return claimVolumeAttachment(this.writer, name, instanceId, passRead);
   }
 
   releaseVolumeAttachment(name: string): Promise<void> {

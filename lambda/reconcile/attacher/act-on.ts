@@ -67,7 +67,14 @@ export async function actOnVolumeAttachments(deps: ReconcileDeps, budget: Budget
   const scope = { volumes, nodes: [...(input.detachFrom ?? [])].sort() };
   const desired = attacherDesiredState(view, targets, { complete: true, scope });
   const loaded = await deps.store.getMany(volumes);
-  const ctx = createPassContext(deps, budget, desired, loaded.records, pvNamesByVolume(view.pvs), attacherReports(targets));
+  const ctx = createPassContext(
+    deps,
+    budget,
+    desired,
+    loaded.records,
+    pvNamesByVolume(view.pvs),
+    attacherReports(targets, undefined, view.pvs),
+  );
   const instanceIds = [...new Set([...targets.flatMap((t) => t.instanceId ?? []), ...(input.instances ?? [])])].sort();
   const verified = volumes.length > 0 && (await verifyAgainstEc2(ctx, volumes, instanceIds)) !== undefined;
   const executed = await planAndExecute(ctx, dryRun);

@@ -60,7 +60,7 @@ export async function attacherFullPass(
   const controllerState = scanned.controllerState ?? (await deps.store.getControllerState());
   const targets = attacherTargets(view);
   const desired = attacherDesiredState(view, targets, { complete: cluster.complete });
-  const reports = attacherReports(targets, cluster.complete ? view : undefined);
+  const reports = attacherReports(targets, cluster.complete ? view : undefined, view.pvs);
   const ctx = createPassContext(deps, budget, desired, new Map(scanned.records), pvNamesByVolume(view.pvs), reports);
 
   const due = verificationDue(false, controllerState.lastVerifiedAt, startedAt, deps.settings.syncPeriodMs);

@@ -8,6 +8,7 @@
 import type { AttachAction } from '../../core/actions.js';
 import { attachErrorStatus, attachedStatus, detachErrorStatus, detachedStatus, type VaStatusPatch } from '../../core/attacher/status.js';
 import type { VaTarget } from '../../core/attacher/targets.js';
+import type { KubePv } from '../../core/kube.js';
 import type { NodeName, VolumeId } from '../../core/types.js';
 import { pairKey } from '../../core/volume-attachments.js';
 import type { ClusterEvent, StatusOutcome } from '../../ports/cluster.js';
@@ -46,19 +47,28 @@ async function attachError(ctx: PassContext, state: AttacherReportState, target:
   await tell(ctx, target, { type: 'Warning', reason: FAILED_ATTACH, message });
 }
 
-/** Upstream's order before ControllerPublish: PV finalizer, then the VA's finalizer and node id in one patch. */
-async function claimObjects(ctx: PassContext, target: VaTarget, action: AttachAction): Promise<string | undefined> {
+/**
+ * Upstream's order before ControllerPublish: PV finalizer, then the VA's finalizer and node id in
+ * one patch. Each starts from this pass's read of the object (no GET when it is unchanged since).
+ */
+async function claimObjects(ctx: PassContext, target: VaTarget, action: AttachAction, pvRead?: KubePv): Promise<string | undefined> {
   const cluster = ctx.deps.cluster;
   if (target.pvName !== undefined) {
-    const pv = await cluster.addPvFinalizer(target.pvName);
+    const pv = await cluster.addPvFinalizer(target.pvName, pvRead?.metadata);
     if (pv === 'deleting') return `PersistentVolume ${target.pvName} is marked for deletion`;
     if (pv === 'gone') return `PersistentVolume ${target.pvName} was not found`;
   }
-  const claimed = await cluster.claimVolumeAttachment(target.name, action.instanceId);
+  const claimed = await cluster.claimVolumeAttachment(target.name, action.instanceId, target.va.metadata);
   return claimed === 'claimed' ? undefined : `VolumeAttachment ${target.name} is ${claimed === 'gone' ? 'gone' : 'being deleted'}`;
 }
 
-export function attacherReports(targets: readonly VaTarget[], pvs?: AttacherReportState['pvs']): ModeReports {
+/** `pvsRead`: the PVs this pass read, the first attempt of each PV finalizer patch. */
+export function attacherReports(
+  targets: readonly VaTarget[],
+  pvs?: AttacherReportState['pvs'],
+  pvsRead: readonly KubePv[] = [],
+): ModeReports {
+  const pvRead = new Map(pvsRead.map((pv) => [pv.metadata.name ?? '', pv]));
   const live = new Map<string, VaTarget>();
   const deleting = new Map<string, VaTarget>();
   for (const t of targets) if (t.volumeId !== undefined) (t.deleting ? deleting : live).set(pairKey(t.volumeId, t.nodeName), t);
@@ -70,7 +80,7 @@ export function attacherReports(targets: readonly VaTarget[], pvs?: AttacherRepo
       if (target === undefined) return 'no VolumeAttachment asks for this attach';
       let refused: string | undefined;
       try {
-        refused = await claimObjects(ctx, target, action);
+        refused = await claimObjects(ctx, target, action, pvRead.get(target.pvName ?? ''));
       } catch (error) {
         refused = error instanceof Error ? error.message : String(error);
       }
