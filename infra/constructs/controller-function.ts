@@ -1,43 +1,24 @@
 /**
  * One Lambda function with the project's defaults: Node 24 on ARM64, an ES module bundled
- * locally by esbuild (no Docker) through infra/handler-bundle.ts, its own log group, X-Ray tracing
- * and reserved concurrency. Each handler differs only by entry, size, timeout and triggers.
- *
- * Not NodejsFunction: its esbuild runs from the command line, which takes no plugins, and the
- * bundle needs one to drop the SDK schemas of operations we never call (handler-bundle.ts).
+ * locally by esbuild (no Docker), its own log group, X-Ray tracing and reserved
+ * concurrency. Each handler differs only by entry, size, timeout and triggers.
  */
-import { execFileSync } from 'node:child_process';
 import path from 'node:path';
-import { AssetHashType, DockerImage, type Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { type Duration, RemovalPolicy } from 'aws-cdk-lib';
 import type * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
+import { NodejsFunction, OutputFormat, SourceMapMode } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { REPO_ROOT } from '../contracts.js';
 import type { FunctionNetwork } from './vpc-access.js';
 
-const BUNDLER = path.join(REPO_ROOT, 'infra', 'handler-bundle.ts');
-
-/** The handler's bundle as a Lambda asset, built on this machine; hashed by its output like NodejsFunction's. */
-function handlerCode(entry: string): lambda.Code {
-  return lambda.Code.fromAsset(path.dirname(BUNDLER), {
-    assetHashType: AssetHashType.OUTPUT,
-    bundling: {
-      // Required by the API; never used, local bundling either succeeds or throws.
-      image: DockerImage.fromRegistry('public.ecr.aws/docker/library/node:24'),
-      local: {
-        tryBundle(outputDir) {
-          execFileSync(process.execPath, ['--import', 'tsx', BUNDLER, path.join(REPO_ROOT, entry), outputDir], {
-            cwd: REPO_ROOT,
-            stdio: 'inherit',
-          });
-          return true;
-        },
-      },
-    },
-  });
-}
+/**
+ * ESM bundles still contain CommonJS dependencies that call `require` (e.g. for Node built-ins);
+ * esbuild's shim needs a real `require` in module scope.
+ */
+const REQUIRE_SHIM = "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);";
 
 export interface ControllerFunctionProps {
   /** Entry file relative to the repository root; it exports `handler`. */
@@ -59,7 +40,7 @@ export interface ControllerFunctionProps {
 }
 
 export class ControllerFunction extends Construct {
-  readonly function: lambda.Function;
+  readonly function: NodejsFunction;
   readonly logGroup: logs.LogGroup;
 
   constructor(scope: Construct, id: string, props: ControllerFunctionProps) {
@@ -70,9 +51,11 @@ export class ControllerFunction extends Construct {
     });
     // Instead of AWSLambdaBasicExecutionRole's logs:* on every group: this log group only.
     this.logGroup.grantWrite(props.role);
-    this.function = new lambda.Function(this, 'Function', {
-      code: handlerCode(props.entry),
-      handler: 'index.handler',
+    this.function = new NodejsFunction(this, 'Function', {
+      entry: path.join(REPO_ROOT, props.entry),
+      handler: 'handler',
+      depsLockFilePath: path.join(REPO_ROOT, 'package-lock.json'),
+      projectRoot: REPO_ROOT,
       description: props.description,
       runtime: lambda.Runtime.NODEJS_24_X,
       architecture: lambda.Architecture.ARM_64,
@@ -83,11 +66,26 @@ export class ControllerFunction extends Construct {
       logGroup: this.logGroup,
       tracing: lambda.Tracing.ACTIVE,
       environment: { ...props.environment, NODE_OPTIONS: '--enable-source-maps' },
+      // `awsSdkConnectionReuse` is left unset: it only sets AWS_NODEJS_CONNECTION_REUSE_ENABLED,
+      // which SDK v3 (used here) ignores because it keeps connections alive by default.
       deadLetterQueue: props.asyncDeadLetterQueue,
       // A failed pass is not retried by Lambda: the next trigger runs a fresh one.
       retryAttempts: props.asyncDeadLetterQueue ? 0 : undefined,
       maxEventAge: props.asyncMaxEventAge,
       ...props.network,
+      bundling: {
+        format: OutputFormat.ESM,
+        mainFields: ['module', 'main'],
+        banner: REQUIRE_SHIM,
+        minify: true,
+        sourceMap: true,
+        sourceMapMode: SourceMapMode.DEFAULT,
+        sourcesContent: false,
+        // Ship the SDK versions we test with instead of the runtime's copy.
+        bundleAwsSDK: true,
+        forceDockerBundling: false,
+        tsconfig: path.join(REPO_ROOT, 'tsconfig.json'),
+      },
     });
   }
 }

@@ -62,11 +62,6 @@ describe('handler bundle', () => {
     expect(bundle).toContain('"aws-sdk-js"');
   });
 
-  it('leaves out the SDK schemas of EC2 operations the controller never calls', () => {
-    expect(bundle).toContain('AttachVolumeRequest');
-    expect(bundle).not.toContain('RunInstancesRequest');
-  });
-
   it('parses as an ES module on Node 24', () => {
     expect(() => execFileSync(process.execPath, ['--check', path.join(assetDir, 'index.mjs')])).not.toThrow();
   });
