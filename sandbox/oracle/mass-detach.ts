@@ -7,7 +7,8 @@
  * The controller counts what its store records as past attaching (and EC2 still shows), so the
  * check brackets that count: it applies only when the pairs EC2 has attached *and* the store
  * records attached are more than `minAttached` (the pass surely counted them), and allows the
- * fraction of every stored attachment past attaching (the most the pass could have counted). It
+ * fraction of every stored attachment past attaching plus every EC2 attachment the store does not
+ * know, which the pass may adopt (the most it could have counted). It
  * is sound for a step with one full pass and no EC2 read lag (the scenario judges only those).
  */
 import type { DetachCall, Violation } from './checks.js';
@@ -55,7 +56,11 @@ export function massDetachViolations({ before, stored, detaches, rule }: MassDet
     (a) => a.state === 'attached' && recorded.get(storePair(a.volumeId, a.instanceId)) === 'attached',
   ).length;
   if (surelyCounted <= rule.minAttached) return [];
-  const allowed = Math.floor(rule.maxFraction * stored.filter((a) => a.state !== 'attaching').length);
+  // A pass may also adopt what EC2 holds and the store does not know (after a crash) and count it.
+  const mostCounted =
+    stored.filter((a) => a.state !== 'attaching').length +
+    before.attachments.filter((a) => !recorded.has(storePair(a.volumeId, a.instanceId))).length;
+  const allowed = Math.floor(rule.maxFraction * mostCounted);
   const guardedPair = (call: DetachCall) =>
     before.instanceStates.get(call.instanceId ?? '') === 'running' &&
     before.attachments.some((a) => a.volumeId === call.volumeId && a.instanceId === call.instanceId && a.state === 'attached');

@@ -72,6 +72,8 @@ describe('massDetachViolations: the mass-detach guard, from EC2 and the store', 
       detaches(8),
       [],
     ],
+    ['EC2 holds 4 the store does not know: the pass may adopt and count them', before(ec2(16)), stored(12), detaches(8), []],
+    ['adoptable attachments raise the bound no further than they reach', before(ec2(16)), stored(12), detaches(9), [3]],
   ] as [string, Truth, StoredAttachment[], DetachCall[], number[]][])('%s', (_name, truth, store, calls, expected) => {
     expect(judge(truth, store, calls)).toEqual(expected);
   });
