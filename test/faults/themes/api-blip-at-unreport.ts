@@ -7,9 +7,8 @@
  */
 import type { Random } from '../../../sandbox/generate/random.js';
 import { SMALL_CLUSTER } from '../cluster.js';
-import { EVICTION_AFTER_MS } from '../eviction.js';
 import type { World } from '../rig.js';
-import { busiestNodes, CALM_STEP, type ArmedEvent, type Theme } from './theme.js';
+import { busiestNodeDies, CALM_STEP, onSettledCluster, type ArmedEvent, type Theme } from './theme.js';
 
 /** At the first `nodes/<node>/status` write: that write fails (403 or 500), and so do the node's next two reads. */
 export function armApiBlip(world: World, nodeName: string, random: Random): ArmedEvent {
@@ -30,26 +29,12 @@ export function armApiBlip(world: World, nodeName: string, random: Random): Arme
 export const API_BLIP_AT_UNREPORT: Theme = {
   name: 'api-blip-at-unreport',
   shape: { ...SMALL_CLUSTER, podChance: 1 },
-  step(step, { cluster }) {
-    // The node step 3 took down: the only NotReady one, as the steps before change nothing.
+  step: onSettledCluster((step, { cluster }) => {
+    if (step === 1) return busiestNodeDies(cluster);
+    // The node that died: the only NotReady one, as the steps before change nothing else.
     const dead = [...cluster.notReady][0];
-    switch (step) {
-      case 1:
-      case 2:
-        return CALM_STEP;
-      case 3: {
-        const node = busiestNodes(cluster)[0];
-        return { ...CALM_STEP, changes: node ? [{ kind: 'notReady', node: node.name }] : [], advance: EVICTION_AFTER_MS };
-      }
-      case 4:
-        if (dead === undefined) return undefined;
-        return {
-          ...CALM_STEP,
-          changes: [{ kind: 'outOfService', node: dead }],
-          arm: ({ world, random }) => armApiBlip(world, dead, random),
-        };
-      default:
-        return undefined;
-    }
-  },
+    if (step !== 2 || dead === undefined) return undefined;
+    // Its pods are evicted as this step begins; an administrator taints it out-of-service.
+    return { ...CALM_STEP, changes: [{ kind: 'outOfService', node: dead }], arm: ({ world, random }) => armApiBlip(world, dead, random) };
+  }),
 };

@@ -6,28 +6,16 @@
  * boundary); the pass after it may go.
  */
 import { SMALL_CLUSTER } from '../cluster.js';
-import { EVICTION_AFTER_MS } from '../eviction.js';
 import { MAX_WAIT_FOR_UNMOUNT_MS } from '../rig.js';
-import { busiestNodes, CALM_STEP, type Theme } from './theme.js';
+import { busiestNodeDies, CALM_STEP, onSettledCluster, type Theme } from './theme.js';
 
 export const DEAD_NODE_AT_TIMEOUT: Theme = {
   name: 'dead-node-at-unmount-timeout',
   shape: { ...SMALL_CLUSTER, podChance: 1 },
-  step(step, { cluster }) {
-    switch (step) {
-      case 1:
-      case 2:
-        return CALM_STEP;
-      case 3: {
-        const node = busiestNodes(cluster)[0];
-        return { ...CALM_STEP, changes: node ? [{ kind: 'notReady', node: node.name }] : [], advance: EVICTION_AFTER_MS };
-      }
-      case 4:
-        return { ...CALM_STEP, advance: MAX_WAIT_FOR_UNMOUNT_MS };
-      case 5:
-        return CALM_STEP;
-      default:
-        return undefined;
-    }
-  },
+  step: onSettledCluster((step, { cluster }) => {
+    if (step === 1) return busiestNodeDies(cluster);
+    // The pods are evicted as this step begins; its pass starts the unmount timeout.
+    if (step === 2) return { ...CALM_STEP, advance: MAX_WAIT_FOR_UNMOUNT_MS };
+    return step === 3 ? CALM_STEP : undefined;
+  }),
 };

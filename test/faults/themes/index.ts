@@ -6,9 +6,18 @@ import type { Mode } from '../rig.js';
 import { API_BLIP_AT_UNREPORT } from './api-blip-at-unreport.js';
 import { DEAD_NODE_AT_TIMEOUT } from './dead-node-timeout.js';
 import { MASS_DELETION } from './mass-deletion.js';
+import { POD_REPLACED_MID_PASS } from './pod-replaced-mid-pass.js';
 import { PLAIN, type Theme } from './theme.js';
 
-export const THEMES: Theme[] = [PLAIN, DEAD_NODE_AT_TIMEOUT, API_BLIP_AT_UNREPORT, MASS_DELETION];
+// One theme a line, so that themes added side by side merge line by line.
+// prettier-ignore
+export const THEMES: Theme[] = [
+  PLAIN,
+  DEAD_NODE_AT_TIMEOUT,
+  API_BLIP_AT_UNREPORT,
+  MASS_DELETION,
+  POD_REPLACED_MID_PASS,
+];
 
 export function themeOf(seed: number, mode: Mode): Theme {
   return mode === 'attacher' ? PLAIN : (THEMES[seed % THEMES.length] ?? PLAIN);

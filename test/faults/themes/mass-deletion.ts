@@ -6,24 +6,16 @@
  * back all but its fraction (sandbox/oracle/mass-detach.ts judges it).
  */
 import type { Change } from '../cluster.js';
-import { CALM_STEP, type Theme } from './theme.js';
+import { CALM_STEP, onSettledCluster, type Theme } from './theme.js';
 
 export const MASS_DELETION: Theme = {
   name: 'mass-deletion',
   shape: { nodes: [4, 4], volumes: [13, 16], podChance: 1 },
-  step(step, { cluster }) {
-    switch (step) {
-      case 1:
-      case 2:
-        return CALM_STEP;
-      case 3: {
-        const doomed = cluster.pods.filter((p) => p.claims[0] !== 'shared-block');
-        return { ...CALM_STEP, changes: doomed.map((p): Change => ({ kind: 'delete', pod: p.name })), advance: 120_000 };
-      }
-      case 4:
-        return CALM_STEP;
-      default:
-        return undefined;
+  step: onSettledCluster((step, { cluster }) => {
+    if (step === 1) {
+      const doomed = cluster.pods.filter((p) => p.claims[0] !== 'shared-block');
+      return { ...CALM_STEP, changes: doomed.map((p): Change => ({ kind: 'delete', pod: p.name })), advance: 120_000 };
     }
-  },
+    return step === 2 ? CALM_STEP : undefined;
+  }),
 };

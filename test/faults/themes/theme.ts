@@ -9,6 +9,7 @@
 import type { Random } from '../../../sandbox/generate/random.js';
 import type { Kubelets } from '../../../sandbox/kubelets.js';
 import type { Change, ClusterShape, FaultCluster } from '../cluster.js';
+import { EVICTION_AFTER_MS } from '../eviction.js';
 import type { Fault } from '../faults.js';
 import type { MidPassRestart } from '../mid-pass.js';
 import type { World } from '../rig.js';
@@ -68,6 +69,20 @@ export const CALM_STEP: ScriptedStep = {
   advance: 15_000,
   restart: undefined,
 };
+
+/** Steps before a theme's own: every pod's volume attached, then reported, then mounted by the kubelets. */
+const SETTLING_STEPS = 2;
+
+/** A theme's steps on a settled cluster: `own` is asked for step 1, 2, … after the settling steps. */
+export function onSettledCluster(own: (step: number, ctx: ThemeContext) => ScriptedStep | undefined): NonNullable<Theme['step']> {
+  return (step, ctx) => (step <= SETTLING_STEPS ? CALM_STEP : own(step - SETTLING_STEPS, ctx));
+}
+
+/** The busiest node dies (NotReady, its kubelet stops); the clock then moves to when taint-based eviction takes its pods. */
+export function busiestNodeDies(cluster: FaultCluster): ScriptedStep {
+  const node = busiestNodes(cluster)[0];
+  return { ...CALM_STEP, changes: node ? [{ kind: 'notReady', node: node.name }] : [], advance: EVICTION_AFTER_MS };
+}
 
 /** The live nodes (not deleted, not terminated) holding the most exclusive-volume pods, most first. */
 export function busiestNodes(cluster: FaultCluster): FaultCluster['nodes'] {
