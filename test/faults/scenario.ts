@@ -244,6 +244,8 @@ async function check(parts: Parts, before: ReturnType<typeof readTruth>, label: 
 async function converge(parts: Parts, cluster: FaultCluster): Promise<void> {
   const { world, result, mode, random } = parts;
   unstick(world);
+  // A machine that stopped meanwhile is marked NotReady now, as the node lifecycle controller does within seconds, not after the wait.
+  clusterGoesOn(world, cluster, random);
   world.clock.advance(16 * MINUTE);
   clusterGoesOn(world, cluster, random);
   mode.act();
