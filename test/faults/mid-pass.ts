@@ -55,10 +55,13 @@ export function armRestart(
   return { stop, note: () => note };
 }
 
-/** Unclaimed exclusive volumes with an EC2 attachment on a live node's instance, in a stable order. */
+/**
+ * Unclaimed exclusive volumes with an EC2 attachment on a live, Ready node's instance, in a stable
+ * order. The scheduler places no new pod on a NotReady node (its not-ready NoSchedule taint).
+ */
 function restartCandidates(world: World, cluster: FaultCluster) {
   const claimed = new Set(cluster.pods.map((p) => p.claims[0]));
-  const nodes = cluster.nodes.filter((n) => !cluster.deleted.has(n.name) && !cluster.terminated.has(n.name));
+  const nodes = cluster.nodes.filter((n) => ![cluster.deleted, cluster.terminated, cluster.notReady].some((gone) => gone.has(n.name)));
   return cluster.volumes
     .filter((v) => !v.multiAttach && !claimed.has(v.claim.name))
     .flatMap((v) => {

@@ -1,0 +1,40 @@
+/**
+ * A node dies with its volumes listed and mounted; its pods are evicted and an administrator
+ * taints it out-of-service, so a pass force-detaches its volumes after taking them off the node's
+ * list. Just then the API server stumbles on that node (an admission webhook refusing the
+ * `nodes/status` write, etcd failing it and the reads after it): the list cannot be written and
+ * the node cannot be read back. A detach whose unreport failed must wait (invariant 5).
+ */
+import type { Random } from '../../../sandbox/generate/random.js';
+import { SMALL_CLUSTER } from '../cluster.js';
+import type { World } from '../rig.js';
+import { busiestNodeDies, CALM_STEP, onSettledCluster, type ArmedEvent, type Theme } from './theme.js';
+
+/** At the first `nodes/<node>/status` write: that write fails (403 or 500), and so do the node's next two reads. */
+export function armApiBlip(world: World, nodeName: string, random: Random): ArmedEvent {
+  const writeCode = random.pick([403, 500]);
+  let note: string | undefined;
+  const stop = world.kube.onRequest({
+    before: (info) => {
+      const write = info.resource === 'nodes' && info.subresource === 'status' && info.verb === 'patch' && info.name === nodeName;
+      if (!write || note !== undefined) return;
+      world.kube.faults.failNext({ method: 'PATCH', path: `/api/v1/nodes/${nodeName}/status` }, 1, writeCode);
+      world.kube.faults.failNext({ method: 'GET', path: `/api/v1/nodes/${nodeName}` }, 2, 500);
+      note = `API blip on ${nodeName}: its status write answered ${writeCode}, its next reads 500`;
+    },
+  });
+  return { stop, note: () => note };
+}
+
+export const API_BLIP_AT_UNREPORT: Theme = {
+  name: 'api-blip-at-unreport',
+  shape: { ...SMALL_CLUSTER, podChance: 1 },
+  step: onSettledCluster((step, { cluster }) => {
+    if (step === 1) return busiestNodeDies(cluster);
+    // The node that died: the only NotReady one, as the steps before change nothing else.
+    const dead = [...cluster.notReady][0];
+    if (step !== 2 || dead === undefined) return undefined;
+    // Its pods are evicted as this step begins; an administrator taints it out-of-service.
+    return { ...CALM_STEP, changes: [{ kind: 'outOfService', node: dead }], arm: ({ world, random }) => armApiBlip(world, dead, random) };
+  }),
+};
