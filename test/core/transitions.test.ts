@@ -13,6 +13,7 @@ import {
   isEmpty,
   leaveInProgress,
   markReported,
+  markUnreported,
   requestDetach,
   resolveExpired,
   seedUncertain,
@@ -423,12 +424,14 @@ describe('leaving, taking over and resolving operations', () => {
 });
 
 describe('attachment facts', () => {
-  const record = vol({ attachments: [att('a', 'attached', { detachRequestedAt: 5 }), att('b')] });
+  const record = vol({ attachments: [att('a', 'attached', { detachRequestedAt: 5 }), att('b'), att('c', 'attached', { reported: true })] });
   const { detachRequestedAt: _dropped, ...aWithoutRequest } = att('a');
 
   it.each<[string, (r: VolumeRecord) => Transition, ActualAttachment | 'same']>([
     ['markReported sets the flag', (r) => markReported(r, 'b', true), att('b', 'attached', { reported: true })],
     ['markReported with the same value changes nothing', (r) => markReported(r, 'a', false), 'same'],
+    ['markUnreported clears the flag', (r) => markUnreported(r, 'c'), att('c', 'attached', { reported: false })],
+    ['markUnreported of an unlisted volume changes nothing', (r) => markUnreported(r, 'a'), 'same'],
     ['setMounted sets the flag', (r) => setMounted(r, 'b', true), att('b', 'attached', { mounted: true })],
     ['setMounted with the same value changes nothing', (r) => setMounted(r, 'a', false), 'same'],
     ['requestDetach sets the time once', (r) => requestDetach(r, 'b', NOW), att('b', 'attached', { detachRequestedAt: NOW })],
@@ -600,9 +603,17 @@ describe('listing claims', () => {
     expect(refusal(beginOperation(claimed, begin('detach', 'a'), now, LEASE))).toBe(expected);
   });
 
-  it('ends with markReported, listed or not', () => {
+  it('ends with markReported (the lister wrote the list), listed or not', () => {
     const claimed = accepted(claimListing(vol({ attachments: [att('a')] }), 'a', UNTIL));
     for (const listed of [true, false]) expect(accepted(markReported(claimed, 'a', listed)).attachments.a?.listingUntil).toBeUndefined();
+  });
+
+  // Fault seed 332: the lister's write was still to land when another pass's unreport ended its claim.
+  it('outlives an unreport by another pass: the lister has yet to write, so a detach still waits', () => {
+    const claimed = accepted(claimListing(vol({ attachments: [att('a', 'attached', { reported: true })] }), 'a', UNTIL));
+    const unreported = accepted(markUnreported(claimed, 'a'));
+    expect(unreported.attachments.a).toMatchObject({ reported: false, listingUntil: UNTIL });
+    expect(refusal(beginOperation(unreported, begin('detach', 'a'), UNTIL - 1, LEASE))).toBe('listing');
   });
 });
 
