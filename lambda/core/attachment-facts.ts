@@ -44,7 +44,7 @@ function updateAttachment(
   return accept(next);
 }
 
-/** Whether the node's `status.volumesAttached` now lists the volume. */
+/** The listing pass wrote the node's `status.volumesAttached` (listing the volume or not): its claim ends. */
 export function markReported(record: VolumeRecord, nodeName: NodeName, reported: boolean): Transition {
   return updateAttachment(record, nodeName, (a) => {
     if (a.reported === reported && a.listingUntil === undefined) return a;
@@ -54,9 +54,17 @@ export function markReported(record: VolumeRecord, nodeName: NodeName, reported:
 }
 
 /**
+ * The volume left its node's list ahead of a detach. A listing claim stays: it belongs to another
+ * pass whose write may still land and list the volume again, so the detach must keep waiting.
+ */
+export function markUnreported(record: VolumeRecord, nodeName: NodeName): Transition {
+  return updateAttachment(record, nodeName, (a) => (a.reported ? { ...a, reported: false } : a));
+}
+
+/**
  * A pass claims the right to add an `attached` volume to its node's list, until `until`: refused
  * while an operation holds the volume on that node (a detach may be under way). Detaches wait
- * for the claim (invariant 5); markReported ends it.
+ * for the claim (invariant 5); markReported ends it, an unreport (markUnreported) does not.
  */
 export function claimListing(record: VolumeRecord, nodeName: NodeName, until: number): Transition {
   const holder = record.operations[lockKey(record, nodeName)];

@@ -9,7 +9,7 @@
 import type { AttachedVolume } from '../core/kube.js';
 import { nodeReports } from '../core/report.js';
 import { claimListing } from '../core/attachment-facts.js';
-import { markReported } from '../core/transitions.js';
+import { markReported, markUnreported } from '../core/transitions.js';
 import type { ActualState, DesiredState, NodeName, UniqueVolumeName, VolumeId, VolumeRecord } from '../core/types.js';
 import { pairKey } from '../core/volume-attachments.js';
 import { bestEffort, type PassContext } from './context.js';
@@ -60,7 +60,7 @@ export class NodeStatusUpdater {
         this.pass.actual,
         volumeId,
         this.pass.actual.get(volumeId),
-        onRecord((r) => markReported(r, nodeName, false)),
+        onRecord((r) => markUnreported(r, nodeName)),
       );
     }
     return { ok: true, answer };
