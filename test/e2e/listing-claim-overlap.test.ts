@@ -7,6 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { Controller } from '../../lambda/composition.js';
+import type { KubeNode } from '../../lambda/core/kube.js';
 import type { Ports } from '../../lambda/reconcile/types.js';
 import type { RunningClock } from '../../sandbox/clock.js';
 import { reportedIsAttached } from '../../sandbox/oracle/checks.js';
@@ -59,5 +60,27 @@ describe('a listing claim held by a full pass while a targeted pass unreports th
     const later = await world.invocation().fullPass(budget());
     expect(later.results).toContainEqual(expect.objectContaining({ kind: 'detach', volumeId: volume.volumeId, outcome: 'ok' }));
     expect(reportedIsAttached(readTruth(world.ec2, world.kube))).toEqual([]);
+  });
+
+  it("two listers: the first one's write ends only its own claim, so the detach still waits for the second", async () => {
+    const volume = await world.createVolume({ name: 'data-app-0' });
+    world.addPod('app-0', volume, 'node-1');
+    await world.invocation().fullPass(budget()); // attached; its list written
+    // The entry is lost (another writer's whole-list write, say): both passes below will add it again.
+    const node = world.kube.get('Node', undefined, 'node-1') as KubeNode;
+    world.kube.seed([{ ...node, status: { ...node.status, volumesAttached: [] } }]);
+    const [first, second] = [heldAtNodeStatus(), heldAtNodeStatus()];
+    const passes = [first.controller.fullPass(budget()), second.controller.fullPass(budget())];
+    await Promise.all([first.reached, second.reached]); // both claimed the listing, neither wrote
+    first.release();
+    await passes[0];
+
+    world.kube.kubelet.deletePod(volume.namespace, 'app-0');
+    await world.invocation().targetedPass({ kind: 'volume', volumeId: volume.volumeId }, budget());
+    second.release();
+    await passes[1];
+
+    expect(reportedIsAttached(readTruth(world.ec2, world.kube))).toEqual([]);
+    expect(detachesOf(volume)).toEqual([]);
   });
 });
