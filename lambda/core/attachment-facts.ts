@@ -44,12 +44,16 @@ function updateAttachment(
   return accept(next);
 }
 
-/** The listing pass wrote the node's `status.volumesAttached` (listing the volume or not): its claim ends. */
-export function markReported(record: VolumeRecord, nodeName: NodeName, reported: boolean): Transition {
+/**
+ * Pass `lister` wrote the node's `status.volumesAttached` (listing the volume or not): its own claim
+ * ends. Other passes' claims stay: their writes may still land.
+ */
+export function markReported(record: VolumeRecord, nodeName: NodeName, reported: boolean, lister: string): Transition {
   return updateAttachment(record, nodeName, (a) => {
-    if (a.reported === reported && a.listingUntil === undefined) return a;
-    const { listingUntil: _done, ...rest } = a;
-    return { ...rest, reported };
+    if (a.reported === reported && a.listingClaims?.[lister] === undefined) return a;
+    const { [lister]: _done, ...others } = a.listingClaims ?? {};
+    const { listingClaims: _all, ...rest } = a;
+    return Object.keys(others).length === 0 ? { ...rest, reported } : { ...rest, reported, listingClaims: others };
   });
 }
 
@@ -62,16 +66,17 @@ export function markUnreported(record: VolumeRecord, nodeName: NodeName): Transi
 }
 
 /**
- * A pass claims the right to add an `attached` volume to its node's list, until `until`: refused
- * while an operation holds the volume on that node (a detach may be under way). Detaches wait
- * for the claim (invariant 5); markReported ends it, an unreport (markUnreported) does not.
+ * Pass `lister` claims the right to add an `attached` volume to its node's list, until `until`:
+ * refused while an operation holds the volume on that node (a detach may be under way). Detaches
+ * wait for every claim (invariant 5); the lister's markReported ends its own, an unreport
+ * (markUnreported) none.
  */
-export function claimListing(record: VolumeRecord, nodeName: NodeName, until: number): Transition {
+export function claimListing(record: VolumeRecord, nodeName: NodeName, lister: string, until: number): Transition {
   const holder = record.operations[lockKey(record, nodeName)];
   if (holder) return refuse('locked', `${record.volumeId} is held by ${holder.kind} ${holder.id} on ${holder.nodeName}`);
   const current = record.attachments[nodeName];
   if (current?.state !== 'attached') return refuse('no-attachment', `${record.volumeId} is not attached on ${nodeName}`);
-  return updateAttachment(record, nodeName, (a) => ({ ...a, listingUntil: until }));
+  return updateAttachment(record, nodeName, (a) => ({ ...a, listingClaims: { ...a.listingClaims, [lister]: until } }));
 }
 
 /** Whether the node's `volumesInUse` lists the volume. */
