@@ -4,6 +4,7 @@
  * Like all transitions they are pure and return the same object when nothing changes.
  */
 import { inBackoff } from './backoff.js';
+import { leftoverAttachment } from './observed.js';
 import { accept, clone, emptyRecord, isLive, observedState, optional, refuse, type Transition } from './transition-result.js';
 import {
   lockKey,
@@ -129,7 +130,7 @@ export function applyObservation(
     if (liveOperationOn(record, current.nodeName, now)) continue;
     const view = seen.get(current.instanceId);
     const corrected = view
-      ? lostDetachMayLand(record, current) && view.state === 'attached'
+      ? (lostDetachMayLand(record, current) && view.state === 'attached') || lostAttachSeesLeftover(record, current, view)
         ? current
         : corrections(current, view, now)
       : observation.exists && lostAttachMayLand(record, current)
@@ -178,6 +179,16 @@ export function lostAttachMayLand(record: VolumeRecord, attachment: ActualAttach
  */
 export function lostDetachMayLand(record: VolumeRecord, attachment: ActualAttachment): boolean {
   return attachment.state === 'uncertain' && record.backoff[operationKey('detach', attachment.nodeName)] !== undefined;
+}
+
+/**
+ * A lost attach's attachment keeps the device AttachVolume answered; a view on another device is a
+ * lagging read of an earlier attachment (before a detach), which settles nothing (see leftoverAttachment).
+ */
+function lostAttachSeesLeftover(record: VolumeRecord, attachment: ActualAttachment, view: Ec2Attachment): boolean {
+  return (
+    lostAttachMayLand(record, attachment) && attachment.device !== undefined && leftoverAttachment(view, { device: attachment.device })
+  );
 }
 
 type LiveEc2Attachment = Ec2Attachment & { state: Exclude<Ec2Attachment['state'], 'detached'> };
