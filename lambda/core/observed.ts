@@ -45,15 +45,6 @@ export function leftoverAttachment(seen: Partial<Pick<Ec2Attachment, 'device' | 
   return seen.attachTime !== undefined && started.attachTime !== undefined && seen.attachTime < started.attachTime;
 }
 
-/**
- * EC2's reads of the pair may predate a call of ours it may still be carrying out: the attachment was
- * `uncertain` (a DetachVolume or AttachVolume whose outcome is unknown) when the attach began. The
- * instance's mappings listing the volume then prove nothing; AttachVolume is sent and EC2's answer decides.
- */
-export function readsMayPredateOurCall(prior: { state: ActualAttachment['state'] } | undefined): boolean {
-  return prior?.state === 'uncertain';
-}
-
 /** How long EC2 has been attaching: from its AttachTime when it gives one, else from `fallbackSince`. */
 export function attachingFor(seen: Pick<Ec2Attachment, 'attachTime'>, fallbackSince: number, now: number): number {
   return now - (seen.attachTime ?? fallbackSince);

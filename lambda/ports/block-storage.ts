@@ -57,12 +57,6 @@ export interface AttachRequest {
    * fresh look: a device name attached since is still claimed in the store (claims last a lease).
    */
   seen?: SeenInstance;
-  /**
-   * The reads may predate a call of ours EC2 may still be carrying out (a detach whose outcome is
-   * unknown): AttachVolume is sent even if the instance's mappings list the volume, and EC2's answer
-   * (started, or VolumeInUse here) decides.
-   */
-  askEc2?: boolean;
 }
 
 export interface DetachRequest {

@@ -5,7 +5,7 @@
  * (DescribeVolumes lags behind AttachVolume) stays `uncertain` until EC2 settles it.
  */
 import type { AttachAction } from '../core/actions.js';
-import { attachStuck, leftoverAttachment, readsMayPredateOurCall, type StartedAttachment } from '../core/observed.js';
+import { attachStuck, leftoverAttachment, type StartedAttachment } from '../core/observed.js';
 import { settleAcceptedAttach } from '../core/accepted-attach.js';
 import { completeAttach, failOperation } from '../core/transitions.js';
 import { lockKey, type Ec2Attachment } from '../core/types.js';
@@ -57,7 +57,6 @@ export async function executeAttach(ctx: PassContext, planned: AttachAction): Pr
     instanceId: action.instanceId,
     devices,
     ...(seen ? { seen } : {}),
-    ...(readsMayPredateOurCall(started.record.operations[fence.lockKey]?.prior) ? { askEc2: true } : {}),
   });
   ctx.touched.add(pairKey(action.volumeId, action.nodeName));
   if (outcome.kind === 'started' || outcome.kind === 'already-attached') {

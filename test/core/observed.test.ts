@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { attachingFor, attachStuck, leftoverAttachment, readsMayPredateOurCall } from '../../lambda/core/observed.js';
+import { attachingFor, attachStuck, leftoverAttachment } from '../../lambda/core/observed.js';
 import type { Ec2AttachmentState } from '../../lambda/core/types.js';
 import { config } from './builders.js';
 
@@ -39,15 +39,5 @@ describe('leftoverAttachment: a view that cannot be the attachment AttachVolume 
     ['without the answer AttachTime only the device tells', { device: '/dev/xvdab', attachTime: 1 }, { device: '/dev/xvdab' }, false],
   ])('%s', (_name, seen, answer, leftover) => {
     expect(leftoverAttachment(seen, answer)).toBe(leftover);
-  });
-});
-
-describe('readsMayPredateOurCall: when an attach sends AttachVolume though the instance lists the volume', () => {
-  it.each<[string, { state: 'attaching' | 'attached' | 'detaching' | 'uncertain' } | undefined, boolean]>([
-    ['nothing was recorded: the reads are all there is', undefined, false],
-    ['uncertain: a detach or attach of ours may land after the reads', { state: 'uncertain' }, true],
-    ['attached: the record agrees with the reads', { state: 'attached' }, false],
-  ])('%s', (_name, prior, expected) => {
-    expect(readsMayPredateOurCall(prior)).toBe(expected);
   });
 });

@@ -50,16 +50,6 @@ describe('attach outcomes', () => {
     expect(ec2.counters().calls.AttachVolume).toBeUndefined();
   });
 
-  it('askEc2: the mappings list the volume, yet AttachVolume is sent; VolumeInUse here still reads already-attached', async () => {
-    const { volumeId, instanceId, device } = await attachedPair();
-    ec2.resetCounters();
-    expect(await storage.attach({ volumeId, instanceId, devices: memoryClaims(), askEc2: true })).toEqual({
-      kind: 'already-attached',
-      device,
-    });
-    expect(ec2.counters().calls.AttachVolume).toBe(1);
-  });
-
   it('already-attached: EC2 answers VolumeInUse for this very instance (a racing attach); DescribeVolumes tells', async () => {
     const instanceId = await runInstance(client);
     const volumeId = await createVolume(client);

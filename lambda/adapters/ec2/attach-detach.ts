@@ -28,7 +28,7 @@ export async function attachVolume(deps: AttachDetachDeps, request: AttachReques
   }
   // Already in the instance's mappings: attached or attaching here, so nothing to call (idempotent).
   const existing = instance.mappings.find((mapping) => mapping.volumeId === volumeId);
-  if (existing && request.askEc2 !== true) return { kind: 'already-attached', device: existing.device };
+  if (existing) return { kind: 'already-attached', device: existing.device };
   const device = await request.devices.claim(freeDeviceNames(instance.mappings.map((mapping) => mapping.device)));
   if (device === undefined) return { kind: 'limit-reached', message: `no free device name on instance ${instanceId}` };
   return sendAttach(deps, request, device);
