@@ -1,13 +1,12 @@
 /**
  * Fault injection: fail the next N calls of an action with an error code, slow an action down, or
- * let DescribeVolumes and DescribeInstances' block device mappings lag behind
- * AttachVolume/DetachVolume (EC2's eventual consistency covers both reads).
+ * let DescribeVolumes lag behind AttachVolume/DetachVolume (EC2's eventual consistency).
  * (Sticky attaches and busy detaches live on the world: they shape attachments, not requests.)
  */
-import { blockDeviceMappingItem, volumeItem } from './actions/render.js';
+import { volumeItem } from './actions/render.js';
 import { Ec2Error } from './protocol/errors.js';
 import type { Params } from './protocol/form.js';
-import { itemSet, type XmlObject, type XmlValue } from './protocol/xml.js';
+import type { XmlObject } from './protocol/xml.js';
 import type { SandboxVolume, World } from './state/model.js';
 
 export interface FailureSpec {
@@ -81,8 +80,7 @@ export class Faults {
 
   /**
    * For `ms` after each AttachVolume/DetachVolume of the volume (`*`: any volume), DescribeVolumes
-   * and DescribeInstances show it as it was before that call, as EC2's eventually consistent reads
-   * may (filters still match the truth). 0 ends it
+   * shows it as it was before that call, as EC2's eventually consistent reads may. 0 ends it
    * (for `*`: every lag and stale view), and DescribeVolumes shows the truth again at once.
    */
   lagReads(ms: number, volumeId = '*'): void {
@@ -107,15 +105,9 @@ export class Faults {
     return () => void this.staleViews.set(volume.volumeId, { volume: before, until: now + lag });
   }
 
-  /** A Describe answer with the volumes whose stale view is still shown replaced by it. */
+  /** DescribeVolumes' answer with the volumes whose stale view is still shown replaced by it. */
   lagged(action: string, answer: XmlObject, world: World, now: number): XmlObject {
-    if (this.staleViews.size === 0) return answer;
-    if (action === 'DescribeVolumes') return this.laggedVolumes(answer, world, now);
-    if (action === 'DescribeInstances') return this.laggedInstances(answer, world, now);
-    return answer;
-  }
-
-  private laggedVolumes(answer: XmlObject, world: World, now: number): XmlObject {
+    if (action !== 'DescribeVolumes' || this.staleViews.size === 0) return answer;
     const items = (answer.volumeSet as { item?: XmlObject[] } | undefined)?.item;
     if (!items) return answer;
     const shown = items.map((item) => {
@@ -125,35 +117,10 @@ export class Faults {
     return { ...answer, volumeSet: { ...(answer.volumeSet as XmlObject), item: shown } };
   }
 
-  /** Each instance's block device mappings with the stale volumes' entries as their stale views have them. */
-  private laggedInstances(answer: XmlObject, world: World, now: number): XmlObject {
-    const stale = [...this.staleViews.values()].filter((view) => view.until > now).map((view) => view.volume);
-    if (stale.length === 0) return answer;
-    const staleIds = new Set(stale.map((volume) => volume.volumeId));
-    const instance = (item: XmlObject): XmlObject => {
-      const kept = itemsOf(item.blockDeviceMapping).filter((mapping) => !staleIds.has((mapping.ebs as { volumeId: string }).volumeId));
-      const shown = stale.flatMap((volume) => {
-        const attachment = volume.attachments.get(item.instanceId as string);
-        return attachment ? [blockDeviceMappingItem(attachment, now, world.config.delays)] : [];
-      });
-      return { ...item, blockDeviceMapping: itemSet([...kept, ...shown]) };
-    };
-    const reservations = itemsOf(answer.reservationSet).map((r) => ({
-      ...r,
-      instancesSet: itemSet(itemsOf(r.instancesSet).map(instance)),
-    }));
-    return { ...answer, reservationSet: itemSet(reservations) };
-  }
-
   clear(): void {
     this.failures.clear();
     this.latency.clear();
     this.readLag.clear();
     this.staleViews.clear();
   }
-}
-
-/** The items of an XML item set (`''` when empty). */
-function itemsOf(set: XmlValue | undefined): XmlObject[] {
-  return (set as { item?: XmlObject[] } | undefined)?.item ?? [];
 }

@@ -1,10 +1,9 @@
 /**
- * EC2's reads are eventually consistent: after DetachVolume, DescribeVolumes and DescribeInstances
- * may go on showing the attachment from before it. An attach of the same volume to the same instance
- * must then neither skip AttachVolume because the instance's mappings still list the volume, nor take
- * that leftover `attached` view for its own: the node would list a volume EC2 has not attached, or is
- * still attaching (invariant 5). Its own attachment is on the device AttachVolume answered and no
- * older than that answer's AttachTime.
+ * EC2's reads are eventually consistent: after DetachVolume, DescribeVolumes may go on showing the
+ * attachment from before it. An attach of the same volume to the same instance that EC2 accepts
+ * meanwhile must not take that leftover `attached` view for its own: the node would list a volume
+ * EC2 is still attaching (invariant 5). Its own attachment is on the device AttachVolume answered
+ * and no older than that answer's AttachTime.
  */
 import { describe, expect, it } from 'vitest';
 import type { Controller } from '../../lambda/composition.js';

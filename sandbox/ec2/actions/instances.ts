@@ -2,13 +2,13 @@
 import { ec2Errors } from '../protocol/errors.js';
 import { filters, list, optional, optionalInt, required, tagSpecifications, type Params } from '../protocol/form.js';
 import { itemSet, timestamp, type XmlObject } from '../protocol/xml.js';
-import { attachmentsOf, changeInstanceState } from '../state/lifecycle.js';
+import { attachmentState, attachmentsOf, changeInstanceState } from '../state/lifecycle.js';
 import { getAll } from '../state/lookup.js';
 import { INSTANCE_STATE_CODES, newId, type InstanceStateName, type SandboxInstance, type World } from '../state/model.js';
 import type { ActionContext, ActionDefinition } from './context.js';
 import { registeredImage } from './images.js';
 import { applyFilters, paginate, tagField } from './query.js';
-import { blockDeviceMappingItem, tagSet } from './render.js';
+import { tagSet } from './render.js';
 
 const ROOT_DEVICE = '/dev/xvda';
 
@@ -89,9 +89,18 @@ function reservationFields(world: World, reservationId: string): XmlObject {
 }
 
 function instanceItem(world: World, instance: SandboxInstance, now: number): XmlObject {
-  const mappings = attachmentsOf(world, instance.instanceId).map((attachment) =>
-    blockDeviceMappingItem(attachment, now, world.config.delays),
-  );
+  const mappings = attachmentsOf(world, instance.instanceId).map((attachment) => {
+    const state = attachmentState(attachment, now, world.config.delays);
+    return {
+      deviceName: attachment.device,
+      ebs: {
+        volumeId: attachment.volumeId,
+        status: state === 'busy' ? 'detaching' : state,
+        attachTime: timestamp(attachment.attachTime),
+        deleteOnTermination: attachment.deleteOnTermination,
+      },
+    };
+  });
   return {
     instanceId: instance.instanceId,
     imageId: instance.imageId,

@@ -18,20 +18,6 @@ function attachmentItem(attachment: SandboxAttachment, now: number, delays: Dela
   };
 }
 
-/** An instance's block device mapping entry for one attachment (DescribeInstances). */
-export function blockDeviceMappingItem(attachment: SandboxAttachment, now: number, delays: Delays): XmlObject {
-  const state = attachmentState(attachment, now, delays);
-  return {
-    deviceName: attachment.device,
-    ebs: {
-      volumeId: attachment.volumeId,
-      status: state === 'busy' ? 'detaching' : state,
-      attachTime: timestamp(attachment.attachTime),
-      deleteOnTermination: attachment.deleteOnTermination,
-    },
-  };
-}
-
 export function volumeStatus(volume: SandboxVolume): string {
   return volume.attachments.size > 0 ? 'in-use' : 'available';
 }
