@@ -30,6 +30,7 @@ export function settleAcceptedAttach(
   const failed = failOperation(record, operationId, error, now, backoff, { ec2MayStillBeWorking: true });
   const nodeName = Object.values(record.operations).find((op) => op.id === operationId)?.nodeName;
   const kept = failed.ok && nodeName !== undefined ? failed.record.attachments[nodeName] : undefined;
-  if (kept && kept.device === undefined) kept.device = device;
+  // The answered device wins over an earlier attachment's: it is where the lost attach may land.
+  if (kept) kept.device = device;
   return failed;
 }

@@ -4,6 +4,7 @@
  * Like all transitions they are pure and return the same object when nothing changes.
  */
 import { inBackoff } from './backoff.js';
+import { leftoverAttachment } from './observed.js';
 import { accept, clone, emptyRecord, isLive, observedState, optional, refuse, type Transition } from './transition-result.js';
 import {
   lockKey,
@@ -44,26 +45,39 @@ function updateAttachment(
   return accept(next);
 }
 
-/** Whether the node's `status.volumesAttached` now lists the volume. */
-export function markReported(record: VolumeRecord, nodeName: NodeName, reported: boolean): Transition {
+/**
+ * Pass `lister` wrote the node's `status.volumesAttached` (listing the volume or not): its own claim
+ * ends. Other passes' claims stay: their writes may still land.
+ */
+export function markReported(record: VolumeRecord, nodeName: NodeName, reported: boolean, lister: string): Transition {
   return updateAttachment(record, nodeName, (a) => {
-    if (a.reported === reported && a.listingUntil === undefined) return a;
-    const { listingUntil: _done, ...rest } = a;
-    return { ...rest, reported };
+    if (a.reported === reported && a.listingClaims?.[lister] === undefined) return a;
+    const { [lister]: _done, ...others } = a.listingClaims ?? {};
+    const { listingClaims: _all, ...rest } = a;
+    return Object.keys(others).length === 0 ? { ...rest, reported } : { ...rest, reported, listingClaims: others };
   });
 }
 
 /**
- * A pass claims the right to add an `attached` volume to its node's list, until `until`: refused
- * while an operation holds the volume on that node (a detach may be under way). Detaches wait
- * for the claim (invariant 5); markReported ends it.
+ * The volume left its node's list ahead of a detach. A listing claim stays: it belongs to another
+ * pass whose write may still land and list the volume again, so the detach must keep waiting.
  */
-export function claimListing(record: VolumeRecord, nodeName: NodeName, until: number): Transition {
+export function markUnreported(record: VolumeRecord, nodeName: NodeName): Transition {
+  return updateAttachment(record, nodeName, (a) => (a.reported ? { ...a, reported: false } : a));
+}
+
+/**
+ * Pass `lister` claims the right to add an `attached` volume to its node's list, until `until`:
+ * refused while an operation holds the volume on that node (a detach may be under way). Detaches
+ * wait for every claim (invariant 5); the lister's markReported ends its own, an unreport
+ * (markUnreported) none.
+ */
+export function claimListing(record: VolumeRecord, nodeName: NodeName, lister: string, until: number): Transition {
   const holder = record.operations[lockKey(record, nodeName)];
   if (holder) return refuse('locked', `${record.volumeId} is held by ${holder.kind} ${holder.id} on ${holder.nodeName}`);
   const current = record.attachments[nodeName];
   if (current?.state !== 'attached') return refuse('no-attachment', `${record.volumeId} is not attached on ${nodeName}`);
-  return updateAttachment(record, nodeName, (a) => ({ ...a, listingUntil: until }));
+  return updateAttachment(record, nodeName, (a) => ({ ...a, listingClaims: { ...a.listingClaims, [lister]: until } }));
 }
 
 /** Whether the node's `volumesInUse` lists the volume. */
@@ -116,7 +130,7 @@ export function applyObservation(
     if (liveOperationOn(record, current.nodeName, now)) continue;
     const view = seen.get(current.instanceId);
     const corrected = view
-      ? lostDetachMayLand(record, current) && view.state === 'attached'
+      ? (lostDetachMayLand(record, current) && view.state === 'attached') || lostAttachSeesLeftover(record, current, view)
         ? current
         : corrections(current, view, now)
       : observation.exists && lostAttachMayLand(record, current)
@@ -165,6 +179,16 @@ export function lostAttachMayLand(record: VolumeRecord, attachment: ActualAttach
  */
 export function lostDetachMayLand(record: VolumeRecord, attachment: ActualAttachment): boolean {
   return attachment.state === 'uncertain' && record.backoff[operationKey('detach', attachment.nodeName)] !== undefined;
+}
+
+/**
+ * A lost attach's attachment keeps the device AttachVolume answered; a view on another device is a
+ * lagging read of an earlier attachment (before a detach), which settles nothing (see leftoverAttachment).
+ */
+function lostAttachSeesLeftover(record: VolumeRecord, attachment: ActualAttachment, view: Ec2Attachment): boolean {
+  return (
+    lostAttachMayLand(record, attachment) && attachment.device !== undefined && leftoverAttachment(view, { device: attachment.device })
+  );
 }
 
 type LiveEc2Attachment = Ec2Attachment & { state: Exclude<Ec2Attachment['state'], 'detached'> };

@@ -28,6 +28,23 @@ export function instanceGone(state: InstanceState | 'missing' | undefined): bool
   return state === 'terminated' || state === 'missing';
 }
 
+/** What AttachVolume answered for an attach it started: the device, and EC2's AttachTime when given. */
+export interface StartedAttachment {
+  device: string;
+  attachTime?: number;
+}
+
+/**
+ * DescribeVolumes is eventually consistent: just after a detach it may still show the attachment
+ * from before it. After AttachVolume started one on this instance, a view on another device, or
+ * begun before EC2's AttachTime in that answer (both EC2's clock), is such a leftover, not the
+ * attachment being waited for. A view lacking either fact is not held against it.
+ */
+export function leftoverAttachment(seen: Partial<Pick<Ec2Attachment, 'device' | 'attachTime'>>, started: StartedAttachment): boolean {
+  if (seen.device !== undefined && seen.device !== started.device) return true;
+  return seen.attachTime !== undefined && started.attachTime !== undefined && seen.attachTime < started.attachTime;
+}
+
 /** How long EC2 has been attaching: from its AttachTime when it gives one, else from `fallbackSince`. */
 export function attachingFor(seen: Pick<Ec2Attachment, 'attachTime'>, fallbackSince: number, now: number): number {
   return now - (seen.attachTime ?? fallbackSince);

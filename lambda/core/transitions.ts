@@ -98,12 +98,12 @@ function beginAttach(next: VolumeRecord, key: string, input: BeginOperationInput
 function beginDetach(next: VolumeRecord, key: string, input: BeginOperationInput, now: number, leaseMs: number): Transition {
   const existing = next.attachments[input.nodeName];
   if (!existing) return refuse('no-attachment', `${input.volumeId} has no attachment on ${input.nodeName} to detach`);
-  if (existing.listingUntil !== undefined && existing.listingUntil > now) {
-    return refuse('listing', `another pass is listing ${input.volumeId} on ${input.nodeName} until ${existing.listingUntil}`);
-  }
+  const listing = Math.max(...Object.values(existing.listingClaims ?? {}));
+  if (listing > now) return refuse('listing', `another pass is listing ${input.volumeId} on ${input.nodeName} until ${listing}`);
   // Detach what is attached: the attachment's instance, even if the node now runs on another one.
   next.operations[key] = operation(input, existing.instanceId, existing.device, existing, now, leaseMs);
-  next.attachments[input.nodeName] = { ...existing, state: 'detaching', since: now };
+  const { listingClaims: _lapsed, ...attachment } = existing;
+  next.attachments[input.nodeName] = { ...attachment, state: 'detaching', since: now };
   return accept(next);
 }
 

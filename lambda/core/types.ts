@@ -122,11 +122,11 @@ export interface ActualAttachment {
   /** When the controller first found this attachment no longer desired (epoch ms). */
   detachRequestedAt?: number;
   /**
-   * A pass is adding the volume to the node's `volumesAttached` until this time (epoch ms, its
-   * lease end): no detach may begin meanwhile, so a node never lists a volume EC2 is detaching
-   * (invariant 5). Cleared once the node reports it.
+   * Passes adding the volume to the node's `volumesAttached`, each until its lease end (pass id →
+   * epoch ms): no detach may begin while one lasts, so a node never lists a volume EC2 is detaching
+   * (invariant 5). Each ends with its own pass's node-status write.
    */
-  listingUntil?: number;
+  listingClaims?: Record<string, number>;
   /** When `state` was entered (epoch ms): finds attaches stuck past 90 s. */
   since: number;
 }

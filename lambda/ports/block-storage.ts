@@ -9,8 +9,8 @@ type CommonFailure =
   { kind: 'throttled'; message: string } | { kind: 'transient'; message: string } | { kind: 'failed'; code: string; message: string };
 
 export type AttachOutcome =
-  /** EC2 accepted the attach; it is `attaching` on `device`. */
-  | { kind: 'started'; device: string }
+  /** EC2 accepted the attach; it is `attaching` on `device` since `attachTime` (EC2's AttachTime, epoch ms, when answered). */
+  | { kind: 'started'; device: string; attachTime?: number }
   /** Already attached (or attaching) to this instance: success. */
   | { kind: 'already-attached'; device: string }
   /** `VolumeInUse`: attached to another instance. */
@@ -78,6 +78,11 @@ export interface WaitRequest {
    * threshold of its own; without it, only the target, a vanished volume or the deadline end the wait.
    */
   giveUp?: (seen: Ec2Attachment, now: number) => boolean;
+  /**
+   * True for an attachment EC2 shows that cannot be the one waited for (a leftover of an earlier
+   * attachment, shown by a lagging read): the wait treats it as not seen.
+   */
+  leftover?: (seen: Ec2Attachment) => boolean;
 }
 
 export interface WaitResult {

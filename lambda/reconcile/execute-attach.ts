@@ -5,10 +5,10 @@
  * (DescribeVolumes lags behind AttachVolume) stays `uncertain` until EC2 settles it.
  */
 import type { AttachAction } from '../core/actions.js';
-import { attachStuck } from '../core/observed.js';
+import { attachStuck, leftoverAttachment, type StartedAttachment } from '../core/observed.js';
 import { settleAcceptedAttach } from '../core/accepted-attach.js';
 import { completeAttach, failOperation } from '../core/transitions.js';
-import { lockKey } from '../core/types.js';
+import { lockKey, type Ec2Attachment } from '../core/types.js';
 import { pairKey } from '../core/volume-attachments.js';
 import type { AttachOutcome, SeenInstance } from '../ports/block-storage.js';
 import { desiredAttachment, type PassContext } from './context.js';
@@ -60,7 +60,7 @@ export async function executeAttach(ctx: PassContext, planned: AttachAction): Pr
   });
   ctx.touched.add(pairKey(action.volumeId, action.nodeName));
   if (outcome.kind === 'started' || outcome.kind === 'already-attached') {
-    return settle(ctx, action, operationId, outcome.device, calledAt, finish, result);
+    return settle(ctx, action, operationId, outcome, calledAt, finish, result);
   }
   return fail(ctx, action, operationId, outcome, finish, result);
 }
@@ -79,11 +79,12 @@ async function settle(
   ctx: PassContext,
   action: AttachAction,
   operationId: string,
-  device: string,
+  outcome: StartedAttachment & { kind: 'started' | 'already-attached' },
   calledAt: number,
   finish: (step: Step) => ReturnType<typeof writeRecord>,
   result: ResultOf,
 ): Promise<ActionResult> {
+  const device = outcome.device;
   // An attach the core judges stuck is not worth waiting for: the next pass detaches and retries it.
   const since = ctx.actual.get(action.volumeId)?.attachments[action.nodeName]?.since ?? calledAt;
   const waited = await ctx.deps.blockStorage.waitFor({
@@ -92,6 +93,8 @@ async function settle(
     target: 'attached',
     deadline: ctx.deadline.waitUntil(ctx.deps.settings.maxAttachWaitMs),
     giveUp: (seen, now) => attachStuck(seen, since, now, ctx.deps.settings.plan),
+    // Only an attachment EC2 just started can be confused with a lagging read of an earlier one.
+    ...(outcome.kind === 'started' ? { leftover: (seen: Ec2Attachment) => leftoverAttachment(seen, outcome) } : {}),
   });
   const now = ctx.deps.clock();
   if (waited.reachedTarget) {

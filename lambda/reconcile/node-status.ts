@@ -9,7 +9,7 @@
 import type { AttachedVolume } from '../core/kube.js';
 import { nodeReports } from '../core/report.js';
 import { claimListing } from '../core/attachment-facts.js';
-import { markReported } from '../core/transitions.js';
+import { markReported, markUnreported } from '../core/transitions.js';
 import type { ActualState, DesiredState, NodeName, UniqueVolumeName, VolumeId, VolumeRecord } from '../core/types.js';
 import { pairKey } from '../core/volume-attachments.js';
 import { bestEffort, type PassContext } from './context.js';
@@ -27,12 +27,15 @@ export class NodeStatusUpdater {
   private readonly reported: Map<NodeName, AttachedVolume[]>;
   /** (volume, node) pairs removed from the node's list in this pass: their detach may go ahead. */
   private readonly unreported = new Set<string>();
+  /** Whose listing claims this pass's are, in the store: its own write ends only those. */
+  private readonly lister: string;
 
   constructor(
     private readonly pass: NodeStatusPass,
     private readonly leaseMs: number,
   ) {
     this.reported = new Map([...pass.desired.nodes].map(([name, view]) => [name, view.volumesAttached]));
+    this.lister = pass.deps.newId();
   }
 
   /**
@@ -60,7 +63,7 @@ export class NodeStatusUpdater {
         this.pass.actual,
         volumeId,
         this.pass.actual.get(volumeId),
-        onRecord((r) => markReported(r, nodeName, false)),
+        onRecord((r) => markUnreported(r, nodeName)),
       );
     }
     return { ok: true, answer };
@@ -106,7 +109,7 @@ export class NodeStatusUpdater {
       for (const entry of report.want) {
         const volumeId = byName.get(entry.name);
         if (listed.has(entry.name) || volumeId === undefined) continue;
-        const claimed = await bestEffortClaim(this.pass, volumeId, nodeName, until);
+        const claimed = await bestEffortClaim(this.pass, { volumeId, nodeName, lister: this.lister, until });
         if (!claimed) refused.push([volumeId, nodeName]);
       }
     }
@@ -135,13 +138,13 @@ export class NodeStatusUpdater {
       const attachment = record?.attachments[nodeName];
       if (record === undefined || attachment === undefined) continue;
       // A listing claim ends here too, so detaches need not wait out its lease.
-      if (attachment.reported === listed.has(record.uniqueName) && attachment.listingUntil === undefined) continue;
+      if (attachment.reported === listed.has(record.uniqueName) && attachment.listingClaims?.[this.lister] === undefined) continue;
       await writeRecord(
         deps.store,
         actual,
         record.volumeId,
         record,
-        onRecord((r) => markReported(r, nodeName, listed.has(r.uniqueName))),
+        onRecord((r) => markReported(r, nodeName, listed.has(r.uniqueName), this.lister)),
       );
     }
   }
@@ -161,7 +164,11 @@ function volumesByNode(actual: ActualState): Map<NodeName, VolumeId[]> {
 }
 
 /** The listing claim; false (and a report error) when it is refused or the store cannot say. */
-async function bestEffortClaim(pass: NodeStatusPass, volumeId: VolumeId, nodeName: NodeName, until: number): Promise<boolean> {
+async function bestEffortClaim(
+  pass: NodeStatusPass,
+  claim: { volumeId: VolumeId; nodeName: NodeName; lister: string; until: number },
+): Promise<boolean> {
+  const { volumeId, nodeName, lister, until } = claim;
   let written: Awaited<ReturnType<typeof writeRecord>> | undefined;
   await bestEffort(pass, `listing ${volumeId} on ${nodeName}`, async () => {
     written = await writeRecord(
@@ -169,7 +176,7 @@ async function bestEffortClaim(pass: NodeStatusPass, volumeId: VolumeId, nodeNam
       pass.actual,
       volumeId,
       pass.actual.get(volumeId),
-      onRecord((r) => claimListing(r, nodeName, until)),
+      onRecord((r) => claimListing(r, nodeName, lister, until)),
     );
   });
   return written?.ok === true;

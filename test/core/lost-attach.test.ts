@@ -131,4 +131,27 @@ describe('an attach EC2 accepted but DescribeVolumes does not show attached by t
     expect(Object.keys(result.record.attachments)).toEqual(['node-a']);
     expect(summary(result.actions)).toEqual(['attach node-a', 'multiAttachConflict node-b']);
   });
+
+  // Read lag after a detach of the same volume from the same instance: the view is the old attachment's.
+  describe('after an earlier attachment on another device (the lag outlasting a detach)', () => {
+    const reattachOnA = (): VolumeRecord => {
+      const earlier = record(V, [attachment('node-a', { state: 'uncertain', device: '/dev/xvdaa' })]);
+      const started = accepted(beginOperation(earlier, attachOnA, T0 - 5 * MIN, 15 * MIN));
+      return accepted(settleAcceptedAttach(started, 'op-1', 'detached', '/dev/xvdba', T0 - 5 * MIN, DEFAULT_BACKOFF));
+    };
+    const leftover: VolumeObservation = {
+      volumeId: V,
+      exists: true,
+      attachments: [{ instanceId: instanceOf('node-a'), state: 'attached', device: '/dev/xvdaa' }],
+    };
+
+    it('the attachment keeps the device AttachVolume answered, where the lost attach may land', () => {
+      expect(reattachOnA().attachments['node-a']).toMatchObject({ state: 'uncertain', device: '/dev/xvdba' });
+    });
+
+    it('verification seeing the old attachment settles nothing: it stays uncertain, never listed', () => {
+      const verified = accepted(applyObservation(reattachOnA(), leftover, T0, byInstance));
+      expect(verified.attachments['node-a']).toMatchObject({ state: 'uncertain', device: '/dev/xvdba' });
+    });
+  });
 });

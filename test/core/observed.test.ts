@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { attachingFor, attachStuck } from '../../lambda/core/observed.js';
+import { attachingFor, attachStuck, leftoverAttachment } from '../../lambda/core/observed.js';
 import type { Ec2AttachmentState } from '../../lambda/core/types.js';
 import { config } from './builders.js';
 
@@ -24,5 +24,20 @@ describe('attachStuck: EC2 still attaching after stuckAttachMs (DESIGN §8)', ()
 
   it('attachingFor counts from AttachTime, else from the fallback', () => {
     expect([attachingFor({ attachTime: 10 }, 0, 100), attachingFor({}, 40, 100)]).toEqual([90, 60]);
+  });
+});
+
+// EC2 read lag: after a detach, DescribeVolumes may still show the attachment from before it.
+describe('leftoverAttachment: a view that cannot be the attachment AttachVolume just started', () => {
+  const started = { device: '/dev/xvdab', attachTime: 5_000 };
+  it.each<[string, { device?: string; attachTime?: number }, { device: string; attachTime?: number }, boolean]>([
+    ['the started attachment itself', { device: '/dev/xvdab', attachTime: 5_000 }, started, false],
+    ['a later AttachTime on the same device', { device: '/dev/xvdab', attachTime: 6_000 }, started, false],
+    ['an AttachTime from before the call', { device: '/dev/xvdab', attachTime: 4_999 }, started, true],
+    ['another device', { device: '/dev/xvdaa', attachTime: 5_000 }, started, true],
+    ['a view without a device or AttachTime says nothing against it', {}, started, false],
+    ['without the answer AttachTime only the device tells', { device: '/dev/xvdab', attachTime: 1 }, { device: '/dev/xvdab' }, false],
+  ])('%s', (_name, seen, answer, leftover) => {
+    expect(leftoverAttachment(seen, answer)).toBe(leftover);
   });
 });

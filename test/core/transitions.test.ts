@@ -13,6 +13,7 @@ import {
   isEmpty,
   leaveInProgress,
   markReported,
+  markUnreported,
   requestDetach,
   resolveExpired,
   seedUncertain,
@@ -423,12 +424,14 @@ describe('leaving, taking over and resolving operations', () => {
 });
 
 describe('attachment facts', () => {
-  const record = vol({ attachments: [att('a', 'attached', { detachRequestedAt: 5 }), att('b')] });
+  const record = vol({ attachments: [att('a', 'attached', { detachRequestedAt: 5 }), att('b'), att('c', 'attached', { reported: true })] });
   const { detachRequestedAt: _dropped, ...aWithoutRequest } = att('a');
 
   it.each<[string, (r: VolumeRecord) => Transition, ActualAttachment | 'same']>([
-    ['markReported sets the flag', (r) => markReported(r, 'b', true), att('b', 'attached', { reported: true })],
-    ['markReported with the same value changes nothing', (r) => markReported(r, 'a', false), 'same'],
+    ['markReported sets the flag', (r) => markReported(r, 'b', true, 'p1'), att('b', 'attached', { reported: true })],
+    ['markReported with the same value changes nothing', (r) => markReported(r, 'a', false, 'p1'), 'same'],
+    ['markUnreported clears the flag', (r) => markUnreported(r, 'c'), att('c', 'attached', { reported: false })],
+    ['markUnreported of an unlisted volume changes nothing', (r) => markUnreported(r, 'a'), 'same'],
     ['setMounted sets the flag', (r) => setMounted(r, 'b', true), att('b', 'attached', { mounted: true })],
     ['setMounted with the same value changes nothing', (r) => setMounted(r, 'a', false), 'same'],
     ['requestDetach sets the time once', (r) => requestDetach(r, 'b', NOW), att('b', 'attached', { detachRequestedAt: NOW })],
@@ -442,7 +445,7 @@ describe('attachment facts', () => {
   });
 
   it('refuses a node without attachment', () => {
-    expect(refusal(markReported(record, 'z', true))).toBe('no-attachment');
+    expect(refusal(markReported(record, 'z', true, 'p1'))).toBe('no-attachment');
   });
 });
 
@@ -582,6 +585,7 @@ describe('seeding, expiry and emptiness', () => {
 // Invariant 5: a pass adds a volume to a node's list only under a claim no detach can overlap.
 describe('listing claims', () => {
   const UNTIL = NOW + 30_000;
+  const claimed = (by = 'p1', record = vol({ attachments: [att('a')] })) => accepted(claimListing(record, 'a', by, UNTIL));
 
   it.each<[string, VolumeRecord, string]>([
     ['an attached volume without an operation', vol({ attachments: [att('a')] }), 'accepted'],
@@ -589,20 +593,38 @@ describe('listing claims', () => {
     ['a volume still attaching', vol({ attachments: [att('a', 'attaching')] }), 'no-attachment'],
     ['a volume not attached on the node', vol({ attachments: [att('b')] }), 'no-attachment'],
   ])('claimListing on %s: %s', (_name, record, expected) => {
-    expect(refusal(claimListing(record, 'a', UNTIL))).toBe(expected);
+    expect(refusal(claimListing(record, 'a', 'p1', UNTIL))).toBe(expected);
   });
 
   it.each<[string, number, string]>([
     ['refuses a detach while the claim lasts', UNTIL - 1, 'listing'],
     ['lets a detach begin once the claim has lapsed', UNTIL, 'accepted'],
   ])('%s', (_name, now, expected) => {
-    const claimed = accepted(claimListing(vol({ attachments: [att('a')] }), 'a', UNTIL));
-    expect(refusal(beginOperation(claimed, begin('detach', 'a'), now, LEASE))).toBe(expected);
+    expect(refusal(beginOperation(claimed(), begin('detach', 'a'), now, LEASE))).toBe(expected);
   });
 
-  it('ends with markReported, listed or not', () => {
-    const claimed = accepted(claimListing(vol({ attachments: [att('a')] }), 'a', UNTIL));
-    for (const listed of [true, false]) expect(accepted(markReported(claimed, 'a', listed)).attachments.a?.listingUntil).toBeUndefined();
+  it('a detach that begins drops the lapsed claims', () => {
+    expect(accepted(beginOperation(claimed(), begin('detach', 'a'), UNTIL, LEASE)).attachments.a?.listingClaims).toBeUndefined();
+  });
+
+  it("ends with the lister's markReported (it wrote the list), listed or not", () => {
+    for (const listed of [true, false])
+      expect(accepted(markReported(claimed(), 'a', listed, 'p1')).attachments.a?.listingClaims).toBeUndefined();
+  });
+
+  // Two passes claimed; the first one's write must leave the second's claim (its write may still land).
+  it("another lister's markReported leaves the claim: a detach still waits", () => {
+    const both = claimed('p2', claimed('p1'));
+    const firstWrote = accepted(markReported(both, 'a', true, 'p1'));
+    expect(firstWrote.attachments.a).toMatchObject({ reported: true, listingClaims: { p2: UNTIL } });
+    expect(refusal(beginOperation(firstWrote, begin('detach', 'a'), UNTIL - 1, LEASE))).toBe('listing');
+  });
+
+  // Fault seed 332: the lister's write was still to land when another pass's unreport ended its claim.
+  it('outlives an unreport by another pass: the lister has yet to write, so a detach still waits', () => {
+    const unreported = accepted(markUnreported(claimed('p1', vol({ attachments: [att('a', 'attached', { reported: true })] })), 'a'));
+    expect(unreported.attachments.a).toMatchObject({ reported: false, listingClaims: { p1: UNTIL } });
+    expect(refusal(beginOperation(unreported, begin('detach', 'a'), UNTIL - 1, LEASE))).toBe('listing');
   });
 });
 

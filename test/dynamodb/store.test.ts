@@ -1,7 +1,7 @@
 import { DynamoDBClient, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { CorruptItemError, DynamoVolumeStore, InvalidWriteError } from '../../lambda/adapters/dynamodb/volume-store.js';
-import { beginOperation, completeAttach, completeDetach, isEmpty, markReported } from '../../lambda/core/transitions.js';
+import { beginOperation, completeAttach, completeDetach, isEmpty, markReported, markUnreported } from '../../lambda/core/transitions.js';
 import type { VolumeRecord } from '../../lambda/core/types.js';
 import { LOCAL_REGION, meterCapacity } from '../../sandbox/dynamodb.js';
 import { useLocalDynamo } from '../support/local-dynamo.js';
@@ -33,7 +33,7 @@ describe('the conditions each write sends', () => {
     const completed = stored(
       await store.put(accepted(completeAttach(created, 'op-1', '/dev/xvdaa', T0)), { lockKey: 'volume', operationId: 'op-1' }),
     );
-    const reported = stored(await store.put(accepted(markReported(completed, 'a', true))));
+    const reported = stored(await store.put(accepted(markReported(completed, 'a', true, 'pass-1'))));
     const empty = { ...reported, attachments: {} };
     await store.remove(empty);
 
@@ -77,7 +77,7 @@ describe('put', () => {
       multiAttach: true,
       accessModes: ['ReadWriteMany'],
       attachments: {
-        a: { ...attachedRecord(vol, 'a').attachments.a!, detachRequestedAt: T0, listingUntil: T0 + 30_000 },
+        a: { ...attachedRecord(vol, 'a').attachments.a!, detachRequestedAt: T0, listingClaims: { 'pass-1': T0 + 30_000 } },
         b: { nodeName: 'b', instanceId: 'i-b', state: 'uncertain', mounted: false, reported: false, since: T0 },
       },
       operations: {
@@ -168,12 +168,12 @@ describe('what one attach and one detach cost', () => {
     const attached = stored(
       await store.put(accepted(completeAttach(begun, 'op-a', '/dev/xvdaa', T0 + 1)), { lockKey: 'volume', operationId: 'op-a' }),
     );
-    stored(await store.put(accepted(markReported(attached, 'a', true))));
+    stored(await store.put(accepted(markReported(attached, 'a', true, 'pass-1'))));
     const attach = meter.totals();
     meter.reset();
 
     const read = (await store.get(vol))!;
-    const unreported = stored(await store.put(accepted(markReported(read, 'a', false))));
+    const unreported = stored(await store.put(accepted(markUnreported(read, 'a'))));
     const detaching = stored(
       await store.put(accepted(beginOperation(unreported, attachInput(vol, 'a', { kind: 'detach', operationId: 'op-d' }), T0 + 2, LEASE))),
     );

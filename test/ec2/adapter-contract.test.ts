@@ -33,10 +33,14 @@ const UNKNOWN_VOLUME = 'vol-0000000000000dead';
 const UNKNOWN_INSTANCE = 'i-0000000000000dead';
 
 describe('attach outcomes', () => {
-  it('started: the first EBS CSI device name', async () => {
+  it("started: the first EBS CSI device name, with the answer's AttachTime (what tells the new attachment from a lagging read of an old one)", async () => {
     const instanceId = await runInstance(client);
     const volumeId = await createVolume(client);
-    expect(await storage.attach({ volumeId, instanceId, devices: memoryClaims() })).toEqual({ kind: 'started', device: '/dev/xvdaa' });
+    expect(await storage.attach({ volumeId, instanceId, devices: memoryClaims() })).toEqual({
+      kind: 'started',
+      device: '/dev/xvdaa',
+      attachTime: expect.any(Number) as number,
+    });
   });
 
   it('already-attached: found in the instance mappings, so no AttachVolume is sent', async () => {
@@ -131,7 +135,7 @@ describe('attach outcomes', () => {
       device: '/dev/xvdaa',
     });
     expect(claims.refusedNames).toEqual(['/dev/xvdaa']);
-    expect(await storage.attach({ volumeId: await createVolume(client), instanceId, devices: claims })).toEqual({
+    expect(await storage.attach({ volumeId: await createVolume(client), instanceId, devices: claims })).toMatchObject({
       kind: 'started',
       device: '/dev/xvdab',
     });
@@ -153,7 +157,7 @@ describe('attach outcomes', () => {
     const instanceId = await runInstance(client);
     const claims = memoryClaims(new Set(['/dev/xvdaa', '/dev/xvdab']));
     const outcome = await storage.attach({ volumeId: await createVolume(client), instanceId, devices: claims });
-    expect(outcome).toEqual({ kind: 'started', device: '/dev/xvdac' });
+    expect(outcome).toMatchObject({ kind: 'started', device: '/dev/xvdac' });
   });
 
   it('a definite refusal frees the claimed name; a timed-out call keeps it (the attach may still land)', async () => {

@@ -61,6 +61,18 @@ describe('waitForAttachment', () => {
     await expect(waitForAttachment(observe, request('attached', 3_000), options)).rejects.toThrow('unreachable');
   });
 
+  it('an attachment the caller calls a leftover (a lagging read of an earlier one) is not seen: the wait goes on to the new one', async () => {
+    const { observe, options, sleeps } = harness([volume('attached', 10), volume('attaching', 50), volume('attached', 50)]);
+    const leftover = (attachment: Ec2Attachment) => (attachment.attachTime ?? 0) < 50;
+    expect(await waitForAttachment(observe, { ...request('attached', 60_000), leftover }, options)).toEqual({
+      state: 'attached',
+      device: '/dev/xvdaa',
+      reachedTarget: true,
+      attachTime: 50,
+    });
+    expect(sleeps).toHaveLength(2);
+  });
+
   it('stops at once when the caller gives up on what EC2 shows, returning it', async () => {
     const { observe, options, sleeps } = harness([volume('attaching', -91_000)]);
     const seen: [string, number][] = [];

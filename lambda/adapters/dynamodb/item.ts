@@ -9,7 +9,7 @@
  *   accessModes   L<S>  the PV's access modes
  *   multiAttach   BOOL  false: exclusive (RWO/RWOP only)
  *   attachments   M     nodeName → M { nodeName S, instanceId S, state S (attaching|attached|detaching|uncertain),
- *                       device S?, mounted BOOL, reported BOOL, detachRequestedAt N?, listingUntil N?, since N }
+ *                       device S?, mounted BOOL, reported BOOL, detachRequestedAt N?, listingClaims M? { passId → N }, since N }
  *   operations    M     lock key (`volume`, or `node:<nodeName>` if multiAttach) → M { id S, kind S (attach|detach),
  *                       nodeName S, instanceId S, device S?, ec2Force BOOL?, startedAt N, leaseExpiresAt N,
  *                       prior M? { state S, device S? } }
@@ -54,7 +54,7 @@ const attachmentSchema = z.object({
   mounted: z.boolean(),
   reported: z.boolean(),
   detachRequestedAt: time.optional(),
-  listingUntil: time.optional(),
+  listingClaims: z.record(z.string().min(1), time).optional(),
   since: time,
 });
 

@@ -38,7 +38,8 @@ async function sendAttach(deps: AttachDetachDeps, request: AttachRequest, device
   const { volumeId, instanceId } = request;
   try {
     const output = await deps.client.send(new AttachVolumeCommand({ VolumeId: volumeId, InstanceId: instanceId, Device: device }));
-    return { kind: 'started', device: output.Device ?? device };
+    const started = { kind: 'started' as const, device: output.Device ?? device };
+    return output.AttachTime === undefined ? started : { ...started, attachTime: output.AttachTime.getTime() };
   } catch (error) {
     const classified = classifyEc2Error(error);
     if (classified.reason === 'device-in-use') await request.devices.refused(device);

@@ -16,7 +16,7 @@ export interface WaitOptions {
 export type ObserveVolume = (volumeId: string) => Promise<VolumeObservation | undefined>;
 
 const attachmentOf = (request: WaitRequest, observation: VolumeObservation | undefined) =>
-  observation?.attachments.find((candidate) => candidate.instanceId === request.instanceId);
+  observation?.attachments.find((candidate) => candidate.instanceId === request.instanceId && request.leftover?.(candidate) !== true);
 
 function resultFor(request: WaitRequest, observation: VolumeObservation | undefined): WaitResult {
   const attachment = attachmentOf(request, observation);
