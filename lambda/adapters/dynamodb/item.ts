@@ -9,7 +9,7 @@
  *   accessModes   L<S>  the PV's access modes
  *   multiAttach   BOOL  false: exclusive (RWO/RWOP only)
  *   attachments   M     nodeName → M { nodeName S, instanceId S, state S (attaching|attached|detaching|uncertain),
- *                       device S?, mounted BOOL, reported BOOL, detachRequestedAt N?, listingClaims M? { passId → N }, since N }
+ *                       device S?, mounted BOOL, reported BOOL, detachRequestedAt N?, listingClaims M? { passId → N } (the previous version's listingUntil N? is read as one claim), since N }
  *   operations    M     lock key (`volume`, or `node:<nodeName>` if multiAttach) → M { id S, kind S (attach|detach),
  *                       nodeName S, instanceId S, device S?, ec2Force BOOL?, startedAt N, leaseExpiresAt N,
  *                       prior M? { state S, device S? } }
@@ -46,17 +46,28 @@ export const volumeKey = (volumeId: VolumeId): Item => ({ pk: { S: `${VOLUME_PRE
 const time = z.number().int().nonnegative();
 const attachmentState = z.enum(['attaching', 'attached', 'detaching', 'uncertain']);
 
-const attachmentSchema = z.object({
-  nodeName: z.string().min(1),
-  instanceId: z.string().min(1),
-  state: attachmentState,
-  device: z.string().optional(),
-  mounted: z.boolean(),
-  reported: z.boolean(),
-  detachRequestedAt: time.optional(),
-  listingClaims: z.record(z.string().min(1), time).optional(),
-  since: time,
-});
+/** The lister named for the one claim an item of the previous version holds (its `listingUntil`). */
+export const LEGACY_LISTER = 'listing-until';
+
+const attachmentSchema = z
+  .object({
+    nodeName: z.string().min(1),
+    instanceId: z.string().min(1),
+    state: attachmentState,
+    device: z.string().optional(),
+    mounted: z.boolean(),
+    reported: z.boolean(),
+    detachRequestedAt: time.optional(),
+    listingClaims: z.record(z.string().min(1), time).optional(),
+    /** Written by the previous version (one claim per attachment): read as a claim while both versions run. */
+    listingUntil: time.optional(),
+    since: time,
+  })
+  .transform(({ listingUntil, ...attachment }) =>
+    listingUntil === undefined
+      ? attachment
+      : { ...attachment, listingClaims: { [LEGACY_LISTER]: listingUntil, ...attachment.listingClaims } },
+  );
 
 const operationSchema = z.object({
   id: z.string().min(1),
