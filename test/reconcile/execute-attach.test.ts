@@ -1,0 +1,123 @@
+import { describe, expect, it } from 'vitest';
+import type { AttachOutcome } from '../../lambda/ports/block-storage.js';
+import type { ActualAttachment } from '../../lambda/core/types.js';
+import { attachment, like, op, record, T0 } from '../core/builders.js';
+import { harness, podOnA, V } from './executor-harness.js';
+
+describe("an attach, by EC2's answer", () => {
+  it.each<[string, AttachOutcome, object, object, number]>([
+    [
+      'already attached to this instance: a success, recorded attached',
+      { kind: 'already-attached', device: '/dev/xvdaa' },
+      { outcome: 'ok' },
+      { 'node-a': like<ActualAttachment>({ state: 'attached' }) },
+      0,
+    ],
+    [
+      'a transient failure: EC2 may still be attaching, so the attachment stays uncertain for verification',
+      { kind: 'transient', message: 'timed out' },
+      { outcome: 'failed', throttled: false },
+      { 'node-a': like<ActualAttachment>({ state: 'uncertain' }) },
+      0,
+    ],
+    [
+      'throttled: failed and counted as a throttle',
+      { kind: 'throttled', message: 'slow down' },
+      { outcome: 'failed', throttled: true },
+      {},
+      0,
+    ],
+    [
+      'a definite failure: nothing attached, nothing more asked of EC2',
+      { kind: 'failed', code: 'UnauthorizedOperation', message: 'not allowed' },
+      { outcome: 'failed', throttled: false },
+      {},
+      0,
+    ],
+  ])('%s', async (_case, answer, result, attachments, describes) => {
+    const { pass, store, ec2 } = harness(podOnA());
+    ec2.attachOutcome = answer;
+
+    const report = await pass();
+
+    expect(report.results).toEqual([expect.objectContaining({ kind: 'attach', ...result })]);
+    expect(store.items.get(V)?.attachments).toEqual(attachments);
+    expect(ec2.describes).toHaveLength(describes);
+  });
+
+  it.each([
+    ['still attaching', 'attaching' as const, 'still attaching at the wait deadline; left for the next pass to resolve'],
+    [
+      'not shown yet (read lag)',
+      'detached' as const,
+      'EC2 accepted the attach but shows it detached at the wait deadline; kept uncertain until EC2 settles it',
+    ],
+  ])('says why an attach %s at the wait deadline is deferred', async (_case, state, detail) => {
+    const { pass, ec2 } = harness(podOnA());
+    ec2.waitResult = { state, reachedTarget: false };
+
+    const report = await pass();
+
+    expect(report.results).toEqual([expect.objectContaining({ outcome: 'deferred', detail })]);
+  });
+
+  it('never reports an attach whose record could not be completed (another pass took the volume meanwhile)', async () => {
+    const { pass, store, kube } = harness(podOnA());
+    let puts = 0;
+    store.beforePut = () => {
+      if (++puts === 2) store.items.set(V, { ...store.items.get(V)!, operations: {}, version: store.items.get(V)!.version + 1 });
+    };
+
+    const report = await pass();
+
+    expect(report.results).toEqual([
+      expect.objectContaining({
+        outcome: 'failed',
+        detail: expect.stringMatching(/^attached, but the record could not be completed: /) as string,
+      }),
+    ]);
+    expect(kube.statusWrites).toEqual([]);
+    expect(kube.volumeAttachments.get(`${V}|node-a`)).toBeUndefined();
+  });
+
+  it('gives up, deferred, on a volume whose record keeps changing under every re-plan', async () => {
+    const { pass, store, ec2 } = harness(podOnA());
+    store.beforePut = () => store.items.set(V, { ...record(V, []), version: (store.items.get(V)?.version ?? 0) + 1 });
+
+    const report = await pass();
+
+    expect(ec2.calls).toEqual([]);
+    expect(report.results).toEqual([expect.objectContaining({ outcome: 'deferred', detail: `${V} kept changing underneath this pass` })]);
+  });
+});
+
+describe('an expired operation, resolved against EC2', () => {
+  const expired = () =>
+    record(V, [attachment('node-a', { state: 'attaching' })], {
+      operations: { volume: op('attach', 'node-a', { leaseExpiresAt: T0 - 1 }) },
+    });
+
+  it('fails, keeping the lock, when EC2 cannot be asked', async () => {
+    const { pass, store, ec2 } = harness(podOnA(), [expired()]);
+    ec2.describeVolumes = () => Promise.reject(new Error('EC2 unreachable'));
+
+    const report = await pass();
+
+    expect(report.results[0]).toMatchObject({ kind: 'resolve', outcome: 'failed', detail: 'could not ask EC2: Error: EC2 unreachable' });
+    expect(store.items.get(V)?.operations).toEqual(expired().operations);
+  });
+
+  it('is deferred when another pass settled the operation first', async () => {
+    const { pass, store } = harness(podOnA(), [expired()]);
+    // The resolve's write (the one releasing the lock) finds another pass released it first.
+    store.beforePut = (next) => {
+      if (next.operations['volume'] !== undefined) return;
+      store.beforePut = undefined;
+      store.items.set(V, { ...store.items.get(V)!, operations: {}, version: store.items.get(V)!.version + 1 });
+    };
+
+    const report = await pass();
+
+    expect(report.results[0]).toMatchObject({ kind: 'resolve', outcome: 'deferred' });
+  });
+});
