@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { AttachOutcome } from '../../lambda/ports/block-storage.js';
 import type { ActualAttachment } from '../../lambda/core/types.js';
-import { attachment, like, op, record, T0 } from '../core/builders.js';
+import { attachment, like, node, op, pod, pv, pvc, record, snapshot, T0, uname } from '../core/builders.js';
 import { harness, podOnA, V } from './executor-harness.js';
 
 describe("an attach, by EC2's answer", () => {
@@ -107,6 +107,41 @@ describe('an expired operation, resolved against EC2', () => {
     expect(store.items.get(V)?.operations).toEqual(expired().operations);
   });
 
+  it('starts nothing once the pass is past its deadline', async () => {
+    const { pass, store } = harness(podOnA(), [expired()]);
+
+    const report = await pass(T0);
+
+    expect(report.results[0]).toMatchObject({ kind: 'resolve', outcome: 'deferred', detail: 'no time left in this pass' });
+    expect(store.items.get(V)?.operations).toEqual(expired().operations);
+  });
+
+  it.each([
+    ['the volume is gone', { volumeId: V, exists: false, attachments: [] }, 'no attachment'],
+    [
+      'the volume is attached to another instance only',
+      {
+        volumeId: V,
+        exists: true as const,
+        attachments: [{ instanceId: 'i-0000000000000000b', state: 'attached' as const, device: '/dev/xvdab' }],
+      },
+      'no attachment',
+    ],
+  ])("settles the attach as never made on the operation's instance when %s", async (_case, observation, says) => {
+    const { pass, store, ec2 } = harness(podOnA(), [expired()]);
+    ec2.volumes.set(V, observation);
+    ec2.attachOutcome = { kind: 'failed', code: 'IncorrectState', message: 'stop here' };
+
+    const report = await pass();
+
+    expect(report.results[0]).toMatchObject({
+      kind: 'resolve',
+      outcome: 'ok',
+      detail: `expired attach op-attach-node-a settled: EC2 says ${says}`,
+    });
+    expect(store.items.get(V)?.operations['volume']?.id).not.toBe('op-attach-node-a');
+  });
+
   it('is deferred when another pass settled the operation first', async () => {
     const { pass, store } = harness(podOnA(), [expired()]);
     // The resolve's write (the one releasing the lock) finds another pass released it first.
@@ -119,5 +154,32 @@ describe('an expired operation, resolved against EC2', () => {
     const report = await pass();
 
     expect(report.results[0]).toMatchObject({ kind: 'resolve', outcome: 'deferred' });
+  });
+});
+
+describe('a Multi-Attach conflict', () => {
+  it('attaches nothing and tells the waiting pod why, in a warning event', async () => {
+    const cluster = snapshot({
+      nodes: [node('node-a', { inUse: [V], attached: [{ name: uname(V), devicePath: '/dev/xvdaa' }] }), node('node-b')],
+      pods: [pod('db-0', { node: 'node-a', claims: ['data'] }), pod('db-1', { node: 'node-b', claims: ['data'] })],
+      pvcs: [pvc('data')],
+      pvs: [pv('pv-data', { volumeId: V })],
+    });
+    const { pass, kube, ec2 } = harness(cluster, [record(V, [attachment('node-a', { mounted: true, reported: true })])]);
+
+    const report = await pass();
+
+    expect(ec2.calls).toEqual([]);
+    expect(report.results).toContainEqual(
+      expect.objectContaining({
+        kind: 'multiAttachConflict',
+        nodeName: 'node-b',
+        outcome: 'ok',
+        detail: expect.stringMatching(/^exclusive volume attached to node-a: /) as string,
+      }),
+    );
+    expect(kube.events.map((e) => [e.pod.name, e.event.type, e.event.reason, e.event.message])).toEqual([
+      ['db-1', 'Warning', 'FailedAttachVolume', 'Multi-Attach error for volume "pv-data" Volume is already used by pod(s) db-0'],
+    ]);
   });
 });
