@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { AttachOutcome } from '../../lambda/ports/block-storage.js';
 import type { ActualAttachment } from '../../lambda/core/types.js';
-import { attachment, like, node, op, pod, pv, pvc, record, snapshot, T0, uname } from '../core/builders.js';
+import { attachment, instanceOf, like, node, op, pod, pv, pvc, record, snapshot, T0, uname } from '../core/builders.js';
 import { harness, podOnA, V } from './executor-harness.js';
 
 describe("an attach, by EC2's answer", () => {
@@ -78,6 +78,31 @@ describe("an attach, by EC2's answer", () => {
     ]);
     expect(kube.statusWrites).toEqual([]);
     expect(kube.volumeAttachments.get(`${V}|node-a`)).toBeUndefined();
+  });
+
+  it('after a conflicting write, starts only what the re-plan asks for this node: nothing, when another pass attached the volume elsewhere', async () => {
+    const { pass, store, ec2 } = harness(podOnA());
+    store.state = { version: 1, seededAt: T0 }; // verification due: the pass starts from EC2's word that nothing is attached
+    store.beforePut = (next) => {
+      store.beforePut = undefined;
+      store.items.set(next.volumeId, { ...record(V, [attachment('node-b')]), version: 1 });
+      ec2.volumes.set(V, {
+        volumeId: V,
+        exists: true,
+        attachments: [{ instanceId: instanceOf('node-b'), state: 'attached', device: '/dev/xvdab' }],
+      });
+    };
+
+    const report = await pass();
+
+    expect(ec2.calls).toEqual([]);
+    expect(report.results).toContainEqual(
+      expect.objectContaining({
+        kind: 'attach',
+        outcome: 'deferred',
+        detail: 'another pass changed the volume; the plan no longer asks for this',
+      }),
+    );
   });
 
   it('gives up, deferred, on a volume whose record keeps changing under every re-plan', async () => {
