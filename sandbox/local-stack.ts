@@ -83,7 +83,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     stoppers.push(() => dynamo.stop());
     const ec2 = await startLocalEc2({ ...options.ec2, clock });
     stoppers.push(() => ec2.stop());
-    const kube = await startKubeSandbox();
+    const kube = await startKubeSandbox({ now: () => new Date(clock.now()) });
     stoppers.push(() => kube.stop());
     const tableName = options.tableName ?? 'ebs-attach-detach-volumes';
     const setup = localDynamoClient(dynamo.endpoint);

@@ -37,7 +37,7 @@ export async function startKubeSandbox(options: KubeSandboxOptions = {}): Promis
   const host = options.host ?? '127.0.0.1';
   const token = options.token ?? randomBytes(24).toString('base64url');
   const tls = await tlsMaterial(host);
-  const registry = new Registry(new VersionedStore());
+  const registry = new Registry(new VersionedStore(), options.now);
   for (const namespace of defaultNamespaces) ensureNamespace(registry, namespace);
   const faults = new Faults();
   const log = new RequestLog();
@@ -51,7 +51,7 @@ export async function startKubeSandbox(options: KubeSandboxOptions = {}): Promis
     get: (kind, namespace, name) => getObject(registry, kind, namespace, name),
     list: (kind, namespace) => listKind(registry, kind, namespace),
     bind: (namespace, claim, volume) => bindClaim(registry, namespace, claim, volume),
-    kubelet: createKubelet(registry),
+    kubelet: createKubelet(registry, options.now),
     components: createComponentClient(registry),
     faults: {
       failNext: (match, count, code, reason) => faults.failNext(match, count, code, reason),

@@ -19,6 +19,8 @@ export interface KubeSandboxOptions {
   compactionIntervalMs?: number;
   /** Runs watch timeouts (`timeoutSeconds`); real timers when absent, a test's own to move time. */
   watchScheduler?: WatchScheduler;
+  /** The clock the server stamps times with (creation, deletion, node conditions, taints); the wall clock when absent. */
+  now?: () => Date;
 }
 
 interface SandboxFaults {

@@ -1,5 +1,5 @@
 /**
- * A small cluster for one fault scenario (3–4 nodes in one zone, a handful of volumes), and the
+ * A small cluster for one fault scenario (3–4 nodes in one zone, a handful of volumes; a theme may ask for another shape), and the
  * changes the rest of a cluster makes to it between passes: pods moving, coming and going, a
  * second pod claiming an RWO volume, nodes going NotReady and back, the out-of-service taint, an
  * instance terminated. Every RWO volume is an io2 with Multi-Attach enabled in EC2, so only the
@@ -46,14 +46,27 @@ function volume(random: Random, index: number, shared: boolean): GenVolume {
   };
 }
 
-export function buildCluster(world: World, random: Random): FaultCluster {
-  const nodes = Array.from({ length: random.between(3, 4) }, (_, i) => ({
+/** How big a scenario's cluster is, and how many of its RWO volumes start with a pod. */
+export interface ClusterShape {
+  nodes: [min: number, max: number];
+  /** RWO volumes (the one shared RWX block volume comes on top). */
+  volumes: [min: number, max: number];
+  podChance: number;
+}
+
+export const SMALL_CLUSTER: ClusterShape = { nodes: [3, 4], volumes: [3, 5], podChance: 0.75 };
+
+export function buildCluster(world: World, random: Random, shape: ClusterShape = SMALL_CLUSTER): FaultCluster {
+  const nodes = Array.from({ length: random.between(...shape.nodes) }, (_, i) => ({
     name: `node-${i}`,
     instanceId: instanceId(random),
     zone: ZONE,
     instanceType: 'm6i.large',
   }));
-  const volumes = [...Array.from({ length: random.between(3, 5) }, (_, i) => volume(random, i, false)), volume(random, 99, true)];
+  const volumes = [
+    ...Array.from({ length: random.between(...shape.volumes) }, (_, i) => volume(random, i, false)),
+    volume(random, 99, true),
+  ];
   const cluster: FaultCluster = {
     nodes,
     volumes,
@@ -67,7 +80,7 @@ export function buildCluster(world: World, random: Random): FaultCluster {
   for (const v of volumes) addVolume(world.ec2.world, v, { multiAttachEnabled: true });
   world.kube.seed([...nodes.map((n) => nodeObject(n)), ...nodes.map(csiNodeObject), ...volumes.map(pvObject), ...volumes.map(pvcObject)]);
   for (const v of volumes.filter((x) => !x.multiAttach))
-    if (random.chance(0.75)) addPod(world, cluster, random, v.claim.name, random.pick(nodes));
+    if (random.chance(shape.podChance)) addPod(world, cluster, random, v.claim.name, random.pick(nodes));
   const readers = [...nodes].sort(() => random.next() - 0.5).slice(0, 2);
   for (const node of readers) addPod(world, cluster, random, 'shared-block', node);
   return cluster;

@@ -5,9 +5,9 @@ export function replayCommand(result: Pick<ScenarioResult, 'seed' | 'mode'>): st
   return `npm run soak -- --seed ${result.seed}${result.mode === 'attacher' ? ' --mode attacher' : ''}`;
 }
 
-export function describeFailure(result: ScenarioResult): string[] {
+export function describeFailure(result: Pick<ScenarioResult, 'seed' | 'mode' | 'theme' | 'violations'>): string[] {
   return [
-    `seed ${result.seed} (${result.mode} mode): ${result.violations.length} violation(s) — replay with: ${replayCommand(result)}`,
+    `seed ${result.seed} (${result.mode} mode, ${result.theme} theme): ${result.violations.length} violation(s) — replay with: ${replayCommand(result)}`,
     ...result.violations.slice(0, 8).map((v) => `  invariant ${v.invariant} at ${v.step}: ${v.message}`),
   ];
 }

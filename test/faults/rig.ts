@@ -26,6 +26,8 @@ export const EC2_TIMEOUT_MS = 100;
 
 /** The controller's default maxWaitForUnmount, which the oracle holds it to. */
 export const MAX_WAIT_FOR_UNMOUNT_MS = 360_000;
+/** The controller's default mass-detach guard (MASS_DETACH_MAX_FRACTION, MASS_DETACH_MIN_ATTACHED), which the oracle holds it to. */
+export const MASS_DETACH_RULE = { maxFraction: 0.5, minAttached: 10 };
 /** The longest a crashed pass's lease can last: its 5-minute budget plus the default lease margin. */
 export const LEASE_BOUND_MS = 5 * 60_000 + 15_000;
 

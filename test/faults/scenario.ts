@@ -13,16 +13,21 @@ import { ApiLedger } from '../../sandbox/oracle/ledger.js';
 import { storeKnows, unknownToStore } from '../../sandbox/oracle/store-known.js';
 import { readTruth } from '../../sandbox/oracle/truth.js';
 import { applyChange, buildCluster, clusterGoesOn, forgetGonePods, pickChange, type Change, type FaultCluster } from './cluster.js';
-import { clearFaults, describeFault, inject, pickFaults, unstick } from './faults.js';
+import { massDetachViolations, storedAttachments, type StoredAttachment } from '../../sandbox/oracle/mass-detach.js';
+import { clearFaults, describeFault, inject, pickFaults, unstick, type Fault } from './faults.js';
 import { armKcmRound, pickKcmRound } from './kcm-mid-pass.js';
 import { killable, type Kill, type Killable } from './killable.js';
 import { armRestart, pickRestart } from './mid-pass.js';
 import { scenarioMode, type ScenarioMode } from './mode.js';
-import { LEASE_BOUND_MS, MAX_WAIT_FOR_UNMOUNT_MS, type Mode, type Rig, type World } from './rig.js';
+import { LEASE_BOUND_MS, MASS_DETACH_RULE, MAX_WAIT_FOR_UNMOUNT_MS, type Mode, type Rig, type World } from './rig.js';
+import { themeOf } from './themes/index.js';
+import type { ScriptedStep, Theme, ThemeContext } from './themes/theme.js';
 
 export interface ScenarioResult {
   seed: number;
   mode: Mode;
+  /** The scenario theme the seed played (themes/index.ts). */
+  theme: string;
   steps: number;
   passes: number;
   kills: number;
@@ -36,7 +41,7 @@ const MINUTE = 60_000;
 /** Exactly maxWaitForUnmount is among them: a detach at the boundary must still wait. */
 const ADVANCES = [0, 2_000, 15_000, MINUTE, 100_000, MAX_WAIT_FOR_UNMOUNT_MS, 7 * MINUTE];
 
-interface PassSpec {
+export interface PassSpec {
   target?: Target;
   kill?: Kill;
 }
@@ -119,14 +124,25 @@ export async function runScenario(rig: Rig, seed: number, stepCount = 8, mode: M
   const world = await rig.world(seed, mode);
   const random = new Random(seed);
   const unmounts = random.fork();
+  const theme = themeOf(seed, mode);
   const ledger = new ApiLedger(world.ec2, world.kube);
-  const result: ScenarioResult = { seed, mode, steps: 0, passes: 0, kills: 0, converged: false, violations: [], trace: [] };
+  const result: ScenarioResult = {
+    seed,
+    mode,
+    theme: theme.name,
+    steps: 0,
+    passes: 0,
+    kills: 0,
+    converged: false,
+    violations: [],
+    trace: [],
+  };
   const kubelets = new Kubelets(world.kube, world.ec2, { unmountMs: () => unmountTime(unmounts) });
   const modeParts = scenarioMode(world, kubelets);
   const oracle = modeParts.oracle;
-  const parts: Parts = { world, random, ledger, result, mode: modeParts, kubelets };
+  const parts: Parts = { world, random, ledger, result, mode: modeParts, kubelets, theme, themeRandom: new Random(seed + THEME_STREAM) };
   try {
-    const cluster = buildCluster(world, random);
+    const cluster = buildCluster(world, random, theme.shape);
     for (let step = 1; step <= stepCount; step++) await playStep(parts, cluster, step);
     await converge(parts, cluster);
   } finally {
@@ -145,47 +161,78 @@ interface Parts {
   result: ScenarioResult;
   mode: ScenarioMode;
   kubelets: Kubelets;
+  theme: Theme;
+  themeRandom: Random;
 }
+
+/** Offsets the theme's stream from the scenario's, so scripting a step never shifts the scenario's draws. */
+const THEME_STREAM = 1_000_003;
+
+const NOTHING_ARMED = { stop: () => undefined, note: () => undefined };
 
 async function playStep(parts: Parts, cluster: FaultCluster, step: number): Promise<void> {
   const { world, random, ledger, result, mode, kubelets } = parts;
   const oracle = mode.oracle;
   forgetGonePods(world, cluster);
-  const change: Change = pickChange(cluster, random);
-  applyChange(world, cluster, random, change);
+  const themeCtx: ThemeContext = { world, cluster, kubelets, random: parts.themeRandom };
+  const script: ScriptedStep = parts.theme.step?.(step, themeCtx) ?? {};
+  const drawnChange: Change = pickChange(cluster, random);
+  const changes = script.changes ?? [drawnChange];
+  for (const change of changes) applyChange(world, cluster, random, change);
   mode.act();
-  const faults = pickFaults(random, world.mode);
-  const passes = pickPasses(cluster, random);
-  const restart = pickRestart(random);
-  const advance = random.pick(ADVANCES);
+  // Everything is drawn, scripted or not, so a script never shifts the draws of later steps.
+  const drawn = { faults: pickFaults(random, world.mode), passes: pickPasses(cluster, random), restart: pickRestart(random) };
+  const drawnAdvance = random.pick(ADVANCES);
   const kcmRound = pickKcmRound(world, random);
-  const label = `step ${step}: ${change.kind === 'none' ? 'no change' : JSON.stringify(change)}; faults [${faults.map(describeFault).join(', ')}]; passes [${passes.map(describePass).join(', ')}]; then +${advance / 1000}s`;
+  const faults = script.faults ?? drawn.faults;
+  const passes = script.passes ?? drawn.passes;
+  const restart = 'restart' in script ? script.restart : drawn.restart;
+  const advance = script.advance ?? drawnAdvance;
+  const changed = changes.filter((c) => c.kind !== 'none');
+  const label = `step ${step}: ${changed.length === 0 ? 'no change' : changed.map((c) => JSON.stringify(c)).join(', ')}; faults [${faults.map(describeFault).join(', ')}]; passes [${passes.map(describePass).join(', ')}]; then +${advance / 1000}s`;
   if (process.env.DEBUG_PASSES) console.log(label);
   const before = oracle.beginStep(label);
+  const stored = massDetachJudged(world, passes, faults) ? storedAttachments(await world.storeItems()) : undefined;
   ledger.drain();
   for (const fault of faults) inject(world, fault);
   const armed = armRestart(world, cluster, random, { kubelets, oracle }, restart);
   const kcmArmed = armKcmRound(world, cluster, random, kubelets, kcmRound);
+  const themeArmed = script.arm?.(themeCtx) ?? NOTHING_ARMED;
   const outcomes = await Promise.all(passes.map((spec) => runPass(world, spec)));
   await settleInFlight(); // let a killed pass's last request land
   armed.stop();
   kcmArmed.stop();
+  themeArmed.stop();
   clearFaults(world);
-  result.trace.push([label, armed.note(), kcmArmed.note()].filter((part) => part !== undefined).join('; '));
+  result.trace.push([label, armed.note(), kcmArmed.note(), themeArmed.note()].filter((part) => part !== undefined).join('; '));
   result.passes += passes.length;
   result.kills += outcomes.filter((o) => o === 'killed').length;
-  await check(parts, before, label);
+  await check(parts, before, label, stored);
   mode.act();
   world.clock.advance(advance);
   result.steps += 1;
 }
 
-/** Step-end checks: the mode's over the step's calls, and 4 (A4) against the store. */
-async function check(parts: Parts, before: ReturnType<typeof readTruth>, label: string): Promise<void> {
+/**
+ * The mass-detach guard is judged over a step with a single full pass (the guard is per pass, and
+ * concurrent passes count what the others left) and no EC2 read lag (a lagged read counts other
+ * attachments than ground truth has): mass-detach.ts says why that is sound.
+ */
+function massDetachJudged(world: World, passes: PassSpec[], faults: Fault[]): boolean {
+  return (
+    world.mode === 'controller' && passes.length === 1 && passes[0]?.target === undefined && !faults.some((f) => f.kind === 'ec2-read-lag')
+  );
+}
+
+/** Step-end checks: the mode's over the step's calls, 3's mass-detach guard when judged, and 4 (A4) against the store. */
+async function check(parts: Parts, before: ReturnType<typeof readTruth>, label: string, stored?: StoredAttachment[]): Promise<void> {
   const { world, ledger, result, mode } = parts;
   const drained = ledger.drain();
   const after = readTruth(world.ec2, world.kube);
-  const stepEnd = mode.stepEnd(before, after, drained);
+  const stepEnd = [
+    ...mode.stepEnd(before, after, drained),
+    ...(stored === undefined ? [] : massDetachViolations({ before, stored, detaches: drained.detaches, rule: MASS_DETACH_RULE })),
+  ];
   const unknown = unknownToStore(after, storeKnows(await world.storeItems()), LEASE_BOUND_MS).map((v) => ({
     ...v,
     invariant: mode.storeInvariant,

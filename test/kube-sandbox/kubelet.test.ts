@@ -108,6 +108,26 @@ describe('kubelet', () => {
   });
 });
 
+describe('on a test clock', () => {
+  it('stamps node conditions, taints and creation with that clock, so time-based behaviour (eviction) follows the test', async () => {
+    const at = Date.UTC(2031, 0, 2, 3, 4, 5);
+    const clocked = await startKubeSandbox({ now: () => new Date(at) });
+    try {
+      clocked.seed([node('n-clock')]);
+      clocked.kubelet.setReady('n-clock', false);
+      clocked.kubelet.setOutOfService('n-clock', true);
+      const stored = clocked.get('Node', undefined, 'n-clock');
+      expect([
+        stored.metadata.creationTimestamp,
+        stored.status.conditions.find((c: { type: string }) => c.type === 'Ready').lastTransitionTime,
+        stored.spec.taints.find((t: { key: string }) => t.key === outOfServiceTaint).timeAdded,
+      ]).toEqual(Array(3).fill('2031-01-02T03:04:05Z'));
+    } finally {
+      await clocked.stop();
+    }
+  });
+});
+
 describe('bind', () => {
   it('binds a claim and a volume both ways, as the PV controller does', () => {
     sandbox.seed([

@@ -1,0 +1,70 @@
+/**
+ * The mass-detach guard (DESIGN §11 invariant 3's safety net) judged from EC2's ground truth and
+ * the store: when more than `minAttached` volumes are attached, one pass detaches at most
+ * `maxFraction` of them. Exempt detaches (a stopped or gone instance, a stuck attach) are those not
+ * aimed at an `attached` pair on a running instance, and are not counted.
+ *
+ * The controller counts what its store records as past attaching (and EC2 still shows), so the
+ * check brackets that count: it applies only when the pairs EC2 has attached *and* the store
+ * records attached are more than `minAttached` (the pass surely counted them), and allows the
+ * fraction of every stored attachment past attaching (the most the pass could have counted). It
+ * is sound for a step with one full pass and no EC2 read lag (the scenario judges only those).
+ */
+import type { DetachCall, Violation } from './checks.js';
+import { storePair } from './store-known.js';
+import type { Truth } from './truth.js';
+
+export interface MassDetachRule {
+  maxFraction: number;
+  minAttached: number;
+}
+
+/** One attachment entry as the store holds it. */
+export interface StoredAttachment {
+  volumeId: string;
+  instanceId: string;
+  state: string;
+}
+
+/** The attachment entries of the store's raw (unmarshalled) volume items. */
+export function storedAttachments(items: Record<string, unknown>[]): StoredAttachment[] {
+  return items.flatMap((item) =>
+    typeof item.volumeId !== 'string'
+      ? []
+      : Object.values((item.attachments ?? {}) as Record<string, { instanceId?: string; state?: string }>).map((a) => ({
+          volumeId: item.volumeId as string,
+          instanceId: a.instanceId ?? '',
+          state: a.state ?? '',
+        })),
+  );
+}
+
+export interface MassDetachFacts {
+  /** Ground truth when the pass began. */
+  before: Truth;
+  /** The store's attachments when the pass began. */
+  stored: StoredAttachment[];
+  /** The DetachVolume calls EC2 received during the pass. */
+  detaches: DetachCall[];
+  rule: MassDetachRule;
+}
+
+export function massDetachViolations({ before, stored, detaches, rule }: MassDetachFacts): Violation[] {
+  const recorded = new Map(stored.map((a) => [storePair(a.volumeId, a.instanceId), a.state]));
+  const surelyCounted = before.attachments.filter(
+    (a) => a.state === 'attached' && recorded.get(storePair(a.volumeId, a.instanceId)) === 'attached',
+  ).length;
+  if (surelyCounted <= rule.minAttached) return [];
+  const allowed = Math.floor(rule.maxFraction * stored.filter((a) => a.state !== 'attaching').length);
+  const guardedPair = (call: DetachCall) =>
+    before.instanceStates.get(call.instanceId ?? '') === 'running' &&
+    before.attachments.some((a) => a.volumeId === call.volumeId && a.instanceId === call.instanceId && a.state === 'attached');
+  const guarded = new Set(detaches.filter(guardedPair).map((call) => storePair(call.volumeId, call.instanceId ?? ''))).size;
+  if (guarded <= allowed) return [];
+  return [
+    {
+      invariant: 3,
+      message: `one pass detached ${guarded} attached volumes from running instances while ${surelyCounted} were attached: the mass-detach guard allows at most ${allowed} (${rule.maxFraction} of them, above ${rule.minAttached} attached)`,
+    },
+  ];
+}

@@ -1,0 +1,79 @@
+/**
+ * Scenario themes: each controller-mode seed plays one, chosen by the seed alone. A theme biases
+ * the seeded world towards a situation the plain random world rarely lines up in a few dozen
+ * seeds (a dead node at exactly maxWaitForUnmount, a mass deletion in a cluster big enough for the
+ * mass-detach guard, …): it may shape the cluster and script some steps; what a scripted step
+ * leaves out, and every step it does not script, is drawn as usual. The invariants checked are
+ * the same for every theme: a theme makes a situation happen, never a test aimed at one guard.
+ */
+import type { Random } from '../../../sandbox/generate/random.js';
+import type { Kubelets } from '../../../sandbox/kubelets.js';
+import type { Change, ClusterShape, FaultCluster } from '../cluster.js';
+import type { Fault } from '../faults.js';
+import type { MidPassRestart } from '../mid-pass.js';
+import type { World } from '../rig.js';
+import type { PassSpec } from '../scenario.js';
+
+/** What a theme may look at and act on while it scripts a step. */
+export interface ThemeContext {
+  world: World;
+  cluster: FaultCluster;
+  kubelets: Kubelets;
+  /** The theme's own stream, apart from the scenario's (its draws never shift the scenario's). */
+  random: Random;
+}
+
+/** Armed for one step's passes (like a mid-pass restart): `stop` ends it, `note` says what happened. */
+export interface ArmedEvent {
+  stop(): void;
+  note(): string | undefined;
+}
+
+/** One step as a theme scripts it: every field given replaces the drawn one. */
+export interface ScriptedStep {
+  /** Cluster changes, in order, instead of the drawn one. */
+  changes?: Change[];
+  faults?: Fault[];
+  passes?: PassSpec[];
+  /** How far the clock moves after the step. */
+  advance?: number;
+  /** Replaces the drawn mid-pass restart (`undefined` given: none this step). */
+  restart?: MidPassRestart | undefined;
+  /** Something the theme arms for the step's passes. */
+  arm?(ctx: ThemeContext): ArmedEvent;
+}
+
+export interface Theme {
+  name: string;
+  /** The cluster to build; the usual small one when left out. */
+  shape?: ClusterShape;
+  /** The script for step `step` (1-based), or undefined to draw it as usual. */
+  step?(step: number, ctx: ThemeContext): ScriptedStep | undefined;
+}
+
+/** The plain random world. */
+export const PLAIN: Theme = { name: 'plain' };
+
+/** A full pass nobody kills. */
+export const FULL_PASS: PassSpec = {};
+
+/**
+ * A step in which one full pass runs and nothing fails (the cluster still goes on: evictions):
+ * attaches go through, and one step later they are reported and the kubelets mount them.
+ */
+export const CALM_STEP: ScriptedStep = {
+  changes: [{ kind: 'none' }],
+  faults: [],
+  passes: [FULL_PASS],
+  advance: 15_000,
+  restart: undefined,
+};
+
+/** The live nodes (not deleted, not terminated) holding the most exclusive-volume pods, most first. */
+export function busiestNodes(cluster: FaultCluster): FaultCluster['nodes'] {
+  const live = cluster.nodes.filter(
+    (n) => !cluster.deleted.has(n.name) && !cluster.terminated.has(n.name) && !cluster.notReady.has(n.name),
+  );
+  const pods = (name: string) => cluster.pods.filter((p) => p.nodeName === name && p.claims[0] !== 'shared-block').length;
+  return [...live].sort((a, b) => pods(b.name) - pods(a.name) || (a.name < b.name ? -1 : 1));
+}
