@@ -5,10 +5,23 @@
 import type { Mode } from '../rig.js';
 import { API_BLIP_AT_UNREPORT } from './api-blip-at-unreport.js';
 import { DEAD_NODE_AT_TIMEOUT } from './dead-node-timeout.js';
+import { LOST_ATTACH_UNDER_LAG } from './lost-attach-under-lag.js';
 import { MASS_DELETION } from './mass-deletion.js';
+import { POD_MOVES_BETWEEN_PASSES } from './pod-moves-between-passes.js';
+import { STOPPING_HANGS } from './stopping-hangs.js';
 import { PLAIN, type Theme } from './theme.js';
 
-export const THEMES: Theme[] = [PLAIN, DEAD_NODE_AT_TIMEOUT, API_BLIP_AT_UNREPORT, MASS_DELETION];
+// One theme a line, so that themes added side by side merge line by line.
+// prettier-ignore
+export const THEMES: Theme[] = [
+  PLAIN,
+  STOPPING_HANGS,
+  LOST_ATTACH_UNDER_LAG,
+  POD_MOVES_BETWEEN_PASSES,
+  DEAD_NODE_AT_TIMEOUT,
+  API_BLIP_AT_UNREPORT,
+  MASS_DELETION,
+];
 
 export function themeOf(seed: number, mode: Mode): Theme {
   return mode === 'attacher' ? PLAIN : (THEMES[seed % THEMES.length] ?? PLAIN);

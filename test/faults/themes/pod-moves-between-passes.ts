@@ -1,0 +1,53 @@
+/**
+ * A new pod of an RWO claim is scheduled on one node and, within a second, deleted and created on
+ * another (a StatefulSet pod evicted while it starts), just as two full passes run: the first to
+ * list pods sees it on the first node, the other on the second. Both read the store before either
+ * wrote, so both plan an attach, each to its own node; only the lock, taken with a conditional
+ * write, keeps the io2 volume (Multi-Attach enabled in EC2) off the second node (invariant 1).
+ */
+import { applyChange } from '../cluster.js';
+import { moveOf, pickExclusiveMove, type ExclusiveMove } from './exclusive.js';
+import { CALM_STEP, FULL_PASS, type ArmedEvent, type ScriptedStep, type Theme, type ThemeContext } from './theme.js';
+
+/** Moves the pod once the first pod list is answered: every later list (the other pass's) sees it moved. */
+function armMove({ world, cluster, random }: ThemeContext, move: ExclusiveMove): ArmedEvent {
+  let note: string | undefined;
+  const stop = world.kube.onRequest({
+    after: (info) => {
+      if (note !== undefined || info.resource !== 'pods' || info.verb !== 'list') return;
+      const change = moveOf(cluster, move);
+      applyChange(world, cluster, random, change);
+      note = `pod of ${move.claim} moved from ${move.from} to ${move.to} after the first pod list`;
+    },
+  });
+  return { stop, note: () => note };
+}
+
+function race(ctx: ThemeContext): ScriptedStep | undefined {
+  const move = pickExclusiveMove(ctx.world, ctx.cluster, ctx.random);
+  if (move === undefined) return undefined;
+  return {
+    ...CALM_STEP,
+    changes: [{ kind: 'add', claim: move.claim, node: move.from }],
+    passes: [FULL_PASS, FULL_PASS],
+    arm: (armed) => armMove(armed, move),
+  };
+}
+
+export const POD_MOVES_BETWEEN_PASSES: Theme = {
+  name: 'pod-moves-between-passes',
+  shape: { nodes: [3, 4], volumes: [4, 5], podChance: 0.4 },
+  step(step, ctx) {
+    switch (step) {
+      case 1:
+      case 2:
+      case 4:
+        return CALM_STEP;
+      case 3:
+      case 5:
+        return race(ctx);
+      default:
+        return undefined;
+    }
+  },
+};
