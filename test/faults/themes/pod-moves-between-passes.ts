@@ -4,10 +4,12 @@
  * list pods sees it on the first node, the other on the second. Both read the store before either
  * wrote, so both plan an attach, each to its own node; only the lock, taken with a conditional
  * write, keeps the io2 volume (Multi-Attach enabled in EC2) off the second node (invariant 1).
+ * Later a second replica is scheduled over one of those RWO claims on another node (a Deployment
+ * scaled up over an RWO claim): it waits for good, told so by a Multi-Attach error event.
  */
 import { applyChange } from '../cluster.js';
 import { moveOf, pickExclusiveMove, type ExclusiveMove } from './exclusive.js';
-import { CALM_STEP, FULL_PASS, type ArmedEvent, type ScriptedStep, type Theme, type ThemeContext } from './theme.js';
+import { busiestNodes, CALM_STEP, FULL_PASS, type ArmedEvent, type ScriptedStep, type Theme, type ThemeContext } from './theme.js';
 
 /** Moves the pod once the first pod list is answered: every later list (the other pass's) sees it moved. */
 function armMove({ world, cluster, random }: ThemeContext, move: ExclusiveMove): ArmedEvent {
@@ -34,6 +36,16 @@ function race(ctx: ThemeContext): ScriptedStep | undefined {
   };
 }
 
+/** A second pod for an exclusive claim already in use, on another Ready node. */
+function secondReplica({ cluster, random }: ThemeContext): ScriptedStep | undefined {
+  const used = cluster.pods.filter((p) => p.claims[0] !== 'shared-block');
+  if (used.length === 0) return undefined;
+  const first = random.pick(used);
+  const elsewhere = busiestNodes(cluster).filter((n) => n.name !== first.nodeName);
+  if (elsewhere.length === 0) return undefined;
+  return { ...CALM_STEP, changes: [{ kind: 'conflict', claim: first.claims[0] as string, node: random.pick(elsewhere).name }] };
+}
+
 export const POD_MOVES_BETWEEN_PASSES: Theme = {
   name: 'pod-moves-between-passes',
   shape: { nodes: [3, 4], volumes: [4, 5], podChance: 0.4 },
@@ -46,6 +58,8 @@ export const POD_MOVES_BETWEEN_PASSES: Theme = {
       case 3:
       case 5:
         return race(ctx);
+      case 6:
+        return secondReplica(ctx);
       default:
         return undefined;
     }
