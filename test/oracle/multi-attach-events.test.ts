@@ -43,11 +43,10 @@ function truth(change: { state?: TruthAttachment['state']; exclusive?: boolean; 
   };
 }
 
-const pod = (name: string, nodeName: string): KubePod =>
-  ({
-    metadata: { namespace: 'default', name, uid: `uid-${name}` },
-    spec: { nodeName, volumes: [{ name: 'data', persistentVolumeClaim: { claimName: 'data-0' } }] },
-  }) as KubePod;
+const pod = (name: string, nodeName: string): KubePod => ({
+  metadata: { namespace: 'default', name, uid: `uid-${name}` },
+  spec: { nodeName, volumes: [{ name: 'data', persistentVolumeClaim: { claimName: 'data-0' } }] },
+});
 const claims = [{ metadata: { namespace: 'default', name: 'data-0' }, spec: { volumeName: 'pv-0' } } as KubePvc];
 const pods = [pod('holder', 'node-a'), pod('waiter', 'node-b')];
 const multiAttach = (name: string, message = 'Multi-Attach error for volume "pv-0" Volume is already used by pod(s) holder'): PodEvent => ({
