@@ -3,9 +3,18 @@
  * new pod for it needs a fresh attach), and two Ready nodes to place that pod on in turn.
  */
 import type { Random } from '../../../sandbox/generate/random.js';
-import type { Change, FaultCluster } from '../cluster.js';
+import type { Change, ClusterShape, FaultCluster } from '../cluster.js';
 import type { World } from '../rig.js';
-import { busiestNodes } from './theme.js';
+import { busiestNodes, CALM_STEP, type ScriptedStep, type ThemeContext } from './theme.js';
+
+/** Fewer pods than RWO volumes at the start, so fresh claims are left for new pods. */
+export const SPARE_CLAIMS: ClusterShape = { nodes: [3, 4], volumes: [4, 5], podChance: 0.4 };
+
+/** Calm steps to settle, the situation scripted at steps 3 and 5 (a calm step between), then the drawn world. */
+export function settleThenTwice(step: number, ctx: ThemeContext, script: (ctx: ThemeContext) => ScriptedStep | undefined) {
+  if (step === 3 || step === 5) return script(ctx);
+  return step <= 4 ? CALM_STEP : undefined;
+}
 
 export interface ExclusiveMove {
   claim: string;

@@ -6,7 +6,7 @@
  * `uncertain`, so the io2 volume (Multi-Attach enabled in EC2) behind the RWO claim stays off the
  * second node (invariant 1) until EC2 settles the first.
  */
-import { moveOf, pickExclusiveMove } from './exclusive.js';
+import { moveOf, pickExclusiveMove, settleThenTwice, SPARE_CLAIMS } from './exclusive.js';
 import { CALM_STEP, FULL_PASS, type ScriptedStep, type Theme, type ThemeContext } from './theme.js';
 
 /** Longer than a step's passes take: every read in the step shows the volume from before its attach. */
@@ -26,18 +26,6 @@ function lostAttach(ctx: ThemeContext): ScriptedStep | undefined {
 
 export const LOST_ATTACH_UNDER_LAG: Theme = {
   name: 'lost-attach-under-read-lag',
-  shape: { nodes: [3, 4], volumes: [4, 5], podChance: 0.4 },
-  step(step, ctx) {
-    switch (step) {
-      case 1:
-      case 2:
-      case 4:
-        return CALM_STEP;
-      case 3:
-      case 5:
-        return lostAttach(ctx);
-      default:
-        return undefined;
-    }
-  },
+  shape: SPARE_CLAIMS,
+  step: (step, ctx) => settleThenTwice(step, ctx, lostAttach),
 };

@@ -8,7 +8,7 @@
  * scaled up over an RWO claim): it waits for good, told so by a Multi-Attach error event.
  */
 import { applyChange } from '../cluster.js';
-import { moveOf, pickExclusiveMove, type ExclusiveMove } from './exclusive.js';
+import { moveOf, pickExclusiveMove, settleThenTwice, SPARE_CLAIMS, type ExclusiveMove } from './exclusive.js';
 import { busiestNodes, CALM_STEP, FULL_PASS, type ArmedEvent, type ScriptedStep, type Theme, type ThemeContext } from './theme.js';
 
 /** Moves the pod once the first pod list is answered: every later list (the other pass's) sees it moved. */
@@ -48,20 +48,6 @@ function secondReplica({ cluster, random }: ThemeContext): ScriptedStep | undefi
 
 export const POD_MOVES_BETWEEN_PASSES: Theme = {
   name: 'pod-moves-between-passes',
-  shape: { nodes: [3, 4], volumes: [4, 5], podChance: 0.4 },
-  step(step, ctx) {
-    switch (step) {
-      case 1:
-      case 2:
-      case 4:
-        return CALM_STEP;
-      case 3:
-      case 5:
-        return race(ctx);
-      case 6:
-        return secondReplica(ctx);
-      default:
-        return undefined;
-    }
-  },
+  shape: SPARE_CLAIMS,
+  step: (step, ctx) => (step === 6 ? secondReplica(ctx) : settleThenTwice(step, ctx, race)),
 };
