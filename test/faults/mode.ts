@@ -5,10 +5,12 @@
  * convergence means (in attacher mode kcm writes `volumesAttached`). Controller mode draws nothing
  * extra from the seed, so its seeds replay as before.
  */
+import type { KubePod, KubePvc } from '../../lambda/core/kube.js';
 import { checkConvergence, checkStep, type Violation } from '../../sandbox/oracle/checks.js';
 import { AttacherLiveOracle } from '../../sandbox/oracle/attacher/live.js';
 import type { Drained } from '../../sandbox/oracle/ledger.js';
 import { LiveOracle } from '../../sandbox/oracle/live.js';
+import { unwarnedMultiAttach, type PodEvent, type PodSide } from '../../sandbox/oracle/multi-attach-events.js';
 import type { Kubelets } from '../../sandbox/kubelets.js';
 import type { Truth } from '../../sandbox/oracle/truth.js';
 import { MAX_WAIT_FOR_UNMOUNT_MS, type World } from './rig.js';
@@ -41,7 +43,15 @@ export function scenarioMode(world: World, kubelets: Kubelets): ScenarioMode {
     stepEnd: (before, after, drained) =>
       checkStep(before, after, drained.detaches, drained.mutations).filter((v) => v.invariant !== 2 && v.invariant !== 3),
     storeInvariant: 4,
-    convergence: (truth) => checkConvergence(truth),
+    convergence: (truth) => [...checkConvergence(truth), ...unwarnedMultiAttach(truth, podSide(world))],
+  };
+}
+
+function podSide(world: World): PodSide {
+  return {
+    pods: world.kube.list('Pod') as KubePod[],
+    claims: world.kube.list('PersistentVolumeClaim') as KubePvc[],
+    events: world.kube.list('Event') as PodEvent[],
   };
 }
 

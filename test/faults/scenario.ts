@@ -21,7 +21,7 @@ import { armRestart, pickRestart } from './mid-pass.js';
 import { scenarioMode, type ScenarioMode } from './mode.js';
 import { LEASE_BOUND_MS, MASS_DETACH_RULE, MAX_WAIT_FOR_UNMOUNT_MS, type Mode, type Rig, type World } from './rig.js';
 import { themeOf } from './themes/index.js';
-import type { ScriptedStep, Theme, ThemeContext } from './themes/theme.js';
+import type { FollowUp, ScriptedStep, Theme, ThemeContext } from './themes/theme.js';
 
 export interface ScenarioResult {
   seed: number;
@@ -88,7 +88,9 @@ function describePass(spec: PassSpec): string {
   return spec.kill ? `${target}†${spec.kill.atCall}${spec.kill.afterEffect ? '+' : '-'}` : target;
 }
 
-async function runPass(world: World, spec: PassSpec): Promise<'done' | 'killed' | 'threw'> {
+type PassOutcome = 'done' | 'killed' | 'threw';
+
+async function runPass(world: World, spec: PassSpec): Promise<PassOutcome> {
   let dying: Killable | undefined;
   const controller = world.invocation((ports) => (dying = killable(ports, spec.kill)).ports);
   const budget = { deadline: world.clock.now() + 5 * MINUTE };
@@ -198,19 +200,38 @@ async function playStep(parts: Parts, cluster: FaultCluster, step: number): Prom
   const armed = armRestart(world, cluster, random, { kubelets, oracle }, restart);
   const kcmArmed = armKcmRound(world, cluster, random, kubelets, kcmRound);
   const themeArmed = script.arm?.(themeCtx) ?? NOTHING_ARMED;
-  const outcomes = await Promise.all(passes.map((spec) => runPass(world, spec)));
+  const first = await Promise.all(passes.map((spec) => runPass(world, spec)));
+  const then = script.then ? await followUp(parts, cluster, script.then) : { outcomes: [], note: undefined };
+  const outcomes = [...first, ...then.outcomes];
   await settleInFlight(); // let a killed pass's last request land
   armed.stop();
   kcmArmed.stop();
   themeArmed.stop();
   clearFaults(world);
-  result.trace.push([label, armed.note(), kcmArmed.note(), themeArmed.note()].filter((part) => part !== undefined).join('; '));
-  result.passes += passes.length;
+  result.trace.push([label, armed.note(), kcmArmed.note(), themeArmed.note(), then.note].filter((part) => part !== undefined).join('; '));
+  result.passes += outcomes.length;
   result.kills += outcomes.filter((o) => o === 'killed').length;
   await check(parts, before, label, stored);
   mode.act();
   world.clock.advance(advance);
   result.steps += 1;
+}
+
+/**
+ * A theme's second round within the step (an event seconds after the first passes, with EC2 reads
+ * still lagging): the cluster changes, the oracle takes note, then the passes run. The theme's own
+ * stream draws what the changes need, so the scenario's draws stay as they were.
+ */
+async function followUp(parts: Parts, cluster: FaultCluster, then: FollowUp): Promise<{ outcomes: PassOutcome[]; note: string }> {
+  await settleInFlight();
+  const changes = then.changes();
+  for (const change of changes) applyChange(parts.world, cluster, parts.themeRandom, change);
+  parts.mode.oracle.observe();
+  const outcomes = await Promise.all(then.passes.map((spec) => runPass(parts.world, spec)));
+  return {
+    outcomes,
+    note: `then ${changes.map((c) => JSON.stringify(c)).join(', ')}; passes [${then.passes.map(describePass).join(', ')}]`,
+  };
 }
 
 /**

@@ -5,8 +5,11 @@
 import type { Mode } from '../rig.js';
 import { API_BLIP_AT_UNREPORT } from './api-blip-at-unreport.js';
 import { DEAD_NODE_AT_TIMEOUT } from './dead-node-timeout.js';
+import { LOST_ATTACH_UNDER_LAG } from './lost-attach-under-lag.js';
 import { MASS_DELETION } from './mass-deletion.js';
+import { POD_MOVES_BETWEEN_PASSES } from './pod-moves-between-passes.js';
 import { POD_REPLACED_MID_PASS } from './pod-replaced-mid-pass.js';
+import { STOPPING_HANGS } from './stopping-hangs.js';
 import { PLAIN, type Theme } from './theme.js';
 
 // One theme a line, so that themes added side by side merge line by line.
@@ -17,6 +20,9 @@ export const THEMES: Theme[] = [
   API_BLIP_AT_UNREPORT,
   MASS_DELETION,
   POD_REPLACED_MID_PASS,
+  STOPPING_HANGS,
+  LOST_ATTACH_UNDER_LAG,
+  POD_MOVES_BETWEEN_PASSES,
 ];
 
 export function themeOf(seed: number, mode: Mode): Theme {

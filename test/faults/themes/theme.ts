@@ -42,6 +42,14 @@ export interface ScriptedStep {
   restart?: MidPassRestart | undefined;
   /** Something the theme arms for the step's passes. */
   arm?(ctx: ThemeContext): ArmedEvent;
+  /** A second round in the same step, seconds later, while the step's faults still hold (scenario.ts `followUp`). */
+  then?: FollowUp;
+}
+
+/** Once the step's passes are over: the cluster changes again (decided then), then these passes run. */
+export interface FollowUp {
+  changes(): Change[];
+  passes: PassSpec[];
 }
 
 export interface Theme {
