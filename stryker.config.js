@@ -2,11 +2,16 @@
 // writes the summary); not part of `npm test`. MUTATION_SCOPE picks the folder and, through
 // vitest.mutation.config.ts, the tests that specify it. Incremental: a rerun only tests the mutants
 // whose code or covering tests changed since the last run.
+import path from 'node:path';
 import process from 'node:process';
 
 const scope = process.env.MUTATION_SCOPE ?? 'core';
 const folders = { core: 'lambda/core', reconcile: 'lambda/reconcile' };
 if (!(scope in folders)) throw new Error(`MUTATION_SCOPE must be one of ${Object.keys(folders).join(', ')}, not ${scope}`);
+// MUTATION_FILES (comma-separated, under the folder) splits a long run into parts that each leave
+// their own report and incremental file, so a run cut short keeps what finished.
+const files = process.env.MUTATION_FILES?.split(',').filter(Boolean) ?? [];
+const part = files.length > 0 ? `${scope}-${files.map((f) => path.basename(f, '.ts')).join('+')}` : scope;
 
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
 export default {
@@ -14,17 +19,20 @@ export default {
   plugins: ['@stryker-mutator/vitest-runner', './scripts/stryker-vitest5.ts'],
   testRunner: 'vitest5',
   vitest: { configFile: 'vitest.mutation.config.ts', related: false },
-  mutate: [`${folders[scope]}/**/*.ts`],
+  mutate: files.length > 0 ? files.map((f) => `${folders[scope]}/${f}`) : [`${folders[scope]}/**/*.ts`],
   coverageAnalysis: 'perTest',
+  // Static mutants (module-level constants) would rerun every test each; the tests that load the
+  // module already run them once in the dry run.
+  ignoreStatic: true,
   incremental: true,
-  incrementalFile: `results/mutation/${scope}-incremental.json`,
+  incrementalFile: `results/mutation/${part}-incremental.json`,
   // Two shared cores: one mutant at a time unless STRYKER_CONCURRENCY says otherwise.
   concurrency: Number(process.env.STRYKER_CONCURRENCY ?? 1),
   timeoutMS: 20_000,
   ignorePatterns: ['dist', 'cdk.out', 'coverage', 'results', '.sandbox', 'infra', 'bench'],
   reporters: ['json', 'html', 'progress-append-only', 'clear-text'],
-  jsonReporter: { fileName: `results/mutation/${scope}.json` },
-  htmlReporter: { fileName: `results/mutation/${scope}.html` },
+  jsonReporter: { fileName: `results/mutation/${part}.json` },
+  htmlReporter: { fileName: `results/mutation/${part}.html` },
   clearTextReporter: { allowColor: false, logTests: false, reportScoreTable: true, reportMutants: false },
   tempDirName: '.stryker-tmp',
   cleanTempDir: true,

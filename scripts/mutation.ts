@@ -1,10 +1,12 @@
 /**
  * `npm run mutation [-- core|reconcile]`: Stryker over lambda/core and lambda/reconcile, one
  * incremental run per folder (stryker.config.js), then the score per folder and file and every
- * surviving mutant in results/mutation/summary.{md,json}. Not part of `npm test`.
+ * surviving mutant in results/mutation/summary.{md,json}. Not part of `npm test`. `MUTATION_FILES=a.ts,b.ts`
+ * measures only those files of the folder, each part in its own report, so a long folder runs in
+ * parts that survive an interrupted session; the summary merges the parts.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
 const SCOPES = ['core', 'reconcile'] as const;
@@ -62,12 +64,24 @@ function survivorsOf(file: string, entry: Report['files'][string]): string[] {
     });
 }
 
+/** The folder's whole run and its parts (stryker.config.js, MUTATION_FILES), oldest first. */
+function reportsOf(scope: Scope): Report[] {
+  const part = new RegExp(`^${scope}(-.+)?\\.json$`);
+  return readdirSync(OUT)
+    .filter((name) => part.test(name) && !name.endsWith('-incremental.json'))
+    .map((name) => path.join(OUT, name))
+    .sort((a, b) => statSync(a).mtimeMs - statSync(b).mtimeMs)
+    .map((file) => JSON.parse(readFileSync(file, 'utf8')) as Report);
+}
+
 function summarize(scopes: readonly Scope[]): void {
   const folders = scopes
-    .filter((scope) => existsSync(path.join(OUT, `${scope}.json`)))
-    .map((scope) => {
-      const report = JSON.parse(readFileSync(path.join(OUT, `${scope}.json`), 'utf8')) as Report;
-      const files = Object.entries(report.files).sort(([a], [b]) => a.localeCompare(b));
+    .map((scope) => ({ scope, reports: reportsOf(scope) }))
+    .filter(({ reports }) => reports.length > 0)
+    .map(({ scope, reports }) => {
+      // A file measured both in a whole-folder run and in a part (MUTATION_FILES) counts once, from the newer report.
+      const byFile = new Map(reports.flatMap((report) => Object.entries(report.files)));
+      const files = [...byFile].sort(([a], [b]) => a.localeCompare(b));
       return {
         scope,
         total: scoreOf(files.flatMap(([, entry]) => entry.mutants)),

@@ -166,14 +166,19 @@ describe('executing a plan', () => {
     ]);
   });
 
-  it('starts nothing once the pass is past its deadline', async () => {
-    const { pass, ec2, store } = harness(podOnA());
+  it.each([
+    { due: 'an attach', cluster: podOnA, records: [] },
+    { due: 'an unreport and its detach', cluster: () => noPods(), records: [record(V, [attachment('node-a')])] },
+  ])('starts nothing once the pass is past its deadline: $due', async ({ cluster, records }) => {
+    const { pass, ec2, store, kube } = harness(cluster(), records);
 
     const report = await pass(T0);
 
     expect(ec2.calls).toEqual([]);
-    expect(store.items.size).toBe(0);
-    expect(report.results).toEqual([expect.objectContaining({ outcome: 'deferred', detail: 'no time left in this pass' })]);
+    expect([...store.items.values()].flatMap((r) => Object.keys(r.operations))).toEqual([]); // no intent recorded
+    expect(kube.statusWrites).toEqual([]);
+    expect(report.results.length).toBeGreaterThan(0);
+    expect(report.results.map((r) => [r.outcome, r.detail])).toEqual(report.results.map(() => ['deferred', 'no time left in this pass']));
   });
 
   it('re-plans after a conflicting write, on what EC2 says now: another pass attached the volume first, so nothing is called', async () => {
