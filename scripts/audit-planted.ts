@@ -117,8 +117,11 @@ function runSuite(dir: string, suite: Suite, label: string): SuiteResult {
 
 /** The seeds that broke and the first violation of each (test/faults/report.ts prints them). */
 function faultDetails(output: string, failedTests: string[]): string[] {
-  const seeds = [...output.matchAll(/^seed (\d+): \d+ violation\(s\)[^\n]*\n\s*invariant (\S+) at ([^:]+): ([^\n]*)/gm)].map(
-    ([, seed, invariant, step, message]) => `seed ${seed}: invariant ${invariant} at ${step}: ${message!.slice(0, 160)}`,
+  const seeds = [
+    ...output.matchAll(/^seed (\d+)(?: \(([^)]*)\))?: \d+ violation\(s\)[^\n]*\n\s*invariant (\S+) at ([^:]+): ([^\n]*)/gm),
+  ].map(
+    ([, seed, how, invariant, step, message]) =>
+      `seed ${seed}${how === undefined ? '' : ` (${how})`}: invariant ${invariant} at ${step}: ${message!.slice(0, 160)}`,
   );
   return seeds.length > 0 ? seeds : failedTests;
 }

@@ -94,8 +94,15 @@ export const PLANTED_BUGS: PlantedBug[] = [
       },
       {
         file: 'lambda/reconcile/execute-attach.ts',
-        find: 'const outcome = await ctx.deps.blockStorage.attach({ volumeId: action.volumeId, instanceId: action.instanceId, devices });',
-        replace: 'const outcome = early;',
+        find: [
+          '  const outcome = await ctx.deps.blockStorage.attach({',
+          '    volumeId: action.volumeId,',
+          '    instanceId: action.instanceId,',
+          '    devices,',
+          '    ...(seen ? { seen } : {}),',
+          '  });',
+        ].join('\n'),
+        replace: '  const outcome = early;',
       },
     ],
   },
