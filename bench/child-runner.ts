@@ -27,8 +27,14 @@ export interface PassChild {
 
 export async function startPassChild(env: Record<string, string>): Promise<PassChild> {
   const child: ChildProcess = fork(await childBundle(), [], {
-    env: { ...env, POWERTOOLS_METRICS_DISABLED: 'true', PATH: process.env.PATH ?? '' },
-    execArgv: ['--enable-source-maps'],
+    env: {
+      ...env,
+      POWERTOOLS_METRICS_DISABLED: 'true',
+      PATH: process.env.PATH ?? '',
+      BENCH_PROFILE_DIR: process.env.BENCH_PROFILE_DIR ?? '',
+    },
+    // BENCH_CHILD_FLAGS: V8 flags for the controller alone, e.g. a heap limit like a smaller function's.
+    execArgv: ['--enable-source-maps', ...(process.env.BENCH_CHILD_FLAGS ?? '').split(' ').filter(Boolean)],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   await new Promise<void>((resolve, reject) => {

@@ -33,6 +33,7 @@ const { values } = parseArgs({
     'no-bundles': { type: 'boolean', default: false },
     'no-dead-instance': { type: 'boolean', default: false },
     'no-attacher-latency': { type: 'boolean', default: false },
+    profile: { type: 'boolean', default: false },
     help: { type: 'boolean', default: false },
   },
 });
@@ -43,6 +44,7 @@ if (values.help) {
   console.log(
     '                  [--takeover-max 100 (larger sizes start from an actual state seeded into DynamoDB)] [--no-bundles] [--no-dead-instance] [--no-attacher-latency]',
   );
+  console.log("                  [--profile (each measured pass's .cpuprofile and .heapprofile under results/profiles/)]");
   console.log(
     '                  [--rtt 20 (ms added to every Kubernetes, EC2 and DynamoDB request of the measured passes)] [--page-sizes 500,2000 (the first for every pass; each other for one more pass)]',
   );
@@ -50,6 +52,10 @@ if (values.help) {
     "                  [--env-burst 1000 (0: none)] [--env-counts 1,3,5] [--env-budget <rate>/<burst> (AttachVolume; default: the settings' default)]",
   );
   process.exit(0);
+}
+if (values.profile) {
+  process.env.BENCH_PROFILE_DIR = 'results/profiles';
+  await mkdir(process.env.BENCH_PROFILE_DIR, { recursive: true });
 }
 const sizes = values.sizes === 'none' ? [] : values.sizes.split(',').map((x) => Number(x.trim()));
 if (sizes.some((n) => !Number.isInteger(n) || n < 3)) throw new Error(`--sizes must be whole numbers of at least 3, got "${values.sizes}"`);

@@ -4,6 +4,9 @@
  * answers with the pass's wall time, this process's CPU and its peak resident memory. The
  * sandboxes stay in the bench's process, so neither their CPU nor their memory is counted here.
  */
+import { writeFile } from 'node:fs/promises';
+import { Session } from 'node:inspector/promises';
+import { join } from 'node:path';
 import { createController } from '../lambda/composition.js';
 import { DEFAULT_PAGING } from '../lambda/adapters/kubernetes/paged-list.js';
 import { loadConfig } from '../lambda/config.js';
@@ -34,6 +37,29 @@ const clock = { now: () => Date.now() + offset, sleep: (ms: number) => new Promi
 const pageSize = Number(process.env.BENCH_LIST_PAGE_SIZE ?? DEFAULT_PAGING.pageSize);
 const controller = createController(loadConfig(process.env, 'local'), { clock, tuning: { kubernetes: { paging: { pageSize } } } });
 
+/** `--profile`: each pass's CPU profile and sampled allocations, written where the bench says (open in Chrome DevTools). */
+const profileDir = process.env.BENCH_PROFILE_DIR;
+let passes = 0;
+
+async function profiled<T>(run: () => Promise<T>): Promise<T> {
+  if (profileDir === undefined || profileDir === '') return run();
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.start');
+  await session.post('HeapProfiler.startSampling', { samplingInterval: 64 * 1024 });
+  try {
+    return await run();
+  } finally {
+    const name = join(profileDir, `pass-${process.pid}-${++passes}`);
+    const { profile } = await session.post('Profiler.stop');
+    const { profile: heap } = await session.post('HeapProfiler.stopSampling');
+    await writeFile(`${name}.cpuprofile`, JSON.stringify(profile));
+    await writeFile(`${name}.heapprofile`, JSON.stringify(heap));
+    session.disconnect();
+  }
+}
+
 async function runPass(request: PassRequest): Promise<PassAnswer> {
   offset = request.clockOffsetMs;
   const rssBefore = process.memoryUsage.rss();
@@ -46,7 +72,7 @@ async function runPass(request: PassRequest): Promise<PassAnswer> {
     return { wallMs: performance.now() - started, cpuMs: (used.user + used.system) / 1000, rssBefore, peakRss, heapBefore };
   };
   try {
-    const report = await controller.fullPass({ deadline: clock.now() + request.capMs });
+    const report = await profiled(() => controller.fullPass({ deadline: clock.now() + request.capMs }));
     const takeover = report.takeover === undefined ? {} : { takeoverLeft: report.takeover.left };
     return { ...base(), actions: report.actions.length, converged: report.converged, ...takeover };
   } catch (error) {

@@ -124,8 +124,9 @@ export function applyObservation(
   }
   const seen = new Map<InstanceId, LiveEc2Attachment>();
   for (const a of observation.exists ? observation.attachments : []) if (isPresent(a)) seen.set(a.instanceId, a);
-  const next = clone(record);
-  let changed = false;
+  // Most verified records are unchanged: cloned only on the first correction.
+  let next: VolumeRecord | undefined;
+  const edited = (): VolumeRecord => (next ??= clone(record));
   for (const current of Object.values(record.attachments)) {
     if (liveOperationOn(record, current.nodeName, now)) continue;
     const view = seen.get(current.instanceId);
@@ -137,16 +138,15 @@ export function applyObservation(
         ? current
         : undefined;
     if (corrected === current) continue;
-    changed = true;
-    if (corrected) next.attachments[current.nodeName] = corrected;
-    else delete next.attachments[current.nodeName];
+    if (corrected) edited().attachments[current.nodeName] = corrected;
+    else delete edited().attachments[current.nodeName];
   }
   const known = new Set(Object.values(record.attachments).map((a) => a.instanceId));
   for (const view of seen.values()) {
     if (known.has(view.instanceId)) continue;
     const nodeName = nodesByInstance.get(view.instanceId);
-    if (!nodeName || next.attachments[nodeName] || liveOperationOn(record, nodeName, now)) continue;
-    next.attachments[nodeName] = {
+    if (!nodeName || (next ?? record).attachments[nodeName] || liveOperationOn(record, nodeName, now)) continue;
+    edited().attachments[nodeName] = {
       nodeName,
       instanceId: view.instanceId,
       state: view.state === 'attached' ? 'attached' : 'uncertain',
@@ -155,9 +155,8 @@ export function applyObservation(
       reported: false,
       since: now,
     };
-    changed = true;
   }
-  return accept(changed ? next : record);
+  return accept(next ?? record);
 }
 
 /**
