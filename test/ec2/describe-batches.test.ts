@@ -2,7 +2,8 @@
  * Batched describes go out a few at a time: never one after another (a round trip each), never
  * all at once (EC2's non-mutating bucket is shared by the account).
  */
-import type { DescribeInstancesCommand, DescribeVolumesCommand, EC2Client } from '@aws-sdk/client-ec2';
+import type { DescribeInstancesCommand } from '@aws-sdk/client-ec2';
+import { DescribeVolumesCommand, type EC2Client } from '@aws-sdk/client-ec2';
 import { describe, expect, it } from 'vitest';
 import { Ec2Reader, READ_CONCURRENCY } from '../../lambda/adapters/ec2/describe.js';
 
@@ -17,18 +18,12 @@ function heldClient() {
     return new Promise((resolve) =>
       held.push(() => {
         inFlight -= 1;
-        // Told apart by input: the adapter reads by id with its own (lean) command classes.
-        if ('VolumeIds' in command.input)
+        if (command instanceof DescribeVolumesCommand)
           resolve({ Volumes: (command.input.VolumeIds ?? []).map((VolumeId) => ({ VolumeId, State: 'available', Attachments: [] })) });
         else
           resolve({
             Reservations: [
-              {
-                Instances: ((command.input as { InstanceIds?: string[] }).InstanceIds ?? []).map((InstanceId) => ({
-                  InstanceId,
-                  State: { Name: 'running' },
-                })),
-              },
+              { Instances: (command.input.InstanceIds ?? []).map((InstanceId) => ({ InstanceId, State: { Name: 'running' } })) },
             ],
           });
       }),

@@ -13,6 +13,8 @@
  * no longer paying one round trip per batch in sequence.
  */
 import {
+  DescribeInstancesCommand,
+  DescribeVolumesCommand,
   paginateDescribeInstances,
   paginateDescribeVolumes,
   type EC2Client,
@@ -23,7 +25,6 @@ import {
 import pLimit from 'p-limit';
 import type { InstanceId, InstanceState, VolumeId, VolumeObservation } from '../../core/types.js';
 import { classifyEc2Error, idsInMessage } from './errors.js';
-import { LeanDescribeInstancesCommand, LeanDescribeVolumesCommand } from './lean-describe.js';
 import { missingVolume, toInstanceView, toObservation, type InstanceView } from './mapping.js';
 
 const ID_BATCH = 500;
@@ -140,7 +141,7 @@ export class Ec2Reader {
   }
 
   private async volumesByIds(ids: string[]): Promise<Volume[]> {
-    const output = await this.client.send(new LeanDescribeVolumesCommand({ VolumeIds: ids }));
+    const output = await this.client.send(new DescribeVolumesCommand({ VolumeIds: ids }));
     return output.Volumes ?? [];
   }
 
@@ -160,7 +161,7 @@ export class Ec2Reader {
   }
 
   private async instancesByIds(ids: string[]): Promise<Instance[]> {
-    const output = await this.client.send(new LeanDescribeInstancesCommand({ InstanceIds: ids }));
+    const output = await this.client.send(new DescribeInstancesCommand({ InstanceIds: ids }));
     return (output.Reservations ?? []).flatMap((reservation) => reservation.Instances ?? []);
   }
 
