@@ -25,7 +25,7 @@ export interface KubeTaint {
   effect: string;
 }
 
-interface KubeNodeCondition {
+export interface KubeNodeCondition {
   type: string;
   status: string;
   lastHeartbeatTime?: Timestamp;

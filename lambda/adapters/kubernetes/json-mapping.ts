@@ -1,15 +1,19 @@
 /**
  * The API server's JSON → the core's plain shapes (lambda/core/kube.ts), one object at a time,
- * as each list page arrives. Only the fields the core reads are kept; pod volumes and PV specs
- * keep their other fields because the core inspects volume sources by name. Timestamps stay
- * RFC 3339 strings (the core accepts them). A field of the wrong type is left out, so the core
- * reports the object as it reports one missing that field; an object that is not an object at
- * all, or a VolumeAttachment without spec, cannot come from a real API server and fails the read.
+ * as each list page arrives. Only the fields the core reads are kept, each kind its own: a full
+ * pass holds every pod, claim and volume of the cluster at once, and what the API server sends
+ * besides (labels, other volume sources, container images, node condition messages, PV node
+ * affinity) would be most of its memory. Timestamps stay RFC 3339 strings (the core accepts them).
+ * A field of the wrong type is left out, so the core reports the object as it reports one missing
+ * that field; an object that is not an object at all, or a VolumeAttachment without spec, cannot
+ * come from a real API server and fails the read.
  */
 import type {
   KubeCsiNode,
   AttachedVolume,
+  KubeContainerStatus,
   KubeNode,
+  KubeNodeCondition,
   KubePod,
   KubePodVolume,
   KubePv,
@@ -37,34 +41,69 @@ function objectOf(kind: string, value: unknown): Json {
   return value;
 }
 
-function toObjectMeta(value: unknown): ObjectMeta {
+/** Metadata a kind keeps beyond identity, version and deletion, because one of its readers needs it. */
+interface MetaKept {
+  annotations?: true;
+  finalizers?: true;
+  ownerReferences?: true;
+}
+
+function toObjectMeta(value: unknown, kept: MetaKept = {}): ObjectMeta {
   const meta = obj(value);
   if (meta === undefined) return {};
-  const ownerReferences = objects<{ uid: string; kind?: string; name?: string; controller?: boolean }>(meta.ownerReferences)?.filter(
-    (ref) => typeof ref.uid === 'string',
-  );
+  const ownerReferences = kept.ownerReferences
+    ? objects<{ uid: string; kind?: string; name?: string; controller?: boolean }>(meta.ownerReferences)?.filter(
+        (ref) => typeof ref.uid === 'string',
+      )
+    : undefined;
   return {
     name: str(meta.name),
     namespace: str(meta.namespace),
     uid: str(meta.uid),
     resourceVersion: str(meta.resourceVersion),
-    annotations: stringMap(meta.annotations),
-    labels: stringMap(meta.labels),
+    ...(kept.annotations ? { annotations: stringMap(meta.annotations) } : {}),
     deletionTimestamp: str(meta.deletionTimestamp),
-    finalizers: strings(meta.finalizers),
+    ...(kept.finalizers ? { finalizers: strings(meta.finalizers) } : {}),
     ...(ownerReferences === undefined ? {} : { ownerReferences }),
   };
 }
+
+/** The listed keys of `value` that are set (neither undefined nor null), as they are. */
+function picked<K extends string>(value: Json, keys: readonly K[]): Partial<Record<K, unknown>> {
+  const out: Partial<Record<K, unknown>> = {};
+  for (const key of keys) if (value[key] !== undefined && value[key] !== null) out[key] = value[key];
+  return out;
+}
+
+/** A set field the core only tests for presence: an empty object stands for it. */
+const presence = (value: unknown): unknown => (isObject(value) ? {} : value);
+
+/** A pod volume: its name and the three sources the core resolves (pod-volumes.ts); any other source is not ours. */
+function podVolumeOf(volume: Json): KubePodVolume {
+  const { ephemeral, ...sources } = picked(volume, ['persistentVolumeClaim', 'awsElasticBlockStore', 'ephemeral']);
+  const kept = { name: volume.name, ...sources, ...(ephemeral === undefined ? {} : { ephemeral: presence(ephemeral) }) };
+  return kept as KubePodVolume;
+}
+
+/** Which of waiting, running and terminated a container is in: all upstream's IsPodTerminated asks. */
+function containerStatusOf(status: Json): KubeContainerStatus {
+  const state = status.state;
+  if (!isObject(state)) return { name: status.name as string, ...(state === undefined ? {} : { state: null }) };
+  const set = picked(state, ['waiting', 'running', 'terminated']);
+  return { name: status.name as string, state: Object.fromEntries(Object.entries(set).map(([k, v]) => [k, presence(v)])) };
+}
+
+const containerStatuses = (value: unknown) => objects<Json>(value)?.map(containerStatusOf);
 
 export function nodeFromJson(value: unknown): KubeNode {
   const node = objectOf('Node', value);
   const spec = obj(node.spec) ?? {};
   const status = obj(node.status) ?? {};
   return {
-    metadata: toObjectMeta(node.metadata),
+    metadata: toObjectMeta(node.metadata, { annotations: true }),
     spec: { providerID: str(spec.providerID), taints: objects(spec.taints) },
     status: {
-      conditions: objects(status.conditions),
+      conditions: objects<Json>(status.conditions)?.map((c) => picked(c, ['type', 'status']) as KubeNodeCondition),
       volumesInUse: strings(status.volumesInUse),
       volumesAttached: objects<AttachedVolume>(status.volumesAttached),
     },
@@ -77,12 +116,12 @@ export function podFromJson(value: unknown): KubePod {
   const status = obj(pod.status) ?? {};
   return {
     metadata: toObjectMeta(pod.metadata),
-    spec: { nodeName: str(spec.nodeName), volumes: objects<KubePodVolume>(spec.volumes) },
+    spec: { nodeName: str(spec.nodeName), volumes: objects<Json>(spec.volumes)?.map(podVolumeOf) },
     status: {
       phase: str(status.phase),
-      containerStatuses: objects(status.containerStatuses),
-      initContainerStatuses: objects(status.initContainerStatuses),
-      ephemeralContainerStatuses: objects(status.ephemeralContainerStatuses),
+      containerStatuses: containerStatuses(status.containerStatuses),
+      initContainerStatuses: containerStatuses(status.initContainerStatuses),
+      ephemeralContainerStatuses: containerStatuses(status.ephemeralContainerStatuses),
     },
   };
 }
@@ -92,7 +131,7 @@ export function pvcFromJson(value: unknown): KubePvc {
   const spec = obj(pvc.spec) ?? {};
   const status = obj(pvc.status) ?? {};
   return {
-    metadata: toObjectMeta(pvc.metadata),
+    metadata: toObjectMeta(pvc.metadata, { ownerReferences: true }),
     spec: { volumeName: str(spec.volumeName), accessModes: strings(spec.accessModes), volumeMode: str(spec.volumeMode) },
     status: { phase: str(status.phase), accessModes: strings(status.accessModes) },
   };
@@ -101,15 +140,26 @@ export function pvcFromJson(value: unknown): KubePvc {
 export function pvFromJson(value: unknown): KubePv {
   const pv = objectOf('PersistentVolume', value);
   return {
-    metadata: toObjectMeta(pv.metadata),
-    spec: obj(pv.spec),
+    metadata: toObjectMeta(pv.metadata, { finalizers: true }),
+    spec: pvSpecOf(obj(pv.spec)),
     status: { phase: str(obj(pv.status)?.phase) },
   };
 }
 
+/** What volume-sources.ts and pod-volumes.ts read of a PV: its EBS source, claim and access. */
+function pvSpecOf(spec: Json | undefined): KubePv['spec'] {
+  if (spec === undefined) return undefined;
+  const { csi, claimRef, ...rest } = picked(spec, ['accessModes', 'volumeMode', 'claimRef', 'csi', 'awsElasticBlockStore']);
+  return {
+    ...rest,
+    ...(csi === undefined ? {} : { csi: isObject(csi) ? picked(csi, ['driver', 'volumeHandle', 'readOnly', 'fsType']) : csi }),
+    ...(claimRef === undefined ? {} : { claimRef: isObject(claimRef) ? picked(claimRef, ['namespace', 'name', 'uid']) : claimRef }),
+  } as KubePv['spec'];
+}
+
 export function volumeAttachmentFromJson(value: unknown): KubeVolumeAttachment {
   const va = objectOf('VolumeAttachment', value);
-  const metadata = toObjectMeta(va.metadata);
+  const metadata = toObjectMeta(va.metadata, { annotations: true, finalizers: true });
   const spec = obj(va.spec);
   if (spec === undefined) throw new IncompleteReadError(`VolumeAttachment ${metadata.name ?? '(unnamed)'} has no spec`);
   const source = obj(spec.source) ?? {};
