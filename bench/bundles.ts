@@ -1,6 +1,6 @@
 /**
  * Bundle size and cold-start initialisation of each Lambda handler, bundled with the options
- * the stack's NodejsFunction passes to esbuild (ESM, node24, minified, source map without
+ * the stack's NodejsFunction passes to esbuild (ESM, node24, minified but for identifiers, source map without
  * sources, the SDK bundled, the `require` shim), each compared with an empty handler's bundle. Init is timed
  * as wall time and as the process's CPU time: on a machine shared with other work the wall time
  * grows with the load, the CPU time much less, so both are reported with the load average.
@@ -12,12 +12,10 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { gzipSync } from 'node:zlib';
+import { MINIFY, REQUIRE_SHIM } from '../infra/bundling.js';
 import { HANDLER_ENTRIES, REPO_ROOT } from '../infra/contracts.js';
 
 const run = promisify(execFile);
-
-/** The same banner as infra/constructs/controller-function.ts (NodejsFunction's `banner`). */
-const REQUIRE_SHIM = "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);";
 
 export async function bundle(entry: string, outDir: string): Promise<string> {
   const outfile = join(outDir, 'index.mjs');
@@ -29,7 +27,7 @@ export async function bundle(entry: string, outDir: string): Promise<string> {
     target: 'node24',
     format: 'esm',
     mainFields: ['module', 'main'],
-    minify: true,
+    ...MINIFY,
     sourcemap: true,
     sourcesContent: false,
     banner: { js: REQUIRE_SHIM },
@@ -73,12 +71,12 @@ const IMPORT_TIMER = [
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
 
-/** As Lambda starts the functions: with source maps on (infra/constructs/controller-function.ts). */
+/** As Lambda starts the functions: without `--enable-source-maps` (infra/bundling.ts says why). */
 async function initTimes(file: string, runs: number): Promise<{ initMs: number; initCpuMs: number }> {
   const wall: number[] = [];
   const cpu: number[] = [];
   for (let i = 0; i < runs; i++) {
-    const { stdout } = await run(process.execPath, ['--enable-source-maps', '--input-type=module', '-e', IMPORT_TIMER, file], {
+    const { stdout } = await run(process.execPath, ['--input-type=module', '-e', IMPORT_TIMER, file], {
       env: { ...INIT_ENV, PATH: process.env.PATH ?? '' },
     });
     const [ms, cpuMs] = stdout.trim().split(' ').map(Number);

@@ -11,14 +11,9 @@ import { NodejsFunction, OutputFormat, SourceMapMode } from 'aws-cdk-lib/aws-lam
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { MINIFY, REQUIRE_SHIM } from '../bundling.js';
 import { REPO_ROOT } from '../contracts.js';
 import type { FunctionNetwork } from './vpc-access.js';
-
-/**
- * ESM bundles still contain CommonJS dependencies that call `require` (e.g. for Node built-ins);
- * esbuild's shim needs a real `require` in module scope.
- */
-const REQUIRE_SHIM = "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);";
 
 export interface ControllerFunctionProps {
   /** Entry file relative to the repository root; it exports `handler`. */
@@ -65,7 +60,7 @@ export class ControllerFunction extends Construct {
       role: props.role,
       logGroup: this.logGroup,
       tracing: lambda.Tracing.ACTIVE,
-      environment: { ...props.environment, NODE_OPTIONS: '--enable-source-maps' },
+      environment: props.environment,
       // `awsSdkConnectionReuse` is left unset: it only sets AWS_NODEJS_CONNECTION_REUSE_ENABLED,
       // which SDK v3 (used here) ignores because it keeps connections alive by default.
       deadLetterQueue: props.asyncDeadLetterQueue,
@@ -77,7 +72,8 @@ export class ControllerFunction extends Construct {
         format: OutputFormat.ESM,
         mainFields: ['module', 'main'],
         banner: REQUIRE_SHIM,
-        minify: true,
+        keepNames: MINIFY.keepNames,
+        esbuildArgs: { '--minify-whitespace': MINIFY.minifyWhitespace, '--minify-syntax': MINIFY.minifySyntax },
         sourceMap: true,
         sourceMapMode: SourceMapMode.DEFAULT,
         sourcesContent: false,

@@ -50,6 +50,11 @@ describe('handler bundle', () => {
     ).toBe(true);
   });
 
+  it('keeps function names, so a stack trace in the logs reads without source maps (which Lambda starts without)', () => {
+    expect(bundle).toMatch(/\bfunction verifyAgainstEc2\(/);
+    expect(bundle).toMatch(/\bfunction runFullPass\(/);
+  });
+
   it('exports handler', () => {
     expect(bundle).toMatch(/export\s*\{[^}]*\bhandler\b[^}]*\}/);
   });
