@@ -8,6 +8,7 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { lambdaHeapFlags } from '../infra/bundling.js';
 import { bundle } from './bundles.js';
 import type { PassAnswer, PassRequest } from './pass-child.js';
 
@@ -25,7 +26,7 @@ export interface PassChild {
   stop(): void;
 }
 
-export async function startPassChild(env: Record<string, string>): Promise<PassChild> {
+export async function startPassChild(env: Record<string, string>, memoryMb: number): Promise<PassChild> {
   const child: ChildProcess = fork(await childBundle(), [], {
     env: {
       ...env,
@@ -33,8 +34,9 @@ export async function startPassChild(env: Record<string, string>): Promise<PassC
       PATH: process.env.PATH ?? '',
       BENCH_PROFILE_DIR: process.env.BENCH_PROFILE_DIR ?? '',
     },
-    // BENCH_CHILD_FLAGS: V8 flags for the controller alone, e.g. a heap limit like a smaller function's.
-    execArgv: ['--enable-source-maps', ...(process.env.BENCH_CHILD_FLAGS ?? '').split(' ').filter(Boolean)],
+    // The heap limits Lambda gives a function of this memory size; BENCH_CHILD_FLAGS adds V8 flags
+    // for the controller alone (later flags win, e.g. a smaller function's heap limit).
+    execArgv: [...lambdaHeapFlags(memoryMb), ...(process.env.BENCH_CHILD_FLAGS ?? '').split(' ').filter(Boolean)],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   await new Promise<void>((resolve, reject) => {

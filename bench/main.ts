@@ -5,6 +5,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { availableParallelism, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
+import { FULL_PASS_SIZE } from '../infra/function-sizes.js';
 import { progressReporter } from '../lambda/cli/progress.js';
 import { SETTING_DEFAULTS } from '../lambda/config.js';
 import { measureAttacherEventLatency } from './attacher-latency.js';
@@ -26,6 +27,7 @@ const { values } = parseArgs({
     'burst-cap': { type: 'string', default: '420' },
     'takeover-max': { type: 'string', default: '100' },
     rtt: { type: 'string', default: '20' },
+    memory: { type: 'string', default: String(FULL_PASS_SIZE.memoryMb) },
     'page-sizes': { type: 'string', default: '' },
     'env-burst': { type: 'string', default: '1000' },
     'env-counts': { type: 'string', default: '1,3,5' },
@@ -46,6 +48,9 @@ if (values.help) {
   );
   console.log("                  [--profile (each measured pass's .cpuprofile and .heapprofile under results/profiles/)]");
   console.log(
+    `                  [--memory ${FULL_PASS_SIZE.memoryMb} (the full pass function's memory in MB: its process gets the heap limits Lambda gives that size)]`,
+  );
+  console.log(
     '                  [--rtt 20 (ms added to every Kubernetes, EC2 and DynamoDB request of the measured passes)] [--page-sizes 500,2000 (the first for every pass; each other for one more pass)]',
   );
   console.log(
@@ -60,9 +65,14 @@ if (values.profile) {
 const sizes = values.sizes === 'none' ? [] : values.sizes.split(',').map((x) => Number(x.trim()));
 if (sizes.some((n) => !Number.isInteger(n) || n < 3)) throw new Error(`--sizes must be whole numbers of at least 3, got "${values.sizes}"`);
 
+const memoryMb = Number(values.memory);
+if (!Number.isInteger(memoryMb) || memoryMb < 128 || memoryMb > 10_240)
+  throw new Error(`--memory must be a Lambda memory size in MB (128–10240), got "${values.memory}"`);
+
 const figures: BenchFigures = {
   startedAt: new Date().toISOString(),
   machine: { cpus: availableParallelism(), node: process.version, loadAverage: loadavg()[0] ?? 0 },
+  functionMemoryMb: memoryMb,
   sizes: [],
 };
 const smallest = Math.min(...sizes);
@@ -79,6 +89,7 @@ for (const nodes of sizes) {
       latency: nodes === smallest,
       rttMs: Number(values.rtt.replace(/ms$/, '')),
       pageSizes: values['page-sizes'] === '' ? [] : values['page-sizes'].split(',').map(Number),
+      memoryMb,
       log: (line) => console.log(line),
       progress,
     }),

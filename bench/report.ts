@@ -2,6 +2,7 @@
 import { environmentLine, type EnvironmentBurst } from './burst-environments.js';
 import type { BundleFigures } from './bundles.js';
 import { deadInstanceLine, type DeadInstanceFigures } from './dead-instance.js';
+import { lambdaHeapFlags } from '../infra/bundling.js';
 import { goalTable, type GoalRow } from './goals.js';
 import type { EventLatency } from './latency.js';
 import type { PassFigures, SizeFigures } from './size.js';
@@ -13,6 +14,8 @@ export interface BenchFigures {
     node: string;
     /** One-minute load average when the run started (the machine is shared). */ loadAverage?: number;
   };
+  /** The full pass function's memory size; its process ran with the heap limits Lambda gives it. */
+  functionMemoryMb?: number;
   sizes: SizeFigures[];
   bundles?: BundleFigures[];
   /** The burst across 1, 3 and 5 execution environments sharing the EC2 budget. */
@@ -132,7 +135,7 @@ export function markdown(figures: BenchFigures): string {
   return [
     '# Benchmark',
     '',
-    `Run ${figures.startedAt} on ${figures.machine.cpus} CPUs (load average ${figures.machine.loadAverage?.toFixed(1) ?? '?'} at the start), Node ${figures.machine.node}. Sandboxes in the bench's process on loopback; the controller's full passes in a process of their own, through the real adapters and HTTP with the composition root's defaults (Kubernetes client limit 20 QPS / burst 30 for requests other than a list's later pages, EC2 mutating budget shared through the table, 4/s and a burst of 20 per action unless said otherwise).`,
+    `Run ${figures.startedAt} on ${figures.machine.cpus} CPUs (load average ${figures.machine.loadAverage?.toFixed(1) ?? '?'} at the start), Node ${figures.machine.node}. Sandboxes in the bench's process on loopback; the controller's full passes in a process of their own${figures.functionMemoryMb === undefined ? '' : ` with the heap limits Lambda gives a ${figures.functionMemoryMb} MB function (${lambdaHeapFlags(figures.functionMemoryMb).join(' ')})`}, through the real adapters and HTTP with the composition root's defaults (Kubernetes client limit 20 QPS / burst 30 for requests other than a list's later pages, EC2 mutating budget shared through the table, 4/s and a burst of 20 per action unless said otherwise).`,
     '',
     ...goalTable(figures),
     ...figures.sizes.flatMap(sizeSection),

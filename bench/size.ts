@@ -4,6 +4,7 @@
  * due) and one between syncs, the plan's CPU, event-to-attach latency and an attach burst.
  */
 import { DEFAULT_PAGING } from '../lambda/adapters/kubernetes/paged-list.js';
+import { FULL_PASS_SIZE } from '../infra/function-sizes.js';
 import { SAFETY_MARGIN_MS } from '../lambda/handlers/middleware.js';
 import type { Progress } from '../lambda/cli/progress.js';
 import { Actors } from '../sandbox/demo/actors.js';
@@ -75,6 +76,8 @@ export interface SizeOptions {
   rttMs: number;
   /** List page sizes: the first for every pass, the others for one more pass at a sync each. */
   pageSizes: number[];
+  /** The full pass function's memory size: its process gets the heap limits Lambda would give it. */
+  memoryMb: number;
   log: (line: string) => void;
   /** Items done / total of the passes' long work (takeover seeding, actions). */
   progress?: Progress;
@@ -96,8 +99,8 @@ function injectRtt(stage: LocalStack, ms: number): void {
   stage.dynamo.setLatency(ms);
 }
 
-/** A full pass's function timeout (infra/stack.ts) less the handler's safety margin: a takeover invocation's budget. */
-export const FUNCTION_TIMEOUT_MS = 300_000;
+/** A full pass's function timeout (infra/function-sizes.ts) less the handler's safety margin: a takeover invocation's budget. */
+export const FUNCTION_TIMEOUT_MS = FULL_PASS_SIZE.timeoutSeconds * 1000;
 const INVOCATION_BUDGET_MS = FUNCTION_TIMEOUT_MS - SAFETY_MARGIN_MS;
 /** A takeover left unfinished after this many invocations is reported as such. */
 const MAX_TAKEOVER_INVOCATIONS = 10;
@@ -163,7 +166,7 @@ export async function measureSize(nodes: number, options: SizeOptions): Promise<
     options.log(`  ${nodes} nodes: seeded ${counts.pods} pods, ${counts.pvs} volumes in ${(seedMs / 1000).toFixed(1)} s`);
     const handlers = stage.handlers();
     const [pageSize = DEFAULT_PAGING.pageSize, ...otherPageSizes] = options.pageSizes;
-    const child = await startPassChild({ ...stage.env, BENCH_LIST_PAGE_SIZE: String(pageSize) });
+    const child = await startPassChild({ ...stage.env, BENCH_LIST_PAGE_SIZE: String(pageSize) }, options.memoryMb);
     stopChild = () => child.stop();
     const setup = { capMs: options.passCapMs, pageSize };
     const pass = (sync: boolean, rttMs = options.rttMs, takeover = false) =>
@@ -201,7 +204,7 @@ export async function measureSize(nodes: number, options: SizeOptions): Promise<
     child.stop();
     figures.otherPageSizes = [];
     for (const size of otherPageSizes) {
-      const other = await startPassChild({ ...stage.env, BENCH_LIST_PAGE_SIZE: String(size) });
+      const other = await startPassChild({ ...stage.env, BENCH_LIST_PAGE_SIZE: String(size) }, options.memoryMb);
       stopChild = () => other.stop();
       clock.advance(61_000);
       const measured = await measuredPass(stage, other, counts, { ...setup, pageSize: size, rttMs: options.rttMs, sync: true });

@@ -4,6 +4,7 @@
  * at once with the context key it belongs to, before any construct is built.
  */
 import { z } from 'zod';
+import { FULL_PASS_SIZE } from './function-sizes.js';
 
 /**
  * `controller`: we are the attach/detach controller (kcm's is off). `attacher`: kcm's
@@ -54,6 +55,8 @@ export interface StackSettings {
   alarmTopicArn?: string;
   /** Alarm when no full pass has completed for this many minutes. */
   fullPassStaleMinutes: number;
+  /** The full pass function's memory (and so CPU): more for clusters past 10,000 nodes (README, "Performance"). */
+  fullPassMemoryMb: number;
   /** Unset: the functions are outside any VPC and reach a public API endpoint. */
   vpc?: VpcSettings;
   /** A table shared by clusters of one account and region for one EC2 budget (`EC2_BUDGET_TABLE_NAME`). */
@@ -80,6 +83,7 @@ const CONTEXT_KEYS = [
   'clusterTagKey',
   'alarmTopicArn',
   'fullPassStaleMinutes',
+  'fullPassMemoryMb',
   'vpcId',
   'subnetIds',
   'clusterSecurityGroupId',
@@ -142,6 +146,8 @@ const schema = z.object({
   clusterTagKey: optional(z.string().min(1).max(128)),
   alarmTopicArn: optional(z.string().regex(/^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]+$/, 'must be an SNS topic ARN')),
   fullPassStaleMinutes: positiveInt(1440).min(2, 'must be at least 2').default(10),
+  // Up to Lambda's largest; the bench measures full passes from 1,024 MB up, nothing smaller.
+  fullPassMemoryMb: positiveInt(10_240).min(1024, 'must be at least 1024 (MB)').default(FULL_PASS_SIZE.memoryMb),
   vpcId: optional(z.string().regex(/^vpc-[0-9a-f]{8,17}$/, 'must be a VPC id (vpc-…)')),
   subnetIds: optional(idList(/^subnet-[0-9a-f]{8,17}$/, 'subnet ids (subnet-…, comma-separated)')),
   clusterSecurityGroupId: optional(z.string().regex(/^sg-[0-9a-f]{8,17}$/, 'must be a security group id (sg-…)')),
@@ -212,6 +218,7 @@ export function readSettings(lookup: (key: ContextKey) => unknown): StackSetting
     clusterTagKey: data.clusterTagKey ?? `kubernetes.io/cluster/${data.clusterName}`,
     alarmTopicArn: data.alarmTopicArn,
     fullPassStaleMinutes: data.fullPassStaleMinutes,
+    fullPassMemoryMb: data.fullPassMemoryMb,
     vpc: vpcOf(data),
     ec2BudgetTableName: data.ec2BudgetTableName,
     outOfServiceTaint: data.outOfServiceTaint,

@@ -10,6 +10,7 @@ import type { Construct } from 'constructs';
 import { SETTING_DEFAULTS } from '../lambda/config.js';
 import { HANDLER_ENTRIES } from './contracts.js';
 import { ControllerFunction } from './constructs/controller-function.js';
+import { FULL_PASS_SIZE, TARGETED_PASS_SIZE, type FunctionSize } from './function-sizes.js';
 import { EventQueue, secureQueue } from './constructs/event-queue.js';
 import { acknowledgeTracingWildcard, grantBudgetTable, grantController } from './constructs/permissions.js';
 import { StateTable } from './constructs/state-table.js';
@@ -23,13 +24,8 @@ export interface AttachDetachStackProps extends StackProps {
   settings: StackSettings;
 }
 
-/**
- * Sizes: the full pass lists the whole cluster and verifies every volume, so it gets more memory
- * (Lambda scales CPU with it) and minutes; a targeted pass touches a few volumes. Both stop on
- * their own before the deadline and leave unfinished attaches to a later pass.
- */
-const FULL_PASS = { memorySize: 1024, timeout: Duration.minutes(5) };
-const TARGETED_PASS = { memorySize: 512, timeout: Duration.minutes(2) };
+const sized = (size: FunctionSize) => ({ memorySize: size.memoryMb, timeout: Duration.seconds(size.timeoutSeconds) });
+const TARGETED_PASS = sized(TARGETED_PASS_SIZE);
 
 const CLUSTER_EVENT_PASS: Record<OperatingMode, string> = {
   controller: 'Targeted pass for Kubernetes Pod and Node events',
@@ -53,7 +49,8 @@ export class AttachDetachStack extends Stack {
     if (settings.ec2BudgetTableName) grantBudgetTable(this.role, settings.ec2BudgetTableName);
     const vpcAccess = settings.vpc && new VpcAccess(this, 'VpcAccess', { settings: settings.vpc, role: this.role });
 
-    const fnProps = (entry: string, size: typeof FULL_PASS, description: string) => ({
+    const fullPass = sized({ ...FULL_PASS_SIZE, memoryMb: settings.fullPassMemoryMb });
+    const fnProps = (entry: string, size: typeof TARGETED_PASS, description: string) => ({
       entry,
       description,
       role: this.role,
@@ -64,7 +61,7 @@ export class AttachDetachStack extends Stack {
     });
     const scheduledDlq = secureQueue(this, 'ScheduledPassDeadLetterQueue', { retentionPeriod: Duration.days(14) });
     const scheduled = new ControllerFunction(this, 'ScheduledPass', {
-      ...fnProps(HANDLER_ENTRIES.scheduled, FULL_PASS, 'Full reconcile pass'),
+      ...fnProps(HANDLER_ENTRIES.scheduled, fullPass, 'Full reconcile pass'),
       asyncDeadLetterQueue: scheduledDlq,
       // Ticks queued behind busy passes are stale once the next one is due.
       asyncMaxEventAge: Duration.minutes(1),

@@ -21,6 +21,7 @@ beforeAll(() => {
     clusterTagKey: 'ebs.csi.aws.com/cluster',
     alarmTopicArn: '',
     fullPassStaleMinutes: '20',
+    fullPassMemoryMb: '3008',
     ec2BudgetTableName: 'ebs-attach-detach-ec2-budget',
     outOfServiceTaint: 'off',
     leaseFence: 'on',
@@ -49,6 +50,14 @@ describe('context', () => {
         WRITES: 'off',
       });
     }
+  });
+
+  it('sizes the full pass function as asked, and only it', () => {
+    const sizes = Object.values(template.findResources('AWS::Lambda::Function')).map((fn) => [
+      (fn as { Properties: { Description: string } }).Properties.Description,
+      (fn as { Properties: { MemorySize: number } }).Properties.MemorySize,
+    ]);
+    expect(Object.fromEntries(sizes)).toMatchObject({ 'Full reconcile pass': 3008, 'Targeted pass for EC2 instance state changes': 512 });
   });
 
   it('points every function at the shared EC2 budget table and lets the role read and swap its buckets', () => {

@@ -24,6 +24,7 @@ describe('readSettings', () => {
       clusterTagKey: 'kubernetes.io/cluster/prod',
       alarmTopicArn: undefined,
       fullPassStaleMinutes: 10,
+      fullPassMemoryMb: 1769,
       vpc: undefined,
       ec2BudgetTableName: undefined,
       outOfServiceTaint: 'on',
@@ -40,6 +41,7 @@ describe('readSettings', () => {
         syncPeriodSeconds: '30',
         maxWaitForUnmountSeconds: 'disabled',
         fullPassStaleMinutes: '15',
+        fullPassMemoryMb: '3008',
       }),
     );
     expect(settings).toMatchObject({
@@ -47,6 +49,7 @@ describe('readSettings', () => {
       syncPeriodSeconds: 30,
       maxWaitForUnmountSeconds: 'disabled',
       fullPassStaleMinutes: 15,
+      fullPassMemoryMb: 3008,
     });
   });
 
@@ -106,6 +109,8 @@ describe('readSettings', () => {
     ['a taint switch other than on or off', { outOfServiceTaint: 'yes' }, 'outOfServiceTaint'],
     ['a writes switch other than on or off', { writes: 'dry' }, 'writes'],
     ['a budget table name DynamoDB would refuse', { ec2BudgetTableName: 'a b' }, 'ec2BudgetTableName'],
+    ['a full pass memory a mid-sized cluster outgrows', { fullPassMemoryMb: '512' }, 'fullPassMemoryMb'],
+    ["a full pass memory beyond Lambda's largest", { fullPassMemoryMb: 16_384 }, 'fullPassMemoryMb'],
   ])('rejects %s, naming the context key', (_behaviour, override, key) => {
     expect(() => readSettings(lookup({ ...minimal, ...override }))).toThrow(new RegExp(`Invalid CDK context[\\s\\S]*${key}`));
   });

@@ -34,7 +34,7 @@ describe('state table', () => {
 
 describe('functions', () => {
   it.each([
-    ['ScheduledPass', 1024, 300],
+    ['ScheduledPass', 1769, 300],
     ['ClusterEventPass', 512, 120],
     ['Ec2EventPass', 512, 120],
   ])(
@@ -71,7 +71,6 @@ describe('functions', () => {
         CLUSTER_NAME: 'prod',
         CLUSTER_ENDPOINT: 'https://ABC123.gr7.eu-west-1.eks.amazonaws.com',
         CLUSTER_CA: TEST_CA,
-        NODE_OPTIONS: '--enable-source-maps',
       });
     }
   });
@@ -98,7 +97,7 @@ describe('functions', () => {
 
   it('sends failed or stale scheduled invocations to an SQS DLQ without Lambda retries', () => {
     template.hasResourceProperties('AWS::Lambda::Function', {
-      MemorySize: 1024,
+      MemorySize: 1769,
       DeadLetterConfig: { TargetArn: queueArn('ScheduledPassDeadLetterQueue') },
     });
     template.hasResourceProperties('AWS::Lambda::EventInvokeConfig', {
