@@ -70,14 +70,19 @@ export function markUnreported(record: VolumeRecord, nodeName: NodeName): Transi
  * Pass `lister` claims the right to add an `attached` volume to its node's list, until `until`:
  * refused while an operation holds the volume on that node (a detach may be under way). Detaches
  * wait for every claim (invariant 5); the lister's markReported ends its own, an unreport
- * (markUnreported) none.
+ * (markUnreported) none. Claims lapsed by `now` go: their passes died before writing, and nothing
+ * else would remove them while the volume stays attached.
  */
-export function claimListing(record: VolumeRecord, nodeName: NodeName, lister: string, until: number): Transition {
+export function claimListing(record: VolumeRecord, nodeName: NodeName, lister: string, until: number, now: number): Transition {
   const holder = record.operations[lockKey(record, nodeName)];
   if (holder) return refuse('locked', `${record.volumeId} is held by ${holder.kind} ${holder.id} on ${holder.nodeName}`);
   const current = record.attachments[nodeName];
   if (current?.state !== 'attached') return refuse('no-attachment', `${record.volumeId} is not attached on ${nodeName}`);
-  return updateAttachment(record, nodeName, (a) => ({ ...a, listingClaims: { ...a.listingClaims, [lister]: until } }));
+  return updateAttachment(record, nodeName, (a) => ({ ...a, listingClaims: { ...lastingClaims(a.listingClaims, now), [lister]: until } }));
+}
+
+function lastingClaims(claims: Record<string, number> | undefined, now: number): Record<string, number> {
+  return Object.fromEntries(Object.entries(claims ?? {}).filter(([, until]) => until > now));
 }
 
 /** Whether the node's `volumesInUse` lists the volume. */

@@ -169,6 +169,7 @@ async function bestEffortClaim(
   claim: { volumeId: VolumeId; nodeName: NodeName; lister: string; until: number },
 ): Promise<boolean> {
   const { volumeId, nodeName, lister, until } = claim;
+  const now = pass.deps.clock();
   let written: Awaited<ReturnType<typeof writeRecord>> | undefined;
   await bestEffort(pass, `listing ${volumeId} on ${nodeName}`, async () => {
     written = await writeRecord(
@@ -176,7 +177,7 @@ async function bestEffortClaim(
       pass.actual,
       volumeId,
       pass.actual.get(volumeId),
-      onRecord((r) => claimListing(r, nodeName, lister, until)),
+      onRecord((r) => claimListing(r, nodeName, lister, until, now)),
     );
   });
   return written?.ok === true;

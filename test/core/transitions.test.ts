@@ -585,7 +585,7 @@ describe('seeding, expiry and emptiness', () => {
 // Invariant 5: a pass adds a volume to a node's list only under a claim no detach can overlap.
 describe('listing claims', () => {
   const UNTIL = NOW + 30_000;
-  const claimed = (by = 'p1', record = vol({ attachments: [att('a')] })) => accepted(claimListing(record, 'a', by, UNTIL));
+  const claimed = (by = 'p1', record = vol({ attachments: [att('a')] })) => accepted(claimListing(record, 'a', by, UNTIL, NOW));
 
   it.each<[string, VolumeRecord, string]>([
     ['an attached volume without an operation', vol({ attachments: [att('a')] }), 'accepted'],
@@ -593,7 +593,15 @@ describe('listing claims', () => {
     ['a volume still attaching', vol({ attachments: [att('a', 'attaching')] }), 'no-attachment'],
     ['a volume not attached on the node', vol({ attachments: [att('b')] }), 'no-attachment'],
   ])('claimListing on %s: %s', (_name, record, expected) => {
-    expect(refusal(claimListing(record, 'a', 'p1', UNTIL))).toBe(expected);
+    expect(refusal(claimListing(record, 'a', 'p1', UNTIL, NOW))).toBe(expected);
+  });
+
+  // A pass that died between its claim and its write never ends its claim; the next claim clears it.
+  it("a new claim drops other passes' lapsed claims and keeps those that still last", () => {
+    const lapsedAndLive = accepted(claimListing(claimed('p2', claimed('p1')), 'a', 'p3', UNTIL + 5, UNTIL - 1));
+    expect(lapsedAndLive.attachments.a?.listingClaims).toEqual({ p1: UNTIL, p2: UNTIL, p3: UNTIL + 5 });
+    const afterLapse = accepted(claimListing(claimed('p2', claimed('p1')), 'a', 'p3', UNTIL + 30_000, UNTIL));
+    expect(afterLapse.attachments.a?.listingClaims).toEqual({ p3: UNTIL + 30_000 });
   });
 
   it.each<[string, number, string]>([
