@@ -14,6 +14,8 @@ export interface Ec2Controls {
   requests(action?: string): RecordedRequest[];
   failNext(spec: FailureSpec): void;
   setLatency(action: string, ms: number): void;
+  /** The next `count` calls of `action` (`*`: any) are carried out, but the connection drops before the answer. */
+  loseAnswers(action: string, count: number): void;
   /** DescribeVolumes shows a volume as it was before its last attach/detach for `ms` after it. */
   lagReads(ms: number, volumeId?: string): void;
   stickAttach(volumeId?: string): void;
@@ -50,6 +52,11 @@ const ROUTES: Record<string, Route> = {
   'POST /_control/latency': (c, body) => {
     const { action, ms } = z.object({ action: z.string().min(1), ms: z.number().min(0) }).parse(body);
     c.setLatency(action, ms);
+    return { ok: true };
+  },
+  'POST /_control/lose-answers': (c, body) => {
+    const { action, count } = z.object({ action: z.string().min(1), count: z.number().int().positive() }).parse(body);
+    c.loseAnswers(action, count);
     return { ok: true };
   },
   'POST /_control/read-lag': (c, body) => {

@@ -42,6 +42,8 @@ interface StaleView {
 export class Faults {
   private readonly failures = new Map<string, PendingFailure[]>();
   private readonly latency = new Map<string, number>();
+  /** Answers still to lose, by action (`*`: any action). */
+  private readonly lostAnswers = new Map<string, number>();
   /** Read lag by volume id (`*`: every volume), in ms. */
   private readonly readLag = new Map<string, number>();
   private readonly staleViews = new Map<string, StaleView>();
@@ -59,6 +61,27 @@ export class Faults {
     if (!(ms >= 0)) throw new RangeError(`latency must be >= 0, got ${ms}`);
     if (ms === 0) this.latency.delete(action);
     else this.latency.set(action, ms);
+  }
+
+  /**
+   * The next `count` calls of `action` (`*`: any action) are carried out, but their answers are
+   * lost: the connection drops before the response, so the caller cannot tell what happened.
+   */
+  loseAnswers(action: string, count: number): void {
+    if (!Number.isInteger(count) || count < 1) throw new RangeError(`count must be a positive integer, got ${count}`);
+    this.lostAnswers.set(action, (this.lostAnswers.get(action) ?? 0) + count);
+  }
+
+  /** Whether this call's answer is to be lost (consumes one). */
+  takeLostAnswer(action: string): boolean {
+    for (const key of [action, '*']) {
+      const left = this.lostAnswers.get(key) ?? 0;
+      if (left === 0) continue;
+      if (left === 1) this.lostAnswers.delete(key);
+      else this.lostAnswers.set(key, left - 1);
+      return true;
+    }
+    return false;
   }
 
   latencyFor(action: string): number {
@@ -120,6 +143,7 @@ export class Faults {
   clear(): void {
     this.failures.clear();
     this.latency.clear();
+    this.lostAnswers.clear();
     this.readLag.clear();
     this.staleViews.clear();
   }

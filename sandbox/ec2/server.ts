@@ -66,6 +66,7 @@ export async function startLocalEc2(options: LocalEc2Options = {}): Promise<Loca
     requests: (action?: string): RecordedRequest[] => counters.requests(action),
     failNext: (spec: FailureSpec) => faults.failNext(spec),
     setLatency: (action, ms) => faults.setLatency(action, ms),
+    loseAnswers: (action, count) => faults.loseAnswers(action, count),
     lagReads: (ms, volumeId) => faults.lagReads(ms, volumeId),
     stickAttach: (volumeId = '*') => void world.sticky.attach.add(volumeId),
     stickDetach: (volumeId = '*') => void world.sticky.detach.add(volumeId),
@@ -91,6 +92,7 @@ export async function startLocalEc2(options: LocalEc2Options = {}): Promise<Loca
           { world, faults, throttle, counters, hooks },
           { body, query: url.search.slice(1), authorization: request.headers.authorization },
         );
+        if (reply.lost) return void request.socket.destroy();
         response.writeHead(reply.status, { 'content-type': 'text/xml;charset=UTF-8', 'x-amzn-requestid': reply.requestId });
         response.end(reply.body);
       })

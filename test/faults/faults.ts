@@ -1,6 +1,6 @@
 /**
  * The faults a step may inject, at every kind of step of a pass: EC2 throttling, 5xx and
- * timeouts, attaches stuck in `attaching` and detaches stuck `busy`, DescribeVolumes lagging
+ * lost answers (carried out, but the connection dropped before the response), attaches stuck in `attaching` and detaches stuck `busy`, DescribeVolumes lagging
  * behind mutations; Kubernetes 409/500/503 on lists, single-object reads and VolumeAttachment
  * writes, and broken pagination; DynamoDB failures (conditional conflicts come from concurrent passes).
  * Attacher mode draws the same kinds against what it reads and writes instead: VolumeAttachment,
@@ -8,11 +8,11 @@
  */
 import type { Random } from '../../sandbox/generate/random.js';
 import { pickNodeStatusFault } from './node-status-faults.js';
-import { EC2_TIMEOUT_MS, type Mode, type World } from './rig.js';
+import type { Mode, World } from './rig.js';
 
 export type Fault =
   | { kind: 'ec2-error'; action: string; code: string; count: number }
-  | { kind: 'ec2-timeout'; action: string }
+  | { kind: 'ec2-lost-answer'; action: string; count: number }
   | { kind: 'stuck-attach' }
   | { kind: 'busy-detach' }
   | { kind: 'kube-error'; method: string; path: string; code: number; count: number }
@@ -81,7 +81,7 @@ function pickFault(random: Random, kube: KubeTargets): Fault {
     case 0:
       return { kind: 'ec2-error', action: random.pick(EC2_ACTIONS), code: random.pick(EC2_CODES), count: random.between(1, 2) };
     case 1:
-      return { kind: 'ec2-timeout', action: random.pick(EC2_ACTIONS) };
+      return { kind: 'ec2-lost-answer', action: random.pick(EC2_ACTIONS), count: random.between(1, 3) };
     case 2:
       return random.chance(0.5) ? { kind: 'stuck-attach' } : { kind: 'busy-detach' };
     case 3:
@@ -113,8 +113,9 @@ export function inject(world: World, fault: Fault): void {
   switch (fault.kind) {
     case 'ec2-error':
       return world.ec2.failNext({ action: fault.action, code: fault.code, count: fault.count });
-    case 'ec2-timeout':
-      return world.ec2.setLatency(fault.action, EC2_TIMEOUT_MS + 50);
+    // What a timeout leaves the caller with, without a real-time race: the call was carried out, its answer never came.
+    case 'ec2-lost-answer':
+      return world.ec2.loseAnswers(fault.action, fault.count);
     case 'stuck-attach':
       return world.ec2.stickAttach('*');
     case 'busy-detach':

@@ -1,6 +1,7 @@
 /**
  * One EC2 Query request, start to finish: credentials present → action known → counted →
- * injected latency/failure → throttle → DryRun → settle the world → handle → (read lag) → XML.
+ * injected latency/failure → throttle → DryRun → settle the world → handle → (read lag) → XML
+ * (or, for an answer the faults lose, nothing).
  */
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -26,6 +27,8 @@ export interface Ec2Reply {
   status: number;
   requestId: string;
   body: string;
+  /** The answer is lost: the server drops the connection instead of sending it (Faults.loseAnswers). */
+  lost?: true;
 }
 
 export interface Dispatcher {
@@ -38,6 +41,12 @@ export interface Dispatcher {
 
 export async function dispatch(parts: Dispatcher, request: Ec2Request): Promise<Ec2Reply> {
   const requestId = randomUUID();
+  const reply = await answer(parts, request, requestId);
+  const action = parseParams(request.body, request.query).get('Action');
+  return action !== undefined && parts.faults.takeLostAnswer(action) ? { ...reply, lost: true } : reply;
+}
+
+async function answer(parts: Dispatcher, request: Ec2Request, requestId: string): Promise<Ec2Reply> {
   try {
     return { status: 200, requestId, body: await run(parts, request, requestId) };
   } catch (error) {
