@@ -1,7 +1,8 @@
 /**
  * `npm run audit:planted`: plants each bug of scripts/planted-bugs.ts, one at a time, in one
  * scratch copy of the tree (never the working tree), runs the unit project (unit, reconcile, e2e;
- * stops at the first failure) and the seeded fault suite (FAULT_SEEDS, 30 as in CI), and writes
+ * stops at the first failure) and the seeded fault suite (`--seeds`, 30 by default for both modes:
+ * a quick look; CI runs 200 controller and 40 attacher seeds), and writes
  * which suite killed which bug, and with what, to results/planted/ (each run's output in logs/).
  *
  *   npm run audit:planted -- --only lock-without-version,mass-detach-guard-off --suites unit

@@ -7,11 +7,23 @@
  * reported as surviving (stryker-mutator/stryker-js#6210). This runner keeps the upstream one and
  * rewrites each test id of a mutant's filter to the name Vitest 5 matches. Drop it once the
  * upstream runner handles the separator.
+ *
+ * It also runs only a sample: when MUTATION_ONLY names a JSON list of mutant ids (file, location
+ * and replacement, as scripts/mutation.ts writes them), any other mutant (one nested in a sampled
+ * mutant's range, which Stryker cannot leave out) is answered as surviving without running a
+ * test, and the summary reads that stage's report for the sampled mutants only.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { INSTRUMENTER_CONSTANTS } from '@stryker-mutator/api/core';
 import { commonTokens, declareFactoryPlugin, type Injector, type PluginContext, PluginKind, tokens } from '@stryker-mutator/api/plugin';
-import type { DryRunOptions, DryRunResult, MutantRunOptions, MutantRunResult } from '@stryker-mutator/api/test-runner';
+import {
+  MutantRunStatus,
+  type DryRunOptions,
+  type DryRunResult,
+  type MutantRunOptions,
+  type MutantRunResult,
+} from '@stryker-mutator/api/test-runner';
+import type { Mutant } from '@stryker-mutator/api/core';
 import type { Vitest } from 'vitest/node';
 // The upstream runner's own modules: the package exports only its plugin list.
 import { convertTestToTestResult, collectTestsFromSuite } from '../node_modules/@stryker-mutator/vitest-runner/dist/src/vitest-helpers.js';
@@ -22,6 +34,17 @@ import { VitestTestRunner } from '../node_modules/@stryker-mutator/vitest-runner
  * starts (and restarts) others that must filter the same way. Relative to the sandbox.
  */
 const ID_MAP = '.stryker-vitest5-test-ids.json';
+
+/** The sampled mutants' ids (MUTATION_ONLY), or undefined to run every mutant. */
+const only =
+  process.env.MUTATION_ONLY === undefined ? undefined : new Set(JSON.parse(readFileSync(process.env.MUTATION_ONLY, 'utf8')) as string[]);
+
+/** The id scripts/mutation.ts gives a mutant: its file, its 1-based location as in the report, its mutator and replacement. */
+function sampleIdOf(mutant: Mutant): string | undefined {
+  const { start, end } = mutant.location;
+  const key = `${start.line + 1}:${start.column + 1}-${end.line + 1}:${end.column + 1} ${mutant.mutatorName} ${mutant.replacement}`;
+  return [...(only ?? [])].find((id) => id.endsWith(` ${key}`) && mutant.fileName.endsWith(`/${id.slice(0, id.indexOf(' '))}`));
+}
 
 class Vitest5TestRunner extends VitestTestRunner {
   /** Stryker's test id (names joined with ' ') → the same test's id with Vitest 5's full name. */
@@ -42,6 +65,8 @@ class Vitest5TestRunner extends VitestTestRunner {
   }
 
   override mutantRun(options: MutantRunOptions): Promise<MutantRunResult> {
+    if (only !== undefined && sampleIdOf(options.activeMutant) === undefined)
+      return Promise.resolve({ status: MutantRunStatus.Survived, nrOfTests: 0 });
     this.vitestIds ??= new Map(JSON.parse(readFileSync(ID_MAP, 'utf8')) as [string, string][]);
     const ids = this.vitestIds;
     const testFilter = options.testFilter?.map((id) => {
