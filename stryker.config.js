@@ -30,7 +30,9 @@ export default {
   // Static mutants (module-level constants) would rerun every test each; the tests that load the
   // module already run them once in the dry run.
   ignoreStatic: true,
-  incremental: true,
+  // Not for a sampled stage: its unsampled mutants are answered without a test (scripts/stryker-vitest5.ts),
+  // and a later run must not reuse those answers.
+  incremental: process.env.MUTATION_ONLY === undefined,
   incrementalFile: `results/mutation/${part}-incremental.json`,
   // Two shared cores: one mutant at a time unless STRYKER_CONCURRENCY says otherwise.
   concurrency: Number(process.env.STRYKER_CONCURRENCY ?? 1),

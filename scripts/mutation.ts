@@ -10,7 +10,8 @@
  * the alive mutants to the later stages: the measured score is then a lower bound, and the summary
  * adds the score estimated from the sample, with its 95% interval. `MUTATION_FILES=a.ts,b.ts` measures only those files, each
  * part in its own report, so a long folder can also run in parts; the summary merges every report
- * whose source is still the file's current text.
+ * whose source is still the file's current text. `npm run mutation -- --summary` rewrites the
+ * summary from the reports there, running nothing.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -87,7 +88,7 @@ function reportsOf(scope: Scope): { stage: string; report: Report }[] {
 const keyOf = (m: Mutant) =>
   `${m.location.start.line}:${m.location.start.column}-${m.location.end.line}:${m.location.end.column} ${m.mutatorName} ${m.replacement ?? ''}`;
 
-const sampleFile = (scope: Scope) => path.join(OUT, `${scope}.sample.json`);
+const sampleFile = (scope: Scope) => path.join(OUT, `${scope}-sample.json`);
 const sampleOf = (scope: Scope): Sample | undefined =>
   existsSync(sampleFile(scope)) ? (JSON.parse(readFileSync(sampleFile(scope), 'utf8')) as Sample) : undefined;
 
@@ -232,10 +233,12 @@ function runStage(scope: Scope, stage: string, env: NodeJS.ProcessEnv): void {
   if (run.status !== 0) throw new Error(`stryker run for lambda/${scope} (stage ${stage}) exited ${run.status}`);
 }
 
-const asked = process.argv.slice(2);
+// `--summary`: rewrite the summary from the reports already there, running nothing.
+const summaryOnly = process.argv.includes('--summary');
+const asked = process.argv.slice(2).filter((arg) => arg !== '--summary');
 const unknown = asked.filter((scope) => !(SCOPES as readonly string[]).includes(scope));
 if (unknown.length > 0) throw new Error(`unknown scope(s) ${unknown.join(', ')}: choose from ${SCOPES.join(', ')}`);
-const scopes = asked.length > 0 ? (asked as Scope[]) : SCOPES;
+const scopes = summaryOnly ? [] : asked.length > 0 ? (asked as Scope[]) : SCOPES;
 const only = process.env.MUTATION_FILES?.split(',').filter(Boolean) ?? [];
 const sampleSize = process.env.MUTATION_SAMPLE === undefined ? undefined : Number(process.env.MUTATION_SAMPLE);
 mkdirSync(OUT, { recursive: true });
