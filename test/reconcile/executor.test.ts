@@ -215,4 +215,22 @@ describe('executing a plan', () => {
     expect(ec2.calls).toEqual([`attach ${V}`, 'wait attached']);
     expect(report).toMatchObject({ kind: 'targeted', converged: true });
   });
+
+  it('a targeted pass for a pod whose node hint is stale finds the pod itself, not a namesake in another namespace on the hinted node', async () => {
+    const namesake = pod('db-0', { ns: 'team-a', node: 'node-a' });
+    namesake.metadata.uid = 'uid-pod-team-a-db-0';
+    const { deps, ec2, store } = harness(
+      snapshot({
+        nodes: [node('node-a'), node('node-b')],
+        pods: [namesake, pod('db-0', { node: 'node-b', claims: ['data'] })],
+        pvcs: [pvc('data')],
+        pvs: [pv('pv-data', { volumeId: V })],
+      }),
+    );
+
+    await runTargetedPass(deps, { kind: 'pod', namespace: 'default', name: 'db-0', nodeHint: 'node-a' }, { deadline: T0 + 60_000 });
+
+    expect(ec2.calls).toEqual([`attach ${V}`, 'wait attached']);
+    expect(Object.keys(store.items.get(V)?.attachments ?? {})).toEqual(['node-b']);
+  });
 });
