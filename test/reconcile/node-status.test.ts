@@ -45,6 +45,16 @@ describe('the node-status updater', () => {
     expect(store.items.get(V)?.attachments['node-a']?.reported).toBe(true);
   });
 
+  it('a node gone when its list is written: nothing is remembered as reported on it', async () => {
+    const { ctx, kube, store } = pass([record(V, [attachment('node-a')]), record(W, [attachment('node-a', { device: '/dev/xvdab' })])]);
+    await ctx.nodeStatus.unreport('node-a', [{ volumeId: V, uniqueName: uname(V) }]);
+    kube.setVolumesAttached = () => Promise.resolve('node-gone');
+
+    await ctx.nodeStatus.reportAll();
+
+    expect(store.items.get(V)?.attachments['node-a']?.reported).toBe(false);
+  });
+
   it('a failed write marks nothing, so no detach may follow', async () => {
     const { ctx, kube, store } = pass([record(V, [attachment('node-a')])]);
     kube.failStatusWrites = true;

@@ -130,7 +130,11 @@ export class FakeCluster implements Cluster {
     const inUse = this.liveInUse.get(nodeName) ?? node.status?.volumesInUse ?? [];
     return Promise.resolve({ inUse, attached: this.liveAttached.get(nodeName) ?? [] });
   }
-  setVolumesAttached(nodeName: string, volumes: AttachedVolume[], options: SetVolumesAttachedOptions = {}) {
+  setVolumesAttached(
+    nodeName: string,
+    volumes: AttachedVolume[],
+    options: SetVolumesAttachedOptions = {},
+  ): ReturnType<Cluster['setVolumesAttached']> {
     if (this.failStatusWrites) return Promise.reject(new Error('nodes/status is forbidden'));
     this.statusWrites.push({ node: nodeName, volumes });
     this.statusBases.push(options.base);
