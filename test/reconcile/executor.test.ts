@@ -216,6 +216,23 @@ describe('executing a plan', () => {
     expect(report).toMatchObject({ kind: 'targeted', converged: true });
   });
 
+  it('a dry-run targeted pass reports what it would do and changes nothing anywhere', async () => {
+    const { deps, ec2, store, kube } = harness(podOnA());
+
+    const report = await runTargetedPass(
+      deps,
+      { kind: 'pod', namespace: 'default', name: 'db-0' },
+      { deadline: T0 + 60_000 },
+      { dryRun: true },
+    );
+
+    expect(report).toMatchObject({ kind: 'targeted', dryRun: true, results: [] });
+    expect(report.actions).toEqual([expect.objectContaining({ kind: 'attach', volumeId: V, nodeName: 'node-a' })]);
+    expect(ec2.calls).toEqual([]);
+    expect(store.items.size).toBe(0);
+    expect(kube.statusWrites).toEqual([]);
+  });
+
   it('a targeted pass for a pod whose node hint is stale finds the pod itself, not a namesake in another namespace on the hinted node', async () => {
     const namesake = pod('db-0', { ns: 'team-a', node: 'node-a' });
     namesake.metadata.uid = 'uid-pod-team-a-db-0';
