@@ -237,13 +237,13 @@ describe('completing an operation', () => {
     expect(accepted(completeDetach(detaching, 'y', NOW))).toMatchObject({ attachments: {}, operations: {}, backoff: {} });
   });
 
-  it.each<[string, Transition, string]>([
-    ['completeAttach by a holder that was taken over', completeAttach(attaching, 'stale', '/dev/xvdba', NOW), 'not-holder'],
-    ['completeAttach of a detach', completeAttach(detaching, 'y', '/dev/xvdba', NOW), 'wrong-kind'],
-    ['completeDetach by a holder that was taken over', completeDetach(detaching, 'stale', NOW), 'not-holder'],
-    ['completeDetach of an attach', completeDetach(attaching, 'x', NOW), 'wrong-kind'],
+  it.each<[string, () => Transition, string]>([
+    ['completeAttach by a holder that was taken over', () => completeAttach(attaching, 'stale', '/dev/xvdba', NOW), 'not-holder'],
+    ['completeAttach of a detach', () => completeAttach(detaching, 'y', '/dev/xvdba', NOW), 'wrong-kind'],
+    ['completeDetach by a holder that was taken over', () => completeDetach(detaching, 'stale', NOW), 'not-holder'],
+    ['completeDetach of an attach', () => completeDetach(attaching, 'x', NOW), 'wrong-kind'],
   ])('refuses %s', (_name, result, expected) => {
-    expect(refusal(result)).toBe(expected);
+    expect(refusal(result())).toBe(expected);
   });
 });
 
@@ -301,6 +301,13 @@ describe('failOperation', () => {
       att('a', 'attached', { since: NOW }),
     ],
     ['an attachment already gone stays gone', vol({ operations: [op('x', 'attach', 'a')] }), 'x', undefined, undefined],
+    [
+      'an attachment already gone stays gone, even when EC2 may still be working',
+      vol({ operations: [op('x', 'attach', 'a', { device: '/dev/xvdab' })] }),
+      'x',
+      { ec2MayStillBeWorking: true },
+      undefined,
+    ],
   ])('%s', (_name, record, id, options, expected) => {
     const next = fail(record, id, options);
     expect(next.attachments.a).toEqual(expected);
@@ -347,18 +354,18 @@ describe('leaving, taking over and resolving operations', () => {
     expect(next.attachments).toEqual(expired.attachments);
   });
 
-  it.each<[string, Transition, string]>([
-    ['takeOver of a live lease', takeOver(inFlight, 'x', 'z', NOW, LEASE), 'lease-live'],
-    ['takeOver of an unknown operation', takeOver(expired, 'nope', 'z', NOW, LEASE), 'not-holder'],
-    ['resolveExpired of a live lease', resolveExpired(inFlight, 'x', undefined, NOW, DEFAULT_BACKOFF), 'lease-live'],
-    ['resolveExpired of an unknown operation', resolveExpired(expired, 'nope', undefined, NOW, DEFAULT_BACKOFF), 'not-holder'],
+  it.each<[string, () => Transition, string]>([
+    ['takeOver of a live lease', () => takeOver(inFlight, 'x', 'z', NOW, LEASE), 'lease-live'],
+    ['takeOver of an unknown operation', () => takeOver(expired, 'nope', 'z', NOW, LEASE), 'not-holder'],
+    ['resolveExpired of a live lease', () => resolveExpired(inFlight, 'x', undefined, NOW, DEFAULT_BACKOFF), 'lease-live'],
+    ['resolveExpired of an unknown operation', () => resolveExpired(expired, 'nope', undefined, NOW, DEFAULT_BACKOFF), 'not-holder'],
     [
       "resolveExpired with another instance's view",
-      resolveExpired(expired, 'x', { instanceId: 'i-b', state: 'attached', device: '/dev/xvdaa' }, NOW, DEFAULT_BACKOFF),
+      () => resolveExpired(expired, 'x', { instanceId: 'i-b', state: 'attached', device: '/dev/xvdaa' }, NOW, DEFAULT_BACKOFF),
       'wrong-target',
     ],
   ])('refuses %s', (_name, result, expected) => {
-    expect(refusal(result)).toBe(expected);
+    expect(refusal(result())).toBe(expected);
   });
 
   const view = (state: Ec2Attachment['state']): Ec2Attachment => ({ instanceId: 'i-a', state, device: '/dev/xvdbb' });
