@@ -93,6 +93,20 @@ describe('executing a plan', () => {
     expect(Object.keys(store.items.get(V)?.attachments ?? {})).toEqual(['node-b']);
   });
 
+  it('says so, and goes on, when EC2 cannot be asked where the volume is after attached-elsewhere', async () => {
+    const { pass, deps, store, ec2 } = harness(podOnA());
+    const warnings: unknown[][] = [];
+    deps.log = { ...deps.log, warn: (...args: unknown[]) => void warnings.push(args) };
+    ec2.attachOutcome = { kind: 'attached-elsewhere', instanceIds: [instanceOf('node-b')], message: 'vol in use' };
+    ec2.describeVolumes = () => Promise.reject(new Error('ServiceUnavailable'));
+
+    const report = await pass();
+
+    expect(report.results).toEqual([expect.objectContaining({ kind: 'attach', outcome: 'failed' })]);
+    expect(store.items.get(V)?.attachments ?? {}).toEqual({});
+    expect(warnings).toContainEqual(['could not describe volume', { volumeId: V, error: 'Error: ServiceUnavailable' }]);
+  });
+
   it('abandons a detach when the kubelet mounted the volume again since the pass read the node', async () => {
     const { pass, kube, ec2 } = harness(noPods(), [record(V, [attachment('node-a')])]);
     kube.liveInUse.set('node-a', [uname(V)]);
