@@ -230,6 +230,16 @@ describe('executing a plan', () => {
     expect(report).toMatchObject({ kind: 'targeted', converged: true });
   });
 
+  it('a targeted pass reads a node object that has no status yet (just registered) as listing nothing', async () => {
+    const cluster = podOnA();
+    delete cluster.nodes[0]!.status;
+    const { deps, ec2 } = harness(cluster);
+
+    await runTargetedPass(deps, { kind: 'pod', namespace: 'default', name: 'db-0' }, { deadline: T0 + 60_000 });
+
+    expect(ec2.calls).toEqual([`attach ${V}`, 'wait attached']);
+  });
+
   it('a dry-run targeted pass reports what it would do and changes nothing anywhere', async () => {
     const { deps, ec2, store, kube } = harness(podOnA());
 
