@@ -9,7 +9,7 @@ import { startRig } from './rig.js';
 import { runScenario, type ScenarioResult } from './scenario.js';
 import { describeFailure } from './report.js';
 
-/** Controller-mode seeds run by `npm test` (FAULT_SEEDS overrides): 200, about two and a half minutes on 2 cores. */
+/** Controller-mode seeds run by `npm test` (FAULT_SEEDS overrides): 200, about four minutes on one core of an idle machine. */
 const SEEDS = Number(process.env.FAULT_SEEDS ?? 200);
 const FIRST_SEED = Number(process.env.FAULT_FIRST_SEED ?? 1);
 
