@@ -164,8 +164,10 @@ export const lambdaDies: Chapter = {
     say(
       `${pod.name} is scheduled on ${short(node)}; the cluster-event Lambda writes its intent, calls AttachVolume — and is killed (SIGKILL).`,
     );
-    const crashedAt = director.stage.clock.now();
     const result = await deadInvocation(director, pod);
+    // The crash is the kill at the end of deadInvocation: the child's start-up before it (a fresh
+    // Node process importing the handler) runs on the scaled story clock and is no part of recovery.
+    const crashedAt = director.stage.clock.now();
     const orphan = served(director, volume, node);
     const mark = director.ec2Mutations.length;
     await director.tick('scheduled full pass (lease still held)');
