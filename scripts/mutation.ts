@@ -16,6 +16,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { mutantId, mutantKey } from './mutant-id.js';
 
 const SCOPES = ['core', 'reconcile'] as const;
 type Scope = (typeof SCOPES)[number];
@@ -85,8 +86,7 @@ function reportsOf(scope: Scope): { stage: string; report: Report }[] {
     .map(({ name, file }) => ({ stage: part.exec(name)![2]!, report: JSON.parse(readFileSync(file, 'utf8')) as Report }));
 }
 
-const keyOf = (m: Mutant) =>
-  `${m.location.start.line}:${m.location.start.column}-${m.location.end.line}:${m.location.end.column} ${m.mutatorName} ${m.replacement ?? ''}`;
+const keyOf = (m: Mutant) => mutantKey(m.location, m.mutatorName, m.replacement);
 
 const sampleFile = (scope: Scope) => path.join(OUT, `${scope}-sample.json`);
 const sampleOf = (scope: Scope): Sample | undefined =>
@@ -100,12 +100,13 @@ const sampleOf = (scope: Scope): Sample | undefined =>
 function merged(scope: Scope): Map<string, Report['files'][string]> {
   const byFile = new Map<string, { source: string; mutants: Map<string, Mutant> }>();
   const sample = sampleOf(scope);
+  const sampled = new Set(sample?.ids);
   for (const { stage, report } of reportsOf(scope))
     for (const [file, entry] of Object.entries(report.files)) {
       if (!existsSync(path.join(ROOT, file)) || readFileSync(path.join(ROOT, file), 'utf8') !== entry.source) continue;
       const mutants = byFile.get(file)?.mutants ?? new Map<string, Mutant>();
       // A sampled stage ran only its sample (scripts/stryker-vitest5.ts): its other mutants were not tested.
-      const counted = sample?.stage === stage ? entry.mutants.filter((m) => sample.ids.includes(`${file} ${keyOf(m)}`)) : entry.mutants;
+      const counted = sample?.stage === stage ? entry.mutants.filter((m) => sampled.has(mutantId(file, keyOf(m)))) : entry.mutants;
       for (const mutant of counted) {
         const earlier = mutants.get(keyOf(mutant));
         if (earlier === undefined || !DETECTED.has(earlier.status)) mutants.set(keyOf(mutant), mutant);
@@ -130,7 +131,7 @@ function aliveMutants(scope: Scope, only: readonly string[]): Alive[] {
       entry.mutants
         .filter((m) => UNDETECTED.has(m.status))
         .map((m) => ({
-          id: `${file} ${keyOf(m)}`,
+          id: mutantId(file, keyOf(m)),
           range: `${file}:${m.location.start.line}:${m.location.start.column - 1}-${m.location.end.line}:${m.location.end.column - 1}`,
         })),
     );
@@ -174,9 +175,9 @@ function wilson(hits: number, n: number): [number, number] {
  * The folder's score had the whole alive population met the sampled stage: the mutants killed
  * before it, plus its kill rate in the sample times the population, with the 95% interval.
  */
-function estimate(scope: Scope, total: Score, sample: Sample): string {
+function estimate(files: [string, Report['files'][string]][], total: Score, sample: Sample): string {
   const now = new Map<string, string>(
-    [...merged(scope)].flatMap(([file, entry]) => entry.mutants.map((m): [string, string] => [`${file} ${keyOf(m)}`, m.status])),
+    files.flatMap(([file, entry]) => entry.mutants.map((m): [string, string] => [mutantId(file, keyOf(m)), m.status])),
   );
   const killed = sample.ids.filter((id) => DETECTED.has(now.get(id) ?? '')).length;
   const valid = total.killed + total.timeout + total.survived + total.noCoverage;
@@ -193,14 +194,13 @@ function summarize(scopes: readonly Scope[]): void {
     .map(({ scope, files }) => ({
       scope,
       total: scoreOf(files.flatMap(([, entry]) => entry.mutants)),
+      merged: files,
       files: files.map(([file, entry]) => ({ file, ...scoreOf(entry.mutants) })),
       survivors: files.flatMap(([file, entry]) => survivorsOf(file, entry)),
     }))
-    .map((folder) => {
-      const sample = existsSync(sampleFile(folder.scope))
-        ? (JSON.parse(readFileSync(sampleFile(folder.scope), 'utf8')) as Sample)
-        : undefined;
-      return { ...folder, estimated: sample === undefined ? undefined : estimate(folder.scope, folder.total, sample) };
+    .map(({ merged: files, ...folder }) => {
+      const sample = sampleOf(folder.scope);
+      return { ...folder, estimated: sample === undefined ? undefined : estimate(files, folder.total, sample) };
     });
   writeFileSync(path.join(OUT, 'summary.json'), `${JSON.stringify(folders, null, 2)}\n`);
   const md = folders.flatMap(({ scope, total, files, survivors, estimated }) => [

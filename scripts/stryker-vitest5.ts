@@ -25,6 +25,7 @@ import {
 } from '@stryker-mutator/api/test-runner';
 import type { Mutant } from '@stryker-mutator/api/core';
 import type { Vitest } from 'vitest/node';
+import { MutantIds, mutantKey, reportedRange } from './mutant-id.js';
 // The upstream runner's own modules: the package exports only its plugin list.
 import { convertTestToTestResult, collectTestsFromSuite } from '../node_modules/@stryker-mutator/vitest-runner/dist/src/vitest-helpers.js';
 import { VitestTestRunner } from '../node_modules/@stryker-mutator/vitest-runner/dist/src/vitest-test-runner.js';
@@ -37,14 +38,12 @@ const ID_MAP = '.stryker-vitest5-test-ids.json';
 
 /** The sampled mutants' ids (MUTATION_ONLY), or undefined to run every mutant. */
 const only =
-  process.env.MUTATION_ONLY === undefined ? undefined : new Set(JSON.parse(readFileSync(process.env.MUTATION_ONLY, 'utf8')) as string[]);
+  process.env.MUTATION_ONLY === undefined
+    ? undefined
+    : new MutantIds(JSON.parse(readFileSync(process.env.MUTATION_ONLY, 'utf8')) as string[]);
 
-/** The id scripts/mutation.ts gives a mutant: its file, its 1-based location as in the report, its mutator and replacement. */
-function sampleIdOf(mutant: Mutant): string | undefined {
-  const { start, end } = mutant.location;
-  const key = `${start.line + 1}:${start.column + 1}-${end.line + 1}:${end.column + 1} ${mutant.mutatorName} ${mutant.replacement}`;
-  return [...(only ?? [])].find((id) => id.endsWith(` ${key}`) && mutant.fileName.endsWith(`/${id.slice(0, id.indexOf(' '))}`));
-}
+const sampled = (mutant: Mutant, ids: MutantIds): boolean =>
+  ids.has(mutant.fileName, mutantKey(reportedRange(mutant.location), mutant.mutatorName, mutant.replacement));
 
 class Vitest5TestRunner extends VitestTestRunner {
   /** Stryker's test id (names joined with ' ') → the same test's id with Vitest 5's full name. */
@@ -65,7 +64,7 @@ class Vitest5TestRunner extends VitestTestRunner {
   }
 
   override mutantRun(options: MutantRunOptions): Promise<MutantRunResult> {
-    if (only !== undefined && sampleIdOf(options.activeMutant) === undefined)
+    if (only !== undefined && !sampled(options.activeMutant, only))
       return Promise.resolve({ status: MutantRunStatus.Survived, nrOfTests: 0 });
     this.vitestIds ??= new Map(JSON.parse(readFileSync(ID_MAP, 'utf8')) as [string, string][]);
     const ids = this.vitestIds;
