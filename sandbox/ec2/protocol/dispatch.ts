@@ -13,7 +13,7 @@ import { settle } from '../state/lifecycle.js';
 import type { World } from '../state/model.js';
 import type { Throttle } from '../throttle.js';
 import { Ec2Error, ec2Errors } from './errors.js';
-import { optionalBool, parseParams } from './form.js';
+import { optionalBool, parseParams, type Params } from './form.js';
 import { renderError, renderResponse } from './xml.js';
 
 export interface Ec2Request {
@@ -41,14 +41,16 @@ export interface Dispatcher {
 
 export async function dispatch(parts: Dispatcher, request: Ec2Request): Promise<Ec2Reply> {
   const requestId = randomUUID();
-  const reply = await answer(parts, request, requestId);
-  const action = parseParams(request.body, request.query).get('Action');
+  // Reading the form cannot fail (URLSearchParams takes any text), so it happens once, outside the error handling.
+  const params = parseParams(request.body, request.query);
+  const reply = await answer(parts, params, request.authorization, requestId);
+  const action = params.get('Action');
   return action !== undefined && parts.faults.takeLostAnswer(action) ? { ...reply, lost: true } : reply;
 }
 
-async function answer(parts: Dispatcher, request: Ec2Request, requestId: string): Promise<Ec2Reply> {
+async function answer(parts: Dispatcher, params: Params, authorization: string | undefined, requestId: string): Promise<Ec2Reply> {
   try {
-    return { status: 200, requestId, body: await run(parts, request, requestId) };
+    return { status: 200, requestId, body: await run(parts, params, authorization, requestId) };
   } catch (error) {
     const ec2Error = error instanceof Ec2Error ? error : ec2Errors.internal();
     if (!(error instanceof Ec2Error)) console.error('local EC2: unexpected error', error);
@@ -56,9 +58,13 @@ async function answer(parts: Dispatcher, request: Ec2Request, requestId: string)
   }
 }
 
-async function run({ world, faults, throttle, counters, hooks }: Dispatcher, request: Ec2Request, requestId: string): Promise<string> {
-  const params = parseParams(request.body, request.query);
-  if (!request.authorization && !params.has('X-Amz-Credential')) throw ec2Errors.missingAuth();
+async function run(
+  { world, faults, throttle, counters, hooks }: Dispatcher,
+  params: Params,
+  authorization: string | undefined,
+  requestId: string,
+): Promise<string> {
+  if (!authorization && !params.has('X-Amz-Credential')) throw ec2Errors.missingAuth();
   const action = params.get('Action');
   if (!action) throw ec2Errors.missingAction();
   const definition = ACTIONS.get(action);
