@@ -39,14 +39,21 @@ const RUNNING = 'running';
 
 /**
  * Invariants 1, 2, 3, 5 and 6 across one step (kubelet and administrator changes happen only
- * between steps). `mutations` are the AttachVolume and DetachVolume calls EC2 received, in order.
+ * between steps). `mutations` are the AttachVolume and DetachVolume calls EC2 received, in order;
+ * `pardoned` pairs are left out of invariant 5 (see reportedIsAttached).
  */
-export function checkStep(before: Truth, after: Truth, detaches: DetachCall[], mutations: Ec2Mutation[] = []): Violation[] {
+export function checkStep(
+  before: Truth,
+  after: Truth,
+  detaches: DetachCall[],
+  mutations: Ec2Mutation[] = [],
+  pardoned: ReadonlySet<string> = new Set(),
+): Violation[] {
   return [
     ...exclusiveOnce(after),
     ...mountedNeverDetached(before, after, detaches),
     ...neededNeverDetached(before, after, detaches),
-    ...reportedIsAttached(after),
+    ...reportedIsAttached(after, pardoned),
     ...attachesOnFreshGround(before, mutations),
   ];
 }
@@ -155,12 +162,20 @@ function neededNeverDetached(before: Truth, after: Truth, detaches: DetachCall[]
   }));
 }
 
-/** A stopped or terminated machine's list goes stale by itself; only running instances are held to it. */
-export function reportedIsAttached(truth: Truth): Violation[] {
+/** A (volume, node) pair, as the oracle remembers pairs. */
+export const pairKey = (volumeId: string, nodeName: string) => `${volumeId}|${nodeName}`;
+
+/**
+ * A stopped or terminated machine's list goes stale by itself; only running instances are held to
+ * it. `pardoned` pairs are ones EC2 lost behind the controller's back (an operator's detach) that
+ * it has not yet had the chance to notice: their entries went stale by themselves too.
+ */
+export function reportedIsAttached(truth: Truth, pardoned: ReadonlySet<string> = new Set()): Violation[] {
   const violations: Violation[] = [];
   for (const node of truth.nodes.values()) {
     if (truth.instanceStates.get(node.instanceId ?? '') !== RUNNING) continue;
     for (const entry of node.volumesAttached) {
+      if (pardoned.has(pairKey(volumeIdOf(entry.name) ?? entry.name, node.name))) continue;
       // `detaching` (or `busy`) is no longer attached: the list must have dropped it before DetachVolume.
       const state = ec2Attachment(truth, volumeIdOf(entry.name) ?? '', node.instanceId)?.state;
       if (state === 'attached') continue;

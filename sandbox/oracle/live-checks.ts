@@ -4,13 +4,13 @@
  * truth, the truth when the step began, and what the oracle remembers of earlier moments.
  */
 import { volumeIdOf } from '../../lambda/core/volume-id.js';
-import { mounted, needed, nodeOfInstance, type Violation } from './checks.js';
+import { mounted, needed, nodeOfInstance, pairKey, type Violation } from './checks.js';
 import type { Truth } from './truth.js';
 
 /** When each (volume, node) pair mounted somewhere stopped being needed, as the oracle saw it (`volumeId|node`). */
 export type UnneededSince = Map<string, number>;
 
-export const pairKey = (volumeId: string, nodeName: string) => `${volumeId}|${nodeName}`;
+export { pairKey };
 
 /** Remembers when each mounted pair stopped being needed; a pair needed again starts over. */
 export function observeUnneeded(truth: Truth, since: UnneededSince): void {

@@ -6,7 +6,7 @@
  */
 import type { LocalEc2 } from '../ec2/server.js';
 import type { KubeSandbox } from '../kube/index.js';
-import { exclusiveOnce, reportedIsAttached, type Violation } from './checks.js';
+import { exclusiveOnce, pairKey, reportedIsAttached, type Violation } from './checks.js';
 import { detachViolations, observeUnneeded, type UnneededSince } from './live-checks.js';
 import { readTruth, type Truth } from './truth.js';
 
@@ -17,6 +17,8 @@ export interface LiveOracleOptions {
 export class LiveOracle {
   readonly violations: (Violation & { step: string })[] = [];
   private readonly unneededSince: UnneededSince = new Map();
+  /** (volume, node) pairs EC2 lost behind the controller's back, until it has had its chance to notice. */
+  private readonly pardoned = new Set<string>();
   private stepStart: Truth;
   private label = 'setup';
   private readonly stops: (() => void)[];
@@ -34,12 +36,13 @@ export class LiveOracle {
         },
         after: (action) => {
           if (action === 'AttachVolume') this.record(exclusiveOnce(this.truth()));
-          if (action === 'DetachVolume') this.record(reportedIsAttached(this.truth()));
+          if (action === 'DetachVolume') this.record(reportedIsAttached(this.truth(), this.pardoned));
         },
       }),
       kube.onRequest({
         after: (info, status) => {
-          if (info.resource === 'nodes' && info.subresource === 'status' && status < 300) this.record(reportedIsAttached(this.truth()));
+          if (info.resource === 'nodes' && info.subresource === 'status' && status < 300)
+            this.record(reportedIsAttached(this.truth(), this.pardoned));
         },
       }),
     ];
@@ -50,6 +53,18 @@ export class LiveOracle {
     this.label = label;
     this.stepStart = this.truth();
     return this.stepStart;
+  }
+
+  /** Invariant 5 spares the pair's node entry until the returned function is called. */
+  pardon(volumeId: string, nodeName: string): () => void {
+    const key = pairKey(volumeId, nodeName);
+    this.pardoned.add(key);
+    return () => void this.pardoned.delete(key);
+  }
+
+  /** The pairs invariant 5 spares now (for the step-end check). */
+  get pardons(): ReadonlySet<string> {
+    return this.pardoned;
   }
 
   /** Something outside the controller changed the cluster mid-step (a pod started): remember what it unneeded. */

@@ -154,6 +154,12 @@ describe('invariant 5: reportedIsAttached', () => {
   ] as [TruthAttachment['state'], number[]][])('a node listing a volume EC2 has %s there', (state, expected) => {
     expect(reportedIsAttached(truth({ node: listing, attachments: [attachment({ state })] })).map((v) => v.invariant)).toEqual(expected);
   });
+
+  it('pardons the entry of a pair EC2 lost behind our back, and only that pair', () => {
+    const lostOnA = truth({ node: listing, attachments: [] });
+    expect(reportedIsAttached(lostOnA, new Set([pairKey(V1, 'a')]))).toEqual([]);
+    expect(reportedIsAttached(lostOnA, new Set([pairKey(V1, 'b')])).map((v) => v.invariant)).toEqual([5]);
+  });
 });
 
 describe('invariant 6: attaches on fresh ground', () => {
