@@ -131,6 +131,7 @@ export type Change =
   | { kind: 'add'; claim: string; node: string }
   | { kind: 'conflict'; claim: string; node: string }
   | { kind: 'notReady' | 'ready' | 'outOfService' | 'terminate' | 'stop' | 'start' | 'deleteNode' | 'replace'; node: string }
+  | { kind: 'operatorDetach'; volumeId: string; node: string }
   | { kind: 'none' };
 
 const live = (c: FaultCluster) => c.nodes.filter((n) => !c.terminated.has(n.name) && !c.deleted.has(n.name));
@@ -217,9 +218,23 @@ function applyOne(world: World, cluster: FaultCluster, random: Random, change: C
       return deleteNode(world, cluster, node(change.node), (name) => removePod(world, cluster, pod(name)));
     case 'replace':
       return replaceNode(world, cluster, random, node(change.node), (name) => removePod(world, cluster, pod(name)));
+    case 'operatorDetach':
+      return operatorDetach(world, change.volumeId, node(change.node).instanceId);
     case 'none':
       return;
   }
+}
+
+/**
+ * Someone detaches the volume behind the controller's back (the EC2 console, a script, EC2 itself
+ * giving up on an impaired volume): the attachment goes `detaching`, then away. It is not the
+ * controller's call, so neither the ledger nor the oracle's DetachVolume checks see it; the node
+ * still lists the volume and its pod still needs it.
+ */
+function operatorDetach(world: World, volumeId: string, instanceId: string): void {
+  const attachment = world.ec2.world.volumes.get(volumeId)?.attachments.get(instanceId);
+  if (attachment === undefined) return;
+  Object.assign(attachment, { phase: 'detach', since: world.clock.now(), stuck: false });
 }
 
 /** EC2 terminates the instance (volumes released a few seconds later); the node goes NotReady and pod GC removes its pods. */

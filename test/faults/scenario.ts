@@ -176,7 +176,13 @@ async function playStep(parts: Parts, cluster: FaultCluster, step: number): Prom
   const { world, random, ledger, result, mode, kubelets } = parts;
   const oracle = mode.oracle;
   forgetGonePods(world, cluster);
-  const themeCtx: ThemeContext = { world, cluster, kubelets, random: parts.themeRandom };
+  const themeCtx: ThemeContext = {
+    world,
+    cluster,
+    kubelets,
+    random: parts.themeRandom,
+    pardonReported: (volumeId, nodeName) => mode.pardonReported(volumeId, nodeName),
+  };
   const script: ScriptedStep = parts.theme.step?.(step, themeCtx) ?? {};
   const drawnChange: Change = pickChange(cluster, random);
   const changes = script.changes ?? [drawnChange];

@@ -7,6 +7,7 @@ import { API_BLIP_AT_UNREPORT } from './api-blip-at-unreport.js';
 import { DEAD_NODE_AT_TIMEOUT } from './dead-node-timeout.js';
 import { LOST_ATTACH_UNDER_LAG } from './lost-attach-under-lag.js';
 import { MASS_DELETION } from './mass-deletion.js';
+import { OPERATOR_DETACH } from './operator-detach.js';
 import { POD_MOVES_BETWEEN_PASSES } from './pod-moves-between-passes.js';
 import { POD_REPLACED_MID_PASS } from './pod-replaced-mid-pass.js';
 import { STOPPING_HANGS } from './stopping-hangs.js';
@@ -23,6 +24,7 @@ export const THEMES: Theme[] = [
   STOPPING_HANGS,
   LOST_ATTACH_UNDER_LAG,
   POD_MOVES_BETWEEN_PASSES,
+  OPERATOR_DETACH,
 ];
 
 export function themeOf(seed: number, mode: Mode): Theme {

@@ -22,6 +22,8 @@ export interface ThemeContext {
   kubelets: Kubelets;
   /** The theme's own stream, apart from the scenario's (its draws never shift the scenario's). */
   random: Random;
+  /** Spares a node's entry from invariant 5 (EC2 lost the pair behind our back) until the returned function is called. */
+  pardonReported(volumeId: string, nodeName: string): () => void;
 }
 
 /** Armed for one step's passes (like a mid-pass restart): `stop` ends it, `note` says what happened. */
