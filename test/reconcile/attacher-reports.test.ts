@@ -10,7 +10,7 @@ import type { AttachOutcome, DetachOutcome } from '../../lambda/ports/block-stor
 import type { Cluster, ClusterEvent } from '../../lambda/ports/cluster.js';
 import { runAttacherFullPass } from '../../lambda/reconcile/attacher/full-pass.js';
 import { csiNode, kcmVa } from '../core/attacher/builders.js';
-import { attachment, instanceOf, MIN, node, pv, record, T0, vol } from '../core/builders.js';
+import { attachment, instanceOf, MIN, node, op, pv, record, T0, vol } from '../core/builders.js';
 import { FakeBlockStorage, FakeCluster, FakeStore, fakeDeps } from '../support/fake-ports.js';
 
 const V = vol(1);
@@ -240,5 +240,112 @@ describe('a write to the object fails: the pass goes on and its report names the
     expect(report.reportErrors).toEqual([
       expect.stringMatching(new RegExp(`SuccessfulAttachVolume.*VolumeAttachment ${VA}.*events are forbidden`)),
     ]);
+  });
+});
+
+describe('the end of a pass: objects it did not act on', () => {
+  it('an object the sidecar marked attached that EC2 lost: attached again, its status written once (no correction after)', async () => {
+    const va = kcmVa('node-a', { claimed: true, attached: true, devicePath: '/dev/xvdba' });
+    const w = world([va]);
+
+    const report = await w.pass();
+
+    expect(report.results).toEqual([expect.objectContaining({ kind: 'attach', outcome: 'ok' })]);
+    expect(w.cluster.attacherWrites.filter((write) => write.startsWith('status'))).toEqual([
+      `status ${VA} {"attached":true,"attachmentMetadata":{"devicePath":"/dev/xvdaa"},"attachError":null}`,
+    ]);
+  });
+
+  it('between verifications, an object already reporting our attachment: EC2 is not asked, nothing is written', async () => {
+    const va = kcmVa('node-a', { claimed: true, attached: true, devicePath: '/dev/xvdaa' });
+    const w = world([va], [record(V, [attachment('node-a')])]);
+    w.store.state = { version: 1, lastVerifiedAt: T0 };
+
+    const report = await w.pass();
+
+    expect(report).toMatchObject({ converged: true, verified: false });
+    expect(w.blockStorage.describes).toEqual([]);
+    expect(w.cluster.attacherWrites).toEqual([]);
+  });
+
+  /** A deleting object whose instance cannot be told: its node's CSINode is gone and our annotation is not an instance id. */
+  const unresolvable = (status?: KubeVolumeAttachment['status']) => ({
+    ...kcmVa('node-a', { claimed: true, deleting: true, annotated: 'hyperpod-i-1' }),
+    ...(status === undefined ? {} : { status }),
+  });
+  const NOT_AN_INSTANCE = 'annotation csi.alpha.kubernetes.io/node-id is "hyperpod-i-1", which is not an EC2 instance id';
+
+  it.each([
+    ['no status yet', undefined],
+    ['a status from its attach', { attached: true, attachmentMetadata: { devicePath: '/dev/xvdaa' } }],
+    ['an older detachError', { attached: true, detachError: { message: 'EC2 said no', time: TIME } }],
+  ])('a deleting object whose instance cannot be resolved, with %s: detachError says why, EC2 is not called', async (_, status) => {
+    const w = world([unresolvable(status)]);
+    w.cluster.csiNodes = [];
+
+    await w.pass();
+
+    expect(w.cluster.attacherWrites).toEqual([`status ${VA} ${JSON.stringify({ detachError: { time: TIME, message: NOT_AN_INSTANCE } })}`]);
+    expect(w.blockStorage.calls).toEqual([]);
+  });
+
+  it('the same detachError already on the object: not written again', async () => {
+    const w = world([unresolvable({ attached: true, detachError: { message: NOT_AN_INSTANCE, time: TIME } })]);
+    w.cluster.csiNodes = [];
+
+    await w.pass();
+
+    expect(w.cluster.attacherWrites).toEqual([]);
+  });
+
+  it('a deleting object whose detach another pass holds, with a detachError from before: neither rewritten nor let go', async () => {
+    const va = {
+      ...kcmVa('node-a', { claimed: true, deleting: true }),
+      status: { attached: true, detachError: { message: 'busy', time: TIME } },
+    };
+    const w = world([va], [record(V, [attachment('node-a')], { operations: { volume: { ...op('detach', 'node-a'), id: 'op-other' } } })]);
+    w.blockStorage.volumes.set(V, ec2Shows('attached'));
+
+    await w.pass();
+
+    expect(w.blockStorage.calls).toEqual([]);
+    expect(w.cluster.attacherWrites).toEqual([]);
+  });
+
+  it('a deleting object with nothing behind it whose release fails: no status after it, the report names the object', async () => {
+    const w = world([kcmVa('node-a', { claimed: true, deleting: true })]);
+    w.port.releaseVolumeAttachment = () => Promise.reject(new Error('the object changed'));
+
+    const report = await w.pass();
+
+    expect(w.cluster.attacherWrites).toEqual([]);
+    expect(report.reportErrors).toEqual([expect.stringMatching(new RegExp(`release VolumeAttachment ${VA}.*the object changed`))]);
+  });
+});
+
+describe('the end of a full pass: PV finalizers nobody needs', () => {
+  /** A PV kcm is deleting that still carries our finalizer. */
+  const releasedPv = (name: string) => ({
+    ...pv(name, { volumeId: vol(9) }),
+    metadata: { name, deletionTimestamp: new Date(T0), finalizers: ['external-attacher/ebs-csi-aws-com'] },
+  });
+
+  it('a deleting PV no VolumeAttachment names loses our finalizer; one still named keeps it', async () => {
+    const w = world([kcmVa('node-a', { pv: 'pv-named', claimed: true, deleting: true })]);
+    w.cluster.snapshot.pvs = [pv('pv-data'), releasedPv('pv-old'), releasedPv('pv-named')];
+
+    await w.pass();
+
+    expect(w.cluster.attacherWrites.filter((write) => write.startsWith('pv'))).toEqual(['pv- pv-old']);
+  });
+
+  it('a failed removal is named in the report', async () => {
+    const w = world([]);
+    w.cluster.snapshot.pvs = [releasedPv('pv-old')];
+    w.port.removePvFinalizer = () => Promise.reject(new Error('503'));
+
+    const report = await w.pass();
+
+    expect(report.reportErrors).toEqual([expect.stringMatching(/PV finalizer of pv-old.*503/)]);
   });
 });
