@@ -349,3 +349,22 @@ describe('the end of a full pass: PV finalizers nobody needs', () => {
     expect(report.reportErrors).toEqual([expect.stringMatching(/PV finalizer of pv-old.*503/)]);
   });
 });
+
+describe('an object whose volume cannot be resolved (external-attacher saves the error on it too)', () => {
+  it.each([
+    ['a live object naming a PV that does not exist: attachError', kcmVa('node-a', { pv: 'pv-missing' }), 'attachError'],
+    [
+      'a deleting object of ours naming a PV that does not exist: detachError',
+      kcmVa('node-a', { pv: 'pv-missing', claimed: true, deleting: true }),
+      'detachError',
+    ],
+  ])('%s says why; EC2 is not called', async (_, va, field) => {
+    const w = world([va]);
+
+    await w.pass();
+
+    const message = `VolumeAttachment ${va.metadata.name} names PV pv-missing, which was not found`;
+    expect(w.cluster.attacherWrites).toEqual([`status ${va.metadata.name} ${JSON.stringify({ [field]: { time: TIME, message } })}`]);
+    expect(w.blockStorage.calls).toEqual([]);
+  });
+});
