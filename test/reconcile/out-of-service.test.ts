@@ -5,7 +5,7 @@ import type { InstanceState, VolumeRecord } from '../../lambda/core/types.js';
 import type { SeenInstance } from '../../lambda/ports/block-storage.js';
 import type { NodeTaints } from '../../lambda/ports/node-taints.js';
 import { runTargetedPass } from '../../lambda/reconcile/targeted-pass.js';
-import type { ReconcileDeps, Target } from '../../lambda/reconcile/types.js';
+import type { PassOptions, ReconcileDeps, Target } from '../../lambda/reconcile/types.js';
 import { attachment, instanceOf, matching, node, pod, pv, pvc, record, snapshot, T0, uname, vol } from '../core/builders.js';
 import { FakeBlockStorage, FakeCluster, FakeStore, fakeDeps } from '../support/fake-ports.js';
 
@@ -80,7 +80,8 @@ function world({ nodes, states, records = [record(V, [attachment('node-a')])], t
   const taints = new FakeNodeTaints(structuredClone(nodes));
   const base = fakeDeps({ cluster: kube, store, blockStorage: ec2, ...(taintsPort ? { nodeTaints: taints } : {}) });
   const deps: ReconcileDeps = outOfServiceTaint === undefined ? base : { ...base, settings: { ...base.settings, outOfServiceTaint } };
-  const pass = (target: Target = { kind: 'node', name: 'node-a' }) => runTargetedPass(deps, target, { deadline: T0 + 60_000 });
+  const pass = (target: Target = { kind: 'node', name: 'node-a' }, options: PassOptions = {}) =>
+    runTargetedPass(deps, target, { deadline: T0 + 60_000 }, options);
   return { kube, store, ec2, taints, pass };
 }
 
@@ -115,6 +116,16 @@ describe('the out-of-service taint of dead instances', () => {
     expect(taints.writes.map((w) => w.node)).toEqual(['node-a']);
     expect(ec2.calls).toEqual([`detach ${V}`, 'wait detached', `attach ${V}`, 'wait attached']);
     expect(report.converged).toBe(true);
+  });
+
+  it('places no taint in a dry run, which plans as on a node still in service: the mounted volume waits', async () => {
+    const { taints, ec2, pass } = world({ nodes: [readyWithMountedVolume()], states: { 'node-a': 'stopped' } });
+
+    const report = await pass({ kind: 'node', name: 'node-a' }, { dryRun: true });
+
+    expect(taints.asked).toEqual([]);
+    expect(ec2.calls).toEqual([]);
+    expect(report.deferred).toEqual([expect.objectContaining({ volumeId: V, nodeName: 'node-a', code: 'mounted-on-ready-node' })]);
   });
 
   it.each([
