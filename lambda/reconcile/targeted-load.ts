@@ -27,12 +27,14 @@ interface Reading {
   parts: Partial<ClusterSnapshot>[];
   nodesRead: Set<NodeName>;
   volumes: Set<VolumeId>;
+  /** Volumes whose items were asked for already: one with no item, or a corrupt one, is not asked (or reported) again. */
+  asked: Set<VolumeId>;
   actual: ActualState;
   corrupt: CorruptItem[];
 }
 
 export async function loadTargeted(deps: ReconcileDeps, target: Target): Promise<TargetedInputs> {
-  const reading: Reading = { parts: [], nodesRead: new Set(), volumes: new Set(), actual: new Map(), corrupt: [] };
+  const reading: Reading = { parts: [], nodesRead: new Set(), volumes: new Set(), asked: new Set(), actual: new Map(), corrupt: [] };
   const seedNodes = await seedsOf(deps, target, reading);
   const targetVolumes = [...reading.volumes];
   // The target's nodes first, so one read of the store serves their volumes and the target's alike.
@@ -100,8 +102,9 @@ async function nodesOfInstance(deps: ReconcileDeps, instanceId: InstanceId, read
 }
 
 async function loadRecords(deps: ReconcileDeps, reading: Reading): Promise<void> {
-  const missing = [...reading.volumes].filter((id) => !reading.actual.has(id)).sort();
+  const missing = [...reading.volumes].filter((id) => !reading.asked.has(id)).sort();
   if (missing.length === 0) return;
+  for (const id of missing) reading.asked.add(id);
   const loaded = await deps.store.getMany(missing);
   for (const [id, record] of loaded.records) reading.actual.set(id, record);
   reading.corrupt.push(...loaded.corrupt);

@@ -3,8 +3,9 @@ import type { ClusterSnapshot } from '../../lambda/core/kube.js';
 import type { InstanceState, VolumeId, VolumeRecord } from '../../lambda/core/types.js';
 import type { DetachRequest, SeenInstance } from '../../lambda/ports/block-storage.js';
 import { runTargetedPass } from '../../lambda/reconcile/targeted-pass.js';
+import type { VolumeStore } from '../../lambda/ports/volume-store.js';
 import type { Target } from '../../lambda/reconcile/types.js';
-import { attachment, instanceOf, node, pod, pv, pvc, record, snapshot, T0, uname, vol } from '../core/builders.js';
+import { attachment, instanceOf, matching, node, pod, pv, pvc, record, snapshot, T0, uname, vol } from '../core/builders.js';
 import { harness } from './executor-harness.js';
 
 const V = vol(1);
@@ -128,6 +129,32 @@ describe('what a targeted pass for a pod reads', () => {
     expect(ec2.calls).toEqual([]);
     expect(kube.statusWrites).toEqual([]);
     expect(report.results).toEqual([]);
+  });
+});
+
+describe('the store items a targeted pass reads', () => {
+  it('reads each volume once, even one with no item or an item it cannot parse, and reports such an item once', async () => {
+    const X = vol(3);
+    const { pass, store, storeReads } = world(
+      {
+        nodes: [node('node-a', { attached: [reported(V)] }), node('node-b')],
+        pods: [pod('db-0', { node: 'node-b', claims: ['data'] }), pod('x-0', { node: 'node-b', claims: ['x'] })],
+        pvcs: [pvc('data'), pvc('x')],
+        pvs: [pv('pv-data', { volumeId: V }), pv('pv-x', { volumeId: X })],
+      },
+      [record(V, [attachment('node-a')])],
+    );
+    const getMany = store.getMany.bind(store);
+    const port: VolumeStore = store;
+    port.getMany = async (ids) => ({
+      ...(await getMany(ids)),
+      corrupt: ids.includes(X) ? [{ key: X, problem: 'attachments is not a map' }] : [],
+    });
+
+    const report = await pass({ kind: 'pod', namespace: 'default', name: 'db-0' });
+
+    expect(storeReads).toEqual([[V, X]]);
+    expect(report.problems).toEqual([{ source: 'dynamodb', message: matching(new RegExp(`${X}.*attachments is not a map`)) }]);
   });
 });
 
