@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { runTargetedPass } from '../../lambda/reconcile/targeted-pass.js';
-import { attachment, instanceOf, node, pod, pv, pvc, record, snapshot, T0, uname } from '../core/builders.js';
+import { attachment, instanceOf, node, op, pod, pv, pvc, record, snapshot, T0, uname, vol } from '../core/builders.js';
+import type { FakeBlockStorage } from '../support/fake-ports.js';
 import { harness, noPods, podOnA, V } from './executor-harness.js';
 
 describe('executing a plan', () => {
@@ -273,5 +274,114 @@ describe('executing a plan', () => {
 
     expect(ec2.calls).toEqual([`attach ${V}`, 'wait attached']);
     expect(Object.keys(store.items.get(V)?.attachments ?? {})).toEqual(['node-b']);
+  });
+});
+
+/** A pod rescheduled from node-a to node-b while its RWO volume is still attached to node-a. */
+const rescheduled = (nodeA: Parameters<typeof node>[1] = {}) =>
+  snapshot({
+    nodes: [node('node-a', { attached: [{ name: uname(V), devicePath: '/dev/xvdaa' }], ...nodeA }), node('node-b')],
+    pods: [pod('db-0', { node: 'node-b', claims: ['data'] })],
+    pvcs: [pvc('data')],
+    pvs: [pv('pv-data', { volumeId: V })],
+  });
+
+describe('a Multi-Attach conflict after the old node let go of the volume in this pass', () => {
+  const outOfService = { outOfService: true, inUse: [V] };
+  const onNodeA = () => ({
+    volumeId: V,
+    exists: true,
+    attachments: [{ instanceId: instanceOf('node-a'), state: 'attached' as const, device: '/dev/xvdaa' }],
+  });
+
+  it.each<{ case: string; nodeA: Parameters<typeof node>[1]; mounted: boolean; detach: string; stage: (ec2: FakeBlockStorage) => void }>([
+    {
+      case: 'an ordinary detach (unmounted; EC2 reads may lag): the warning stands, nothing is attached before the next pass',
+      nodeA: {},
+      mounted: false,
+      detach: 'ok',
+      stage: () => undefined,
+    },
+    {
+      case: 'a forced detach EC2 refused: the warning stands',
+      nodeA: outOfService,
+      mounted: true,
+      detach: 'failed',
+      stage: (ec2) => void (ec2.detachOutcome = { kind: 'failed', code: 'IncorrectState', message: 'no' }),
+    },
+    {
+      case: 'a forced detach EC2 still shows attached when asked again: the warning stands',
+      nodeA: outOfService,
+      mounted: true,
+      detach: 'ok',
+      stage: (ec2) => void ec2.volumes.set(V, onNodeA()),
+    },
+  ])('$case', async ({ nodeA, mounted, detach, stage }) => {
+    const { pass, ec2, kube } = harness(rescheduled(nodeA), [record(V, [attachment('node-a', { mounted })])]);
+    stage(ec2);
+
+    const report = await pass();
+
+    expect(ec2.calls.filter((c) => c.startsWith('attach'))).toEqual([]);
+    expect(ec2.calls.filter((c) => c.startsWith('detach'))).toEqual([`detach ${V}`]);
+    expect(report.results.map((r) => [r.kind, r.outcome])).toEqual([
+      ['unreport', 'ok'],
+      ['detach', detach],
+      ['multiAttachConflict', 'ok'],
+    ]);
+    expect(kube.events.map((e) => e.event.message)).toEqual([expect.stringContaining('Multi-Attach error')]);
+    expect(report.converged).toBe(false);
+  });
+});
+
+describe("the executor's progress and its guard against unexpected errors", () => {
+  /**
+   * An expired operation to resolve (V2), an attach (V), and a pod on node-a that wants V3 while it is
+   * still attached to node-b: V3 is unreported and detached there, and a Multi-Attach conflict warned of.
+   */
+  const busy = () => {
+    const cluster = podOnA();
+    cluster.nodes[1] = node('node-b', { attached: [{ name: uname(vol(3)), devicePath: '/dev/xvdab' }] });
+    cluster.pods.push(pod('web-0', { node: 'node-a', claims: ['cache'] }));
+    cluster.pvcs.push(pvc('cache'));
+    cluster.pvs.push(pv('pv-cache', { volumeId: vol(3) }));
+    return harness(cluster, [
+      record(vol(2), [attachment('node-b', { state: 'attaching' })], {
+        operations: { volume: op('attach', 'node-b', { leaseExpiresAt: T0 - 1 }) },
+      }),
+      record(vol(3), [attachment('node-b', { mounted: false })]),
+    ]);
+  };
+
+  it('counts the EC2-facing actions (resolves, detaches, attaches; not unreports or warnings) as they finish', async () => {
+    const { pass, deps } = busy();
+    const seen: [string, number, number][] = [];
+    deps.progress = (phase, done, total) => void seen.push([phase, done, total]);
+
+    const report = await pass();
+
+    expect(report.actions.map((a) => a.kind)).toEqual(['resolve', 'unreport', 'detach', 'attach', 'multiAttachConflict']);
+    expect(seen).toEqual([
+      ['actions', 1, 3],
+      ['actions', 2, 3],
+      ['actions', 3, 3],
+    ]);
+  });
+
+  it('fails only the action that threw, says which and why, and goes on with the rest (counted too)', async () => {
+    const { pass, deps, ec2 } = busy();
+    const errors: unknown[][] = [];
+    deps.log = { ...deps.log, error: (...args: unknown[]) => void errors.push(args) };
+    const seen: number[] = [];
+    deps.progress = (_phase, done) => void seen.push(done);
+    ec2.attach = () => Promise.reject(new Error('socket hang up'));
+
+    const report = await pass();
+
+    expect(report.results).toContainEqual({ kind: 'attach', volumeId: V, nodeName: 'node-a', outcome: 'failed', detail: 'socket hang up' });
+    expect(report.results).toContainEqual(expect.objectContaining({ kind: 'detach', volumeId: vol(3), outcome: 'ok' }));
+    expect(errors).toContainEqual([expect.any(String), { kind: 'attach', volumeId: V, nodeName: 'node-a', error: 'socket hang up' }]);
+    expect(seen).toEqual([1, 2, 3]);
+    expect(report.converged).toBe(false);
   });
 });
