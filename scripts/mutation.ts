@@ -16,7 +16,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { mutantId, mutantKey } from './mutant-id.js';
+import { mutantId, mutantKey } from './mutant-id.ts';
 
 const SCOPES = ['core', 'reconcile'] as const;
 type Scope = (typeof SCOPES)[number];

@@ -25,7 +25,7 @@ import {
 } from '@stryker-mutator/api/test-runner';
 import type { Mutant } from '@stryker-mutator/api/core';
 import type { Vitest } from 'vitest/node';
-import { MutantIds, mutantKey, reportedRange } from './mutant-id.js';
+import { MutantIds, mutantKey, reportedRange } from './mutant-id.ts';
 // The upstream runner's own modules: the package exports only its plugin list.
 import { convertTestToTestResult, collectTestsFromSuite } from '../node_modules/@stryker-mutator/vitest-runner/dist/src/vitest-helpers.js';
 import { VitestTestRunner } from '../node_modules/@stryker-mutator/vitest-runner/dist/src/vitest-test-runner.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MutantIds, mutantId, mutantKey, reportedRange } from '../../scripts/mutant-id.js';
+import { MutantIds, mutantId, mutantKey, reportedRange } from '../../scripts/mutant-id.ts';
 
 describe("a mutant's id, shared by the mutation script and the Stryker runner", () => {
   const reported = { start: { line: 17, column: 7 }, end: { line: 17, column: 42 } };
