@@ -5,6 +5,7 @@
 import type { Mode } from '../rig.js';
 import { API_BLIP_AT_UNREPORT } from './api-blip-at-unreport.js';
 import { DEAD_NODE_AT_TIMEOUT } from './dead-node-timeout.js';
+import { LIST_FAILS_AFTER_ATTACH } from './list-fails-after-attach.js';
 import { LOST_ATTACH_UNDER_LAG } from './lost-attach-under-lag.js';
 import { MASS_DELETION } from './mass-deletion.js';
 import { OPERATOR_DETACH } from './operator-detach.js';
@@ -25,6 +26,7 @@ export const THEMES: Theme[] = [
   LOST_ATTACH_UNDER_LAG,
   POD_MOVES_BETWEEN_PASSES,
   OPERATOR_DETACH,
+  LIST_FAILS_AFTER_ATTACH,
 ];
 
 export function themeOf(seed: number, mode: Mode): Theme {
