@@ -14,8 +14,8 @@ const V = vol(1);
 const W = vol(2);
 const entry = (volumeId: string, devicePath = '/dev/xvdaa') => ({ name: uname(volumeId), devicePath });
 
-function pass(records: VolumeRecord[]) {
-  const kube = new FakeCluster(snapshot({ nodes: [node('node-a', { attached: [entry(V), entry(W, '/dev/xvdab')] })] }));
+function pass(records: VolumeRecord[], attached = [entry(V), entry(W, '/dev/xvdab')]) {
+  const kube = new FakeCluster(snapshot({ nodes: [node('node-a', { attached })] }));
   const store = new FakeStore();
   for (const r of records) store.items.set(r.volumeId, structuredClone(r));
   const deps = fakeDeps({ cluster: kube, store });
@@ -100,6 +100,31 @@ describe('the node-status updater', () => {
 
     expect(kube.statusWrites.map((w) => w.volumes)).toEqual([[entry(W, '/dev/xvdab')]]);
     expect(ctx.reportErrors).toEqual([expect.stringContaining(`listing ${V} on node-a: throttled`)]);
+  });
+
+  it('a volume the node already lists is remembered as reported, though the list needs no write', async () => {
+    // An earlier pass listed it, then failed to write that down: a later detach must still unreport it first.
+    const { ctx, kube, store } = pass([
+      record(V, [attachment('node-a', { reported: false })]),
+      record(W, [attachment('node-a', { device: '/dev/xvdab' })]),
+    ]);
+
+    await ctx.nodeStatus.reportAll();
+
+    expect(kube.statusWrites).toEqual([]);
+    expect(store.items.get(V)?.attachments['node-a']?.reported).toBe(true);
+  });
+
+  it("a volume listed again under this pass's claim keeps no claim once its node reports it", async () => {
+    // The record says reported, but the node's list lost it (someone rewrote the list): the pass lists it again under a claim.
+    const records = [record(V, [attachment('node-a')]), record(W, [attachment('node-a', { device: '/dev/xvdab' })])];
+    const { ctx, kube, store } = pass(records, [entry(W, '/dev/xvdab')]);
+
+    await ctx.nodeStatus.reportAll();
+
+    expect(kube.statusWrites.map((w) => w.volumes)).toEqual([[entry(V), entry(W, '/dev/xvdab')]]);
+    expect(store.items.get(V)?.attachments['node-a']).toMatchObject({ reported: true });
+    expect(store.items.get(V)?.attachments['node-a']?.listingClaims).toBeUndefined();
   });
 
   it('the end-of-pass report writes only changed lists; a failure is written down, not thrown', async () => {
