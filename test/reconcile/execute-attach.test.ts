@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { AttachOutcome } from '../../lambda/ports/block-storage.js';
 import type { ActualAttachment } from '../../lambda/core/types.js';
-import { attachment, instanceOf, like, node, op, pod, pv, pvc, record, snapshot, T0, uname } from '../core/builders.js';
-import { harness, podOnA, V } from './executor-harness.js';
+import { attachment, like, node, op, pod, pv, pvc, record, snapshot, T0, uname } from '../core/builders.js';
+import { harness, podOnA, V, ec2ShowsAttached } from './executor-harness.js';
 
 describe("an attach, by EC2's answer", () => {
   it.each<[string, AttachOutcome, object, object, number]>([
@@ -86,11 +86,7 @@ describe("an attach, by EC2's answer", () => {
     store.beforePut = (next) => {
       store.beforePut = undefined;
       store.items.set(next.volumeId, { ...record(V, [attachment('node-b')]), version: 1 });
-      ec2.volumes.set(V, {
-        volumeId: V,
-        exists: true,
-        attachments: [{ instanceId: instanceOf('node-b'), state: 'attached', device: '/dev/xvdab' }],
-      });
+      ec2.volumes.set(V, ec2ShowsAttached('node-b', '/dev/xvdab'));
     };
 
     const report = await pass();

@@ -2,7 +2,7 @@
 import { runFullPass } from '../../lambda/reconcile/full-pass.js';
 import type { ClusterSnapshot } from '../../lambda/core/kube.js';
 import type { VolumeRecord } from '../../lambda/core/types.js';
-import { node, pod, pv, pvc, snapshot, T0, uname, vol } from '../core/builders.js';
+import { instanceOf, node, pod, pv, pvc, snapshot, T0, uname, vol } from '../core/builders.js';
 import { FakeBlockStorage, FakeCluster, FakeStore, fakeDeps } from '../support/fake-ports.js';
 
 export const V = vol(1);
@@ -31,3 +31,10 @@ export const noPods = (inUse: string[] = []) =>
     nodes: [node('node-a', { inUse, attached: [{ name: uname(V), devicePath: '/dev/xvdaa' }] })],
     pvs: [pv('pv-data', { volumeId: V })],
   });
+
+/** What EC2 says of V when it has the volume attached on the node's instance. */
+export const ec2ShowsAttached = (nodeName: string, device = '/dev/xvdaa') => ({
+  volumeId: V,
+  exists: true,
+  attachments: [{ instanceId: instanceOf(nodeName), state: 'attached' as const, device }],
+});

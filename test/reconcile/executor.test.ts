@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { runTargetedPass } from '../../lambda/reconcile/targeted-pass.js';
 import { attachment, instanceOf, node, op, pod, pv, pvc, record, snapshot, T0, uname, vol } from '../core/builders.js';
 import type { FakeBlockStorage } from '../support/fake-ports.js';
-import { harness, noPods, podOnA, V } from './executor-harness.js';
+import { harness, noPods, podOnA, V, ec2ShowsAttached } from './executor-harness.js';
 
 describe('executing a plan', () => {
   it('attaches, records the device, reports the node and the VolumeAttachment, and tells the pod', async () => {
@@ -83,11 +83,7 @@ describe('executing a plan', () => {
   it('writes down where EC2 says the volume is when it answers attached-elsewhere', async () => {
     const { pass, store, ec2 } = harness(podOnA());
     ec2.attachOutcome = { kind: 'attached-elsewhere', instanceIds: [instanceOf('node-b')], message: 'vol in use' };
-    ec2.volumes.set(V, {
-      volumeId: V,
-      exists: true,
-      attachments: [{ instanceId: instanceOf('node-b'), state: 'attached', device: '/dev/xvdab' }],
-    });
+    ec2.volumes.set(V, ec2ShowsAttached('node-b', '/dev/xvdab'));
 
     await pass();
 
@@ -202,11 +198,7 @@ describe('executing a plan', () => {
     store.beforePut = (next) => {
       store.beforePut = undefined;
       store.items.set(next.volumeId, { ...record(V, [attachment('node-a')]), version: 1 });
-      ec2.volumes.set(V, {
-        volumeId: V,
-        exists: true,
-        attachments: [{ instanceId: instanceOf('node-a'), state: 'attached', device: '/dev/xvdaa' }],
-      });
+      ec2.volumes.set(V, ec2ShowsAttached('node-a', '/dev/xvdaa'));
     };
 
     const report = await pass();

@@ -8,9 +8,9 @@ import type { KubeNode } from '../../lambda/core/kube.js';
 import type { NodeTaintEdit } from '../../lambda/core/out-of-service.js';
 import type { SeenInstance } from '../../lambda/ports/block-storage.js';
 import type { ReadResult } from '../../lambda/ports/volume-store.js';
-import { attachment, instanceOf, MIN, node, op, pod, pv, pvc, record, snapshot, T0, uname, vol } from '../core/builders.js';
+import { attachment, MIN, node, op, pod, pv, pvc, record, snapshot, T0, uname, vol } from '../core/builders.js';
 import { runFullPass } from '../../lambda/reconcile/full-pass.js';
-import { harness, noPods, podOnA, V } from './executor-harness.js';
+import { harness, noPods, podOnA, V, ec2ShowsAttached } from './executor-harness.js';
 
 const V2 = vol(2);
 
@@ -111,11 +111,7 @@ describe('a full pass whose cluster read failed', () => {
         record(V2, [attachment('node-b', { state: 'attaching' })], { operations: { volume: expired } }),
       ]),
     );
-    ec2.volumes.set(V, {
-      volumeId: V,
-      exists: true,
-      attachments: [{ instanceId: instanceOf('node-a'), state: 'attached', device: '/dev/xvdaa' }],
-    });
+    ec2.volumes.set(V, ec2ShowsAttached('node-a', '/dev/xvdaa'));
 
     const report = await pass();
 
@@ -214,11 +210,7 @@ describe('a first full pass (taking over from kube-controller-manager)', () => {
     });
     const { pass, store, ec2 } = harness(cluster);
     store.state = { version: 0 };
-    ec2.volumes.set(V, {
-      volumeId: V,
-      exists: true,
-      attachments: [{ instanceId: instanceOf('node-a'), state: 'attached', device: '/dev/xvdaa' }],
-    });
+    ec2.volumes.set(V, ec2ShowsAttached('node-a', '/dev/xvdaa'));
 
     const report = await pass();
 
@@ -258,11 +250,7 @@ describe('the out-of-service taint of a node whose instance EC2 shows terminated
   const deadNode = () => {
     const h = harness(noPods([V]), [record(V, [attachment('node-a', { mounted: true })])]);
     h.store.state = { version: 1, lastVerifiedAt: T0 - 2 * MIN, seededAt: T0 - 60 * MIN };
-    h.ec2.volumes.set(V, {
-      volumeId: V,
-      exists: true,
-      attachments: [{ instanceId: instanceOf('node-a'), state: 'attached', device: '/dev/xvdaa' }],
-    });
+    h.ec2.volumes.set(V, ec2ShowsAttached('node-a', '/dev/xvdaa'));
     h.ec2.observeInstances = (ids) =>
       Promise.resolve(new Map<string, SeenInstance | 'missing'>(ids.map((id) => [id, { state: 'terminated', mappings: [] }])));
     const taints = taintsOver(() => h.kube.snapshot.nodes);

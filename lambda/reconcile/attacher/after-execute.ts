@@ -27,8 +27,9 @@ export interface AttacherReportState {
 async function correctTarget(ctx: PassContext, state: AttacherReportState, target: VaTarget): Promise<void> {
   if (state.written.has(target.name)) return;
   // An object naming no volume we can find still gets its resolution error, as external-attacher saves it.
-  const record = target.volumeId === undefined ? undefined : ctx.actual.get(target.volumeId);
-  const observation = target.volumeId === undefined ? undefined : ctx.observations.volumes?.get(target.volumeId);
+  const { volumeId } = target;
+  const record = volumeId === undefined ? undefined : ctx.actual.get(volumeId);
+  const observation = volumeId === undefined ? undefined : ctx.observations.volumes?.get(volumeId);
   const now = ctx.deps.clock();
   if (!target.deleting) {
     const status = liveStatusCorrection(target, record, observation, now);
