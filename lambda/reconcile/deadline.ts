@@ -4,7 +4,8 @@
  * step asks `canStart` first and every wait ends at `waitUntil`, keeping a reserve to write
  * down what was started.
  */
-import { leaseMsFor, type PlanConfig } from '../core/config.js';
+import { leaseMsFor } from '../core/operations.js';
+import { type PlanConfig } from '../core/config.js';
 import type { Budget } from './types.js';
 
 export class Deadline {

@@ -8,12 +8,11 @@ import type { AttachAction } from '../core/actions.js';
 import { attachStuck, leftoverAttachment, type StartedAttachment } from '../core/observed.js';
 import { settleAcceptedAttach } from '../core/accepted-attach.js';
 import { completeAttach, failOperation } from '../core/transitions.js';
-import { lockKey, type Ec2Attachment } from '../core/types.js';
-import { pairKey } from '../core/volume-attachments.js';
+import { type Ec2Attachment, lockKey, pairKey } from '../core/types.js';
 import type { AttachOutcome, SeenInstance } from '../ports/block-storage.js';
 import { desiredAttachment, type PassContext } from './context.js';
 import { deviceClaims } from './device-claims.js';
-import { observeVolume } from './observe.js';
+import { noteAttachment, observeVolume } from './observe.js';
 import { startOperation } from './operation-start.js';
 import { onRecord, writeRecord, type Step } from './records.js';
 import type { ActionResult, ResultOf } from './types.js';
@@ -98,6 +97,7 @@ async function settle(
   });
   const now = ctx.deps.clock();
   if (waited.reachedTarget) {
+    noteAttachment(ctx, action.volumeId, { instanceId: action.instanceId, state: 'attached', device: waited.device ?? device });
     const written = await finish(onRecord((r) => completeAttach(r, operationId, waited.device ?? device, now)));
     if (!written.ok) return result('failed', `attached, but the record could not be completed: ${written.reason}`);
     await ctx.reports.attached(ctx, action, waited.device ?? device);

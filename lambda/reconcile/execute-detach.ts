@@ -8,10 +8,10 @@
 import type { DetachAction } from '../core/actions.js';
 import { nodeOfAttachment } from '../core/detach-decision.js';
 import { abandonOperation, completeDetach, failOperation, leaveInProgress } from '../core/transitions.js';
-import { lockKey } from '../core/types.js';
-import { pairKey } from '../core/volume-attachments.js';
+import { lockKey, pairKey } from '../core/types.js';
 import type { DetachOutcome } from '../ports/block-storage.js';
 import type { PassContext } from './context.js';
+import { noteAttachment } from './observe.js';
 import { startOperation } from './operation-start.js';
 import { onRecord, removeIfEmpty, writeRecord, type Step } from './records.js';
 import type { ActionResult, ResultOf } from './types.js';
@@ -104,6 +104,7 @@ async function done(
   result: ResultOf,
   latencyMs: number | undefined,
 ): Promise<ActionResult> {
+  noteAttachment(ctx, action.volumeId, { instanceId: action.instanceId, state: 'detached' });
   const written = await finish(onRecord((r) => completeDetach(r, operationId, ctx.deps.clock())));
   if (!written.ok) return result('failed', `detached, but the record could not be completed: ${written.reason}`);
   await ctx.reports.detached(ctx, action);

@@ -4,8 +4,7 @@
  */
 import type { ResolveAction } from '../core/actions.js';
 import { resolveExpired } from '../core/transitions.js';
-import { lockKey } from '../core/types.js';
-import { pairKey } from '../core/volume-attachments.js';
+import { lockKey, pairKey } from '../core/types.js';
 import type { PassContext } from './context.js';
 import { onRecord, writeRecord } from './records.js';
 import type { ActionResult, ResultOf } from './types.js';
@@ -25,6 +24,7 @@ export async function executeResolve(ctx: PassContext, action: ResolveAction): P
   } catch (error) {
     return result('failed', `could not ask EC2: ${String(error)}`);
   }
+  if (observation !== undefined) ctx.observations.volumes?.set(action.volumeId, observation);
   const op = action.operation;
   const view = observation?.exists === true ? observation.attachments.find((a) => a.instanceId === op.instanceId) : undefined;
   const record = ctx.actual.get(action.volumeId);

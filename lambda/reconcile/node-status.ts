@@ -10,8 +10,15 @@ import type { AttachedVolume } from '../core/kube.js';
 import { nodeReports } from '../core/report.js';
 import { claimListing } from '../core/attachment-facts.js';
 import { markReported, markUnreported } from '../core/transitions.js';
-import type { ActualState, DesiredState, NodeName, UniqueVolumeName, VolumeId, VolumeRecord } from '../core/types.js';
-import { pairKey } from '../core/volume-attachments.js';
+import {
+  type ActualState,
+  type DesiredState,
+  type NodeName,
+  pairKey,
+  type UniqueVolumeName,
+  type VolumeId,
+  type VolumeRecord,
+} from '../core/types.js';
 import { bestEffort, type PassContext } from './context.js';
 import { onRecord, writeRecord } from './records.js';
 

@@ -3,9 +3,8 @@
  * records with the pure `applyObservation`, each written with a compare-and-swap.
  */
 import { applyObservation, seedUncertain } from '../core/transitions.js';
-import type { InstanceId, NodeName, VolumeId, VolumeObservation } from '../core/types.js';
+import { pairKey, type Ec2Attachment, type InstanceId, type NodeName, type VolumeId, type VolumeObservation } from '../core/types.js';
 import { clusterKnows, nodesByInstance } from '../core/verification.js';
-import { pairKey } from '../core/volume-attachments.js';
 import type { PassContext } from './context.js';
 import { writeRecord } from './records.js';
 
@@ -61,4 +60,21 @@ export async function observeVolume(ctx: PassContext, volumeId: VolumeId): Promi
   } catch (error) {
     ctx.deps.log.warn('could not describe volume', { volumeId, error: String(error) });
   }
+}
+
+/**
+ * What EC2 answered about one attachment while the pass acted on it (an attach's or a detach's own
+ * wait): newer than the pass's earlier look, so it replaces that look's view of the attachment, and
+ * what is reported later in the pass rests on it. A volume EC2 was not asked about stays unasked.
+ */
+export function noteAttachment(
+  ctx: PassContext,
+  volumeId: VolumeId,
+  seen: Pick<Ec2Attachment, 'instanceId' | 'state'> & { device?: string },
+): void {
+  const observation = ctx.observations.volumes?.get(volumeId);
+  if (observation === undefined) return;
+  const others = observation.attachments.filter((a) => a.instanceId !== seen.instanceId);
+  const attachments = seen.state === 'detached' ? others : [...others, { ...seen, device: seen.device ?? '' }];
+  ctx.observations.volumes?.set(volumeId, { ...observation, exists: true, attachments });
 }

@@ -41,7 +41,7 @@ async function apply(ctx: PassContext, change: VolumeAttachmentChange): Promise<
 
 /** Brings one (volume, node) VolumeAttachment in line right after its attachment changed. */
 export async function syncVolumeAttachment(ctx: PassContext, volumeId: VolumeId, nodeName: NodeName): Promise<void> {
-  const change = volumeAttachmentChange(ctx.desired, ctx.actual, volumeId, nodeName);
+  const change = volumeAttachmentChange(ctx, volumeId, nodeName);
   if (change !== undefined) await apply(ctx, change);
 }
 
@@ -54,6 +54,7 @@ export async function reportVolumeAttachments(ctx: PassContext, listed: ClusterS
   const changes = volumeAttachmentChanges({
     desired: ctx.desired,
     actual: ctx.actual,
+    observations: ctx.observations,
     touched: ctx.touched,
     ...(existing === undefined ? {} : { existing }),
   });

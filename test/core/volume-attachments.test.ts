@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { ActualState, DesiredState } from '../../lambda/core/types.js';
+import { type ActualState, type DesiredState, pairKey } from '../../lambda/core/types.js';
 import {
   indexVolumeAttachments,
-  pairKey,
   volumeAttachmentChange,
   volumeAttachmentChanges,
   type VolumeAttachmentStatusView,
@@ -82,7 +81,7 @@ describe('volumeAttachmentChange: one (volume, node) right after its attachment 
       { volumeId: V, nodeName: 'node-a', change: 'report-attached', devicePath: '/dev/xvdaa' },
     ],
   ])('%s', (_name, state, actual, claimsAttached, expected) => {
-    expect(volumeAttachmentChange(state, actual, V, 'node-a', claimsAttached)).toEqual(expected);
+    expect(volumeAttachmentChange({ desired: state, actual }, V, 'node-a', claimsAttached)).toEqual(expected);
   });
 });
 

@@ -3,7 +3,8 @@
  * our own VolumeAttachments and the pods' events follow every change (DESIGN §6, §7).
  */
 import type { AttachAction } from '../../core/actions.js';
-import { attachFailedEvent, attachSucceededEvent, type VolumeEvent } from '../../core/events.js';
+import { attachFailedEvent, attachSucceededEvent } from '../../core/events.js';
+import type { VolumeEvent } from '../../core/types.js';
 import { bestEffort, specNameOf, type PassContext } from '../context.js';
 import { reportSkippedVolumes } from '../skipped-events.js';
 import { reportAttachError, syncVolumeAttachment } from '../volume-attachments.js';
