@@ -204,3 +204,17 @@ describe('a Multi-Attach conflict', () => {
     ]);
   });
 });
+
+describe("EC2's answer to the attach's own wait is the pass's latest word on the volume", () => {
+  it('a volume the verification saw unattached and this pass attached is reported attached on its VolumeAttachment', async () => {
+    const { pass, store, kube, ec2 } = harness(podOnA());
+    store.state = { version: 1, lastVerifiedAt: T0 - 10 * 60_000, seededAt: T0 };
+    ec2.volumes.set(V, { volumeId: V, exists: true, attachments: [] });
+
+    const report = await pass();
+
+    expect(report.verified).toBe(true);
+    expect(report.results).toEqual([expect.objectContaining({ kind: 'attach', outcome: 'ok' })]);
+    expect(kube.volumeAttachments.get(`${V}|node-a`)).toEqual({ attached: true, devicePath: '/dev/xvdaa' });
+  });
+});
