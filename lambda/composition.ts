@@ -23,9 +23,9 @@ import { systemClock, type Clock } from './clock.js';
 import type { Config } from './config.js';
 import { recordPass, recordPassFailure } from './observability/pass-metrics.js';
 import { createTelemetry, type Telemetry } from './observability/telemetry.js';
-import { fencedBlockStorage, LeaseFence, underFence } from './reconcile/fence.js';
-import { operatingMode } from './reconcile/modes/operating-mode.js';
-import { targetKey } from './reconcile/targets.js';
+import { fencedBlockStorage, LeaseFence, underFence } from './reconcile/attacher/fence.js';
+import { operatingMode } from './reconcile/operating-mode.js';
+import { targetKey } from './handlers/targets.js';
 import {
   DEFAULT_WAITS,
   type Budget,
@@ -35,7 +35,7 @@ import {
   type ReconcileDeps,
   type Target,
   type Waits,
-} from './reconcile/types.js';
+} from './reconcile/pass/types.js';
 
 export interface Controller extends Telemetry {
   config: Config;

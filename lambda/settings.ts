@@ -7,7 +7,7 @@
 import { z } from 'zod';
 import { DEFAULT_PLAN_CONFIG } from './core/config.js';
 import { METRICS_NAMESPACE, SERVICE_NAME } from './observability/metric-names.js';
-import { DEFAULT_WAITS } from './reconcile/types.js';
+import { DEFAULT_WAITS } from './reconcile/pass/types.js';
 
 interface Setting<S extends z.ZodType = z.ZodType> {
   schema: S;

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { notAttached } from '../../lambda/core/convergence.js';
 import type { ActualAttachment } from '../../lambda/core/types.js';
-import { actualOf, attachment, desired, record, view, vol, want } from '../core/builders.js';
+import { actualOf, attachment, desired, record, view, vol, want } from './builders.js';
 
 const V = vol(1);
 const W = vol(2);

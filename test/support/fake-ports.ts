@@ -24,7 +24,7 @@ import type {
 } from '../../lambda/ports/cluster.js';
 import type { ControllerState, DeviceHolder, VolumeStore, WriteResult } from '../../lambda/ports/volume-store.js';
 import type { PodRef } from '../../lambda/core/types.js';
-import type { ReconcileDeps } from '../../lambda/reconcile/types.js';
+import type { ReconcileDeps } from '../../lambda/reconcile/pass/types.js';
 import { config, T0 } from '../core/builders.js';
 
 export class FakeStore implements VolumeStore {

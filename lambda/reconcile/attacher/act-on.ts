@@ -10,10 +10,10 @@ import type { KubeCsiNode, KubeNode, KubePv, KubeVolumeAttachment } from '../../
 import type { DesiredState, InstanceId, NodeName } from '../../core/types.js';
 import { pvNamesByVolume } from '../../core/volume-sources.js';
 import type { CorruptItem } from '../../ports/volume-store.js';
-import type { PassContext } from '../context.js';
-import { createPassContext, planAndExecute, type Executed } from '../pass.js';
-import type { Budget, ReconcileDeps } from '../types.js';
-import { verifyAgainstEc2 } from '../verify.js';
+import type { PassContext } from '../pass/context.js';
+import { createPassContext, planAndExecute, type Executed } from '../pass/plan-and-execute.js';
+import type { Budget, ReconcileDeps } from '../pass/types.js';
+import { verifyAgainstEc2 } from '../pass/verify.js';
 import { attacherReports } from './reports.js';
 
 export interface VaStepInput {

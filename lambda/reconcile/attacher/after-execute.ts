@@ -13,7 +13,7 @@ import {
 } from '../../core/attacher/status.js';
 import type { AttacherView, VaTarget } from '../../core/attacher/targets.js';
 import { unwantedAttachments } from '../../core/attacher/unwanted.js';
-import { bestEffort, type PassContext } from '../context.js';
+import { bestEffort, type PassContext } from '../pass/context.js';
 import { writeStatus } from './reports.js';
 
 export interface AttacherReportState {

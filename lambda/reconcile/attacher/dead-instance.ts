@@ -12,8 +12,8 @@ import { attacherTargets, type AttacherView } from '../../core/attacher/targets.
 import type { KubeVolumeAttachment } from '../../core/kube.js';
 import { instanceStateOf } from '../../core/observed.js';
 import type { InstanceId } from '../../core/types.js';
-import type { PassContext } from '../context.js';
-import type { Budget, ReconcileDeps } from '../types.js';
+import type { PassContext } from '../pass/context.js';
+import type { Budget, ReconcileDeps } from '../pass/types.js';
 import { actOnVolumeAttachments, type VaStep } from './act-on.js';
 
 const POLL_FIRST_MS = 200;

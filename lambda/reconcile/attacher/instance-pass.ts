@@ -4,8 +4,8 @@
  * then, for a dead instance, the follow-through (dead-instance.ts). One report sums up both.
  */
 import type { InstanceId } from '../../core/types.js';
-import type { Budget, PassOptions, PassReport, ReconcileDeps } from '../types.js';
-import { summarize } from '../pass.js';
+import type { Budget, PassOptions, PassReport, ReconcileDeps } from '../pass/types.js';
+import { summarize } from '../pass/plan-and-execute.js';
 import type { VaStep } from './act-on.js';
 import { followDeadInstance } from './dead-instance.js';
 import { attacherFullPass } from './full-pass.js';

@@ -11,8 +11,8 @@ import type { VaTarget } from '../../core/attacher/targets.js';
 import type { KubePv } from '../../core/kube.js';
 import { type NodeName, pairKey, type VolumeId } from '../../core/types.js';
 import type { ClusterEvent, StatusOutcome } from '../../ports/cluster.js';
-import { bestEffort, type PassContext } from '../context.js';
-import type { ModeReports } from '../modes/reports.js';
+import { bestEffort, type PassContext } from '../pass/context.js';
+import type { ModeReports } from '../pass/mode.js';
 import { reportAfterExecute, type AttacherReportState } from './after-execute.js';
 
 const ATTACHED: ClusterEvent = { type: 'Normal', reason: 'SuccessfulAttachVolume', message: '' };

@@ -11,9 +11,9 @@
 import { volumeAttachmentName } from '../../adapters/kubernetes/volume-attachment-name.js';
 import { expectedAttachments } from '../../core/attacher/expected.js';
 import type { KubeVolumeAttachment } from '../../core/kube.js';
-import { dryRunStore } from '../dry-run.js';
-import { summarize } from '../pass.js';
-import type { Budget, PassOptions, PassReport, ReconcileDeps, Target } from '../types.js';
+import { dryRunStore } from '../pass/dry-run.js';
+import { summarize } from '../pass/plan-and-execute.js';
+import type { Budget, PassOptions, PassReport, ReconcileDeps, Target } from '../pass/types.js';
 import { runAttacherFullPass } from './full-pass.js';
 import { runDeadInstancePass } from './instance-pass.js';
 import { actOnVolumeAttachments } from './act-on.js';
