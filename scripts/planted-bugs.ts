@@ -57,7 +57,7 @@ export const PLANTED_BUGS: PlantedBug[] = [
     invariant: '2: a detach trusts the pass-start read of volumesInUse',
     edits: [
       {
-        file: 'lambda/reconcile/pass/execute-detach.ts',
+        file: 'lambda/reconcile/controller/reports.ts',
         find: "if (unmounted && live.inUse.includes(action.uniqueName)) return 'mounted again since the pass read the node';",
         replace: '',
       },
@@ -112,18 +112,18 @@ export const PLANTED_BUGS: PlantedBug[] = [
     edits: [
       {
         file: 'lambda/reconcile/pass/execute.ts',
-        find: "  results.push(...(await executeUnreports(ctx, of('unreport'))));\n",
+        find: "  results.push(...(await ctx.mode.unreport(ctx, of('unreport'))));\n",
         replace: '',
       },
       {
         file: 'lambda/reconcile/pass/execute.ts',
         find: '  results.push(...perVolume.flat());\n',
-        replace: "  results.push(...perVolume.flat());\n  results.push(...(await executeUnreports(ctx, of('unreport'))));\n",
+        replace: "  results.push(...perVolume.flat());\n  results.push(...(await ctx.mode.unreport(ctx, of('unreport'))));\n",
       },
       {
-        file: 'lambda/reconcile/pass/execute-detach.ts',
-        find: 'if (planned.requiresUnreport && !ctx.nodeStatus.wasUnreported(planned.volumeId, planned.nodeName)) {',
-        replace: 'if (planned.requiresUnreport && ctx.nodeStatus.wasUnreported(planned.volumeId, planned.nodeName) === undefined) {',
+        file: 'lambda/reconcile/controller/reports.ts',
+        find: 'action.requiresUnreport && !side.nodeStatus.wasUnreported(action.volumeId, action.nodeName)',
+        replace: 'action.requiresUnreport && side.nodeStatus.wasUnreported(action.volumeId, action.nodeName) === undefined',
       },
     ],
   },

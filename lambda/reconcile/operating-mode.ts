@@ -1,9 +1,11 @@
 /**
- * The operating mode (DESIGN §3a), chosen once in the composition root: what is desired (pods, or
- * kcm's VolumeAttachments) and what is reported (node status and our VolumeAttachments, or kcm's
- * VolumeAttachments' status and finalizers). Everything else, the store, locks, intents, backoff,
- * EC2 and verification, is the same code in both.
+ * The operating mode (DESIGN §3a), chosen once in the composition root, as external-attacher's main
+ * picks its Handler: what is desired (pods, or kcm's VolumeAttachments) and what is reported (node
+ * status and our VolumeAttachments, or kcm's VolumeAttachments' status and finalizers). The only
+ * file that knows both modes; everything else, the store, locks, intents, backoff, EC2 and
+ * verification, is the shared pass (pass/), which knows neither.
  */
+import type { Cluster } from '../ports/cluster.js';
 import { runAttacherFullPass } from './attacher/full-pass.js';
 import { runAttacherTargetedPass } from './attacher/targeted-pass.js';
 import { runFullPass } from './controller/full-pass.js';
@@ -12,10 +14,13 @@ import type { Budget, PassOptions, PassReport, ReconcileDeps, Target } from './p
 
 export type ModeName = 'controller' | 'attacher';
 
+/** A pass's dependencies as the composition root builds them: one adapter serves every role of the Cluster port. */
+export type ModeDeps = ReconcileDeps & { cluster: Cluster };
+
 export interface OperatingMode {
   name: ModeName;
-  fullPass(deps: ReconcileDeps, budget: Budget, options?: PassOptions): Promise<PassReport>;
-  targetedPass(deps: ReconcileDeps, target: Target, budget: Budget, options?: PassOptions): Promise<PassReport>;
+  fullPass(deps: ModeDeps, budget: Budget, options?: PassOptions): Promise<PassReport>;
+  targetedPass(deps: ModeDeps, target: Target, budget: Budget, options?: PassOptions): Promise<PassReport>;
 }
 
 const MODES: Record<ModeName, OperatingMode> = {

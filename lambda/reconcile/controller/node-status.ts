@@ -19,13 +19,15 @@ import {
   type VolumeId,
   type VolumeRecord,
 } from '../../core/types.js';
-import { bestEffort, type PassContext } from '../pass/context.js';
+import type { ControllerWrites } from '../../ports/cluster.js';
+import { bestEffort, type PassState } from '../pass/context.js';
 import { onRecord, writeRecord } from '../pass/records.js';
 
-/** What the updater needs of the pass (it is part of the pass context). */
-export type NodeStatusPass = Pick<PassContext, 'deps' | 'desired' | 'actual' | 'reportErrors'>;
+/** What the updater needs of the pass (controller mode keeps it for the pass). */
+export type NodeStatusPass = Pick<PassState, 'deps' | 'desired' | 'actual' | 'reportErrors'>;
 
-type StatusAnswer = Awaited<ReturnType<PassContext['deps']['cluster']['setVolumesAttached']>>;
+type StatusWriter = Pick<ControllerWrites, 'setVolumesAttached'>;
+type StatusAnswer = Awaited<ReturnType<StatusWriter['setVolumesAttached']>>;
 
 export type Unreported = { ok: true; answer: StatusAnswer } | { ok: false; error: unknown };
 
@@ -39,6 +41,7 @@ export class NodeStatusUpdater {
 
   constructor(
     private readonly pass: NodeStatusPass,
+    private readonly writer: StatusWriter,
     private readonly leaseMs: number,
   ) {
     this.reported = new Map([...pass.desired.nodes].map(([name, view]) => [name, view.volumesAttached]));
@@ -58,7 +61,7 @@ export class NodeStatusUpdater {
     const base = [...read, ...unread.map((volume) => ({ name: volume.uniqueName, devicePath: '' }))];
     let answer: StatusAnswer;
     try {
-      answer = await this.pass.deps.cluster.setVolumesAttached(nodeName, next, { base });
+      answer = await this.writer.setVolumesAttached(nodeName, next, { base });
     } catch (error) {
       return { ok: false, error };
     }
@@ -90,7 +93,7 @@ export class NodeStatusUpdater {
       if (report.changed) {
         let answer: StatusAnswer | undefined;
         await bestEffort(this.pass, `node status of ${nodeName}`, async () => {
-          answer = await this.pass.deps.cluster.setVolumesAttached(nodeName, report.want, { base });
+          answer = await this.writer.setVolumesAttached(nodeName, report.want, { base });
         });
         if (answer === undefined || answer === 'node-gone') continue;
         this.reported.set(nodeName, report.want);

@@ -14,7 +14,8 @@ import type { ActualState, DesiredState, InstanceId, NodeName, VolumeId } from '
 import { volumeOfNodeStatusName } from '../../core/volume-sources.js';
 import type { CorruptItem } from '../../ports/volume-store.js';
 import { mergeSnapshots } from './snapshot.js';
-import type { ReconcileDeps, Target } from '../pass/types.js';
+import type { Target } from '../pass/types.js';
+import type { ControllerDeps } from './deps.js';
 
 export interface TargetedInputs {
   snapshot: ClusterSnapshot;
@@ -33,7 +34,7 @@ interface Reading {
   corrupt: CorruptItem[];
 }
 
-export async function loadTargeted(deps: ReconcileDeps, target: Target): Promise<TargetedInputs> {
+export async function loadTargeted(deps: ControllerDeps, target: Target): Promise<TargetedInputs> {
   const reading: Reading = { parts: [], nodesRead: new Set(), volumes: new Set(), asked: new Set(), actual: new Map(), corrupt: [] };
   const seedNodes = await seedsOf(deps, target, reading);
   const targetVolumes = [...reading.volumes];
@@ -48,7 +49,7 @@ export async function loadTargeted(deps: ReconcileDeps, target: Target): Promise
 }
 
 /** The target's own objects; returns the nodes it names. */
-async function seedsOf(deps: ReconcileDeps, target: Target, reading: Reading): Promise<NodeName[]> {
+async function seedsOf(deps: ControllerDeps, target: Target, reading: Reading): Promise<NodeName[]> {
   switch (target.kind) {
     case 'pod':
       return podSeeds(deps, target, reading);
@@ -67,7 +68,7 @@ async function seedsOf(deps: ReconcileDeps, target: Target, reading: Reading): P
  * node's pods are read at once and the pod comes with them, its claims and volumes read once; the
  * pod is read on its own only when it is not there (the hint was stale, or the pod moved on).
  */
-async function podSeeds(deps: ReconcileDeps, target: Extract<Target, { kind: 'pod' }>, reading: Reading): Promise<NodeName[]> {
+async function podSeeds(deps: ControllerDeps, target: Extract<Target, { kind: 'pod' }>, reading: Reading): Promise<NodeName[]> {
   if (target.nodeHint !== undefined) await readNodes(deps, reading, [target.nodeHint]);
   let known = mergeSnapshots(reading.parts);
   let pod = known.pods.find((p) => p.metadata.namespace === target.namespace && p.metadata.name === target.name);
@@ -89,7 +90,7 @@ async function podSeeds(deps: ReconcileDeps, target: Extract<Target, { kind: 'po
  * scan would read every volume item instead). The volumes EC2 still shows on the instance
  * (stopping, stopped) name their records, and through them nodes whose object is already gone.
  */
-async function nodesOfInstance(deps: ReconcileDeps, instanceId: InstanceId, reading: Reading): Promise<NodeName[]> {
+async function nodesOfInstance(deps: ControllerDeps, instanceId: InstanceId, reading: Reading): Promise<NodeName[]> {
   const [nodes, observations] = await Promise.all([deps.cluster.listNodes(), deps.blockStorage.describeInstanceVolumes(instanceId)]);
   for (const observation of observations) reading.volumes.add(observation.volumeId);
   await loadRecords(deps, reading);
@@ -101,7 +102,7 @@ async function nodesOfInstance(deps: ReconcileDeps, instanceId: InstanceId, read
   return [...named.map((node) => node.metadata.name ?? ''), ...recorded.map((a) => a.nodeName)].filter((name) => name !== '');
 }
 
-async function loadRecords(deps: ReconcileDeps, reading: Reading): Promise<void> {
+async function loadRecords(deps: ControllerDeps, reading: Reading): Promise<void> {
   const missing = [...reading.volumes].filter((id) => !reading.asked.has(id)).sort();
   if (missing.length === 0) return;
   for (const id of missing) reading.asked.add(id);
@@ -111,7 +112,7 @@ async function loadRecords(deps: ReconcileDeps, reading: Reading): Promise<void>
 }
 
 /** Reads the nodes not read yet, with every pod on them, and adds the volumes they use or report; false when there were none. */
-async function readNodes(deps: ReconcileDeps, reading: Reading, names: NodeName[]): Promise<boolean> {
+async function readNodes(deps: ControllerDeps, reading: Reading, names: NodeName[]): Promise<boolean> {
   const fresh = [...new Set(names)].filter((name) => !reading.nodesRead.has(name));
   if (fresh.length === 0) return false;
   await Promise.all(

@@ -3,7 +3,6 @@
  * each attach, detach or resolve for its pair, and at the end of a pass for every touched pair
  * (plus, in a full pass, whatever the listed objects show out of line). Writes are best effort.
  */
-import type { ClusterSnapshot } from '../../core/kube.js';
 import type { NodeName, VolumeId } from '../../core/types.js';
 import {
   indexVolumeAttachments,
@@ -13,16 +12,17 @@ import {
 } from '../../core/volume-attachments.js';
 import type { VolumeAttachmentRef } from '../../ports/cluster.js';
 import { bestEffort, type PassContext } from '../pass/context.js';
+import type { ControllerSide } from './side.js';
 
-function volumeAttachmentRef(ctx: PassContext, volumeId: VolumeId, nodeName: NodeName): VolumeAttachmentRef {
-  const pvName = ctx.pvNames.get(volumeId);
+function volumeAttachmentRef(side: ControllerSide, volumeId: VolumeId, nodeName: NodeName): VolumeAttachmentRef {
+  const pvName = side.pvNames.get(volumeId);
   return pvName === undefined ? { volumeId, nodeName } : { volumeId, nodeName, pvName };
 }
 
-async function apply(ctx: PassContext, change: VolumeAttachmentChange): Promise<void> {
+async function apply(ctx: PassContext, side: ControllerSide, change: VolumeAttachmentChange): Promise<void> {
   const { volumeId, nodeName } = change;
-  const ref = volumeAttachmentRef(ctx, volumeId, nodeName);
-  const cluster = ctx.deps.cluster;
+  const ref = volumeAttachmentRef(side, volumeId, nodeName);
+  const { cluster } = side;
   switch (change.change) {
     case 'report-attached':
       await bestEffort(ctx, `report ${volumeId} attached on ${nodeName}`, () =>
@@ -40,30 +40,36 @@ async function apply(ctx: PassContext, change: VolumeAttachmentChange): Promise<
 }
 
 /** Brings one (volume, node) VolumeAttachment in line right after its attachment changed. */
-export async function syncVolumeAttachment(ctx: PassContext, volumeId: VolumeId, nodeName: NodeName): Promise<void> {
+export async function syncVolumeAttachment(ctx: PassContext, side: ControllerSide, volumeId: VolumeId, nodeName: NodeName): Promise<void> {
   const change = volumeAttachmentChange(ctx, volumeId, nodeName);
-  if (change !== undefined) await apply(ctx, change);
+  if (change !== undefined) await apply(ctx, side, change);
 }
 
 /**
  * End of a pass: every pair touched this pass; with `listed` (a full pass that read every
  * VolumeAttachment) also every object out of line with the actual state.
  */
-export async function reportVolumeAttachments(ctx: PassContext, listed: ClusterSnapshot | undefined): Promise<void> {
-  const existing = listed === undefined ? undefined : indexVolumeAttachments(listed);
+export async function reportVolumeAttachments(ctx: PassContext, side: ControllerSide): Promise<void> {
+  const existing = side.listed === undefined ? undefined : indexVolumeAttachments(side.listed);
   const changes = volumeAttachmentChanges({
     desired: ctx.desired,
     actual: ctx.actual,
     observations: ctx.observations,
-    touched: ctx.touched,
+    touched: side.touched,
     ...(existing === undefined ? {} : { existing }),
   });
-  for (const change of changes) await apply(ctx, change);
+  for (const change of changes) await apply(ctx, side, change);
 }
 
-export async function reportAttachError(ctx: PassContext, volumeId: VolumeId, nodeName: NodeName, message: string): Promise<void> {
-  const ref = volumeAttachmentRef(ctx, volumeId, nodeName);
+export async function reportAttachError(
+  ctx: PassContext,
+  side: ControllerSide,
+  volumeId: VolumeId,
+  nodeName: NodeName,
+  message: string,
+): Promise<void> {
+  const ref = volumeAttachmentRef(side, volumeId, nodeName);
   await bestEffort(ctx, `report attach error of ${volumeId} on ${nodeName}`, () =>
-    ctx.deps.cluster.upsertVolumeAttachment(ref, { attached: false, attachError: message }),
+    side.cluster.upsertVolumeAttachment(ref, { attached: false, attachError: message }),
   );
 }

@@ -1,17 +1,18 @@
 /**
  * The state one pass carries from planning through execution to reporting. `actual` is kept
- * current as writes succeed (and node lists by `nodeStatus`), so later steps decide on what is true now.
+ * current as writes succeed, and `observations` as EC2 answers, so later steps decide on what is
+ * true now. What the operating mode keeps (node status, VolumeAttachments) lives in `mode`.
  */
 import type { Action } from '../../core/actions.js';
-import { volumeSpecName } from '../../core/events.js';
-import type { DesiredAttachment, DesiredState, InstanceId, NodeName, Observations, ActualState, VolumeId } from '../../core/types.js';
+import { plan } from '../../core/plan.js';
+import type { ActualState, DesiredAttachment, DesiredState, InstanceId, NodeName, Observations, VolumeId } from '../../core/types.js';
 import type { SeenInstance } from '../../ports/block-storage.js';
-import type { Deadline } from './deadline.js';
-import type { ModeReports } from './mode.js';
-import type { NodeStatusUpdater } from '../controller/node-status.js';
-import type { ReconcileDeps } from './types.js';
+import { Deadline } from './deadline.js';
+import type { ModeFor, PassMode } from './mode.js';
+import type { Budget, ReconcileDeps } from './types.js';
 
-export interface PassContext {
+/** What every pass shares, whatever its mode. */
+export interface PassState {
   deps: ReconcileDeps;
   deadline: Deadline;
   desired: DesiredState;
@@ -19,32 +20,55 @@ export interface PassContext {
   observations: Observations;
   /** Instances as this pass's verification saw them (block device mappings too) and when, for the attaches that follow. */
   seenInstances: Map<InstanceId, { instance: SeenInstance; at: number }>;
-  /** The only writer of node status in this pass: owns what each node's list says and what left it. */
-  nodeStatus: NodeStatusUpdater;
-  /** PV name of each volume, for VolumeAttachment references. */
-  pvNames: Map<VolumeId, string>;
-  /** (volume, node) pairs (`pairKey`) whose attachment changed in this pass: their VolumeAttachment is brought in line. */
-  touched: Set<string>;
   reportErrors: string[];
-  /** What the operating mode writes to Kubernetes as the plan is carried out. */
-  reports: ModeReports;
+}
+
+export interface PassContext extends PassState {
+  /** The operating mode's side of this pass: the only way the executor reports, unreports or asks whether a detach may go ahead. */
+  mode: PassMode;
   /** The plan again for one volume, on its freshly read record (after a conflicting write). */
   replan(volumeId: VolumeId): Action[];
 }
 
-export function desiredAttachment(ctx: PassContext, volumeId: VolumeId, nodeName: NodeName): DesiredAttachment | undefined {
-  return ctx.desired.attachments.find((a) => a.volumeId === volumeId && a.nodeName === nodeName);
+export function createPassContext(
+  deps: ReconcileDeps,
+  budget: Budget,
+  inputs: { desired: DesiredState; actual: ActualState },
+  modeFor: ModeFor,
+): PassContext {
+  const state: PassState = {
+    deps,
+    deadline: new Deadline(budget, deps.clock, deps.settings.reserveMs),
+    desired: inputs.desired,
+    actual: inputs.actual,
+    observations: {},
+    seenInstances: new Map(),
+    reportErrors: [],
+  };
+  const ctx: PassContext = Object.assign(state, {
+    mode: modeFor(state),
+    replan: (volumeId: VolumeId) => replanVolume(ctx, volumeId),
+  });
+  return ctx;
 }
 
-/** The name the user wrote, as upstream's events name it: the PV, or the pod's inline volume; the EBS id when neither is known. */
-export function specNameOf(ctx: PassContext, volumeId: VolumeId, nodeName: NodeName): string {
-  const desired = desiredAttachment(ctx, volumeId, nodeName);
-  return desired ? volumeSpecName(desired) : (ctx.pvNames.get(volumeId) ?? volumeId);
+/** The plan for one volume on the records as they are now (after a conflicting write). */
+function replanVolume(ctx: PassContext, volumeId: VolumeId): Action[] {
+  const record = ctx.actual.get(volumeId);
+  const actual: ActualState = new Map(record === undefined ? [] : [[volumeId, record]]);
+  // A full pass may detach from any node (gone ones too); a targeted pass only from the nodes it read.
+  const nodes = ctx.desired.scope?.nodes ?? [...new Set([...ctx.desired.nodes.keys(), ...Object.keys(record?.attachments ?? {})])];
+  const desired: DesiredState = { ...ctx.desired, scope: { volumes: [volumeId], nodes } };
+  return plan(desired, actual, ctx.observations, ctx.deps.clock(), ctx.deps.settings.plan).actions.filter((a) => a.volumeId === volumeId);
+}
+
+export function desiredAttachment(ctx: Pick<PassState, 'desired'>, volumeId: VolumeId, nodeName: NodeName): DesiredAttachment | undefined {
+  return ctx.desired.attachments.find((a) => a.volumeId === volumeId && a.nodeName === nodeName);
 }
 
 /** Runs a reporting side effect; a failure is written down, never thrown through the pass. */
 export async function bestEffort(
-  ctx: Pick<PassContext, 'deps' | 'reportErrors'>,
+  ctx: Pick<PassState, 'deps' | 'reportErrors'>,
   what: string,
   effect: () => Promise<unknown>,
 ): Promise<void> {

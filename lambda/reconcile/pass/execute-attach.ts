@@ -8,7 +8,7 @@ import type { AttachAction } from '../../core/actions.js';
 import { attachStuck, leftoverAttachment, type StartedAttachment } from '../../core/observed.js';
 import { settleAcceptedAttach } from '../../core/accepted-attach.js';
 import { completeAttach, failOperation } from '../../core/transitions.js';
-import { type Ec2Attachment, lockKey, pairKey } from '../../core/types.js';
+import { lockKey, type Ec2Attachment } from '../../core/types.js';
 import type { AttachOutcome, SeenInstance } from '../../ports/block-storage.js';
 import { desiredAttachment, type PassContext } from './context.js';
 import { deviceClaims } from './device-claims.js';
@@ -30,7 +30,7 @@ export async function executeAttach(ctx: PassContext, planned: AttachAction): Pr
     ...extra,
   });
   if (!ctx.deadline.canStart(MIN_ATTACH_MS)) return result('deferred', 'no time left in this pass');
-  const refused = await ctx.reports.beforeAttach(ctx, planned);
+  const refused = await ctx.mode.beforeAttach(ctx, planned);
   if (refused !== undefined) return result('failed', refused);
   const desired = desiredAttachment(ctx, planned.volumeId, planned.nodeName);
   const started = await startOperation(ctx, planned, (action) => ({
@@ -57,7 +57,7 @@ export async function executeAttach(ctx: PassContext, planned: AttachAction): Pr
     devices,
     ...(seen ? { seen } : {}),
   });
-  ctx.touched.add(pairKey(action.volumeId, action.nodeName));
+  ctx.mode.changed(action.volumeId, action.nodeName);
   if (outcome.kind === 'started' || outcome.kind === 'already-attached') {
     return settle(ctx, action, operationId, outcome, calledAt, finish, result);
   }
@@ -100,7 +100,7 @@ async function settle(
     noteAttachment(ctx, action.volumeId, { instanceId: action.instanceId, state: 'attached', device: waited.device ?? device });
     const written = await finish(onRecord((r) => completeAttach(r, operationId, waited.device ?? device, now)));
     if (!written.ok) return result('failed', `attached, but the record could not be completed: ${written.reason}`);
-    await ctx.reports.attached(ctx, action, waited.device ?? device);
+    await ctx.mode.attached(ctx, action, waited.device ?? device);
     return result('ok', `attached as ${waited.device ?? device}`, { latencyMs: now - calledAt });
   }
   await finish(onRecord((r) => settleAcceptedAttach(r, operationId, waited.state, device, now, ctx.deps.settings.plan.backoff)));
@@ -125,6 +125,6 @@ async function fail(
   const options = { ec2MayStillBeWorking: outcome.kind === 'transient' };
   await finish(onRecord((r) => failOperation(r, operationId, outcome.message, now, ctx.deps.settings.plan.backoff, options)));
   if (outcome.kind === 'attached-elsewhere') await observeVolume(ctx, action.volumeId);
-  await ctx.reports.attachFailed(ctx, action, outcome);
+  await ctx.mode.attachFailed(ctx, action, outcome);
   return result('failed', `${outcome.kind}: ${outcome.message}`, { throttled: outcome.kind === 'throttled' });
 }

@@ -1,15 +1,10 @@
-/** A Multi-Attach error: nothing is attached; each pod that wants the volume is told why. */
+/** A Multi-Attach error: nothing is attached; the mode tells whoever waits for the volume why. */
 import type { MultiAttachConflictAction } from '../../core/actions.js';
-import { bestEffort, type PassContext } from './context.js';
+import type { PassContext } from './context.js';
 import type { ActionResult } from './types.js';
 
 export async function executeConflict(ctx: PassContext, action: MultiAttachConflictAction): Promise<ActionResult> {
-  // Upstream words the message per pod (pods of other namespaces are counted, not named).
-  const perPod = action.podEvents ?? action.pods.map((pod) => ({ pod, message: action.event.message }));
-  for (const { pod, message } of perPod) {
-    const event = { ...action.event, message };
-    await bestEffort(ctx, `Multi-Attach event on ${pod.namespace}/${pod.name}`, () => ctx.deps.cluster.recordEvent(pod, event));
-  }
+  await ctx.mode.conflict(ctx, action);
   return {
     kind: 'multiAttachConflict',
     volumeId: action.volumeId,

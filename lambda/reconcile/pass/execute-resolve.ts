@@ -4,7 +4,7 @@
  */
 import type { ResolveAction } from '../../core/actions.js';
 import { resolveExpired } from '../../core/transitions.js';
-import { lockKey, pairKey } from '../../core/types.js';
+import { lockKey } from '../../core/types.js';
 import type { PassContext } from './context.js';
 import { onRecord, writeRecord } from './records.js';
 import type { ActionResult, ResultOf } from './types.js';
@@ -38,7 +38,7 @@ export async function executeResolve(ctx: PassContext, action: ResolveAction): P
     fence === undefined ? {} : { fence },
   );
   if (!written.ok) return result(written.why === 'refused' ? 'deferred' : 'failed', written.reason);
-  ctx.touched.add(pairKey(action.volumeId, op.nodeName));
-  await ctx.reports.settled(ctx, action.volumeId, op.nodeName);
+  ctx.mode.changed(action.volumeId, op.nodeName);
+  await ctx.mode.settled(ctx, action.volumeId, op.nodeName);
   return result('ok', `expired ${op.kind} ${op.id} settled: EC2 says ${view?.state ?? 'no attachment'}`);
 }

@@ -1,6 +1,6 @@
 /**
  * Executes a plan (the plan itself is pure data from the core). Order: expired operations are
- * resolved, unreports written (one node-status write per node), then each volume's detaches and
+ * resolved, unreports handed to the mode (before any detach), then each volume's detaches and
  * attaches in plan order — so a rescheduled pod's volume leaves the old node before it is
  * attached to the new one — with at most `maxConcurrentOperations` volumes in flight, volumes a
  * pending pod waits for first (execute-order.ts); Multi-Attach warnings last.
@@ -14,7 +14,6 @@ import { executeConflict } from './execute-conflict.js';
 import { executeDetach } from './execute-detach.js';
 import { volumesInPriority } from './execute-order.js';
 import { executeResolve } from './execute-resolve.js';
-import { executeUnreports } from '../controller/unreport.js';
 import { observeVolume } from './observe.js';
 import type { ActionResult } from './types.js';
 
@@ -24,7 +23,7 @@ export async function executePlan(ctx: PassContext, plan: Plan): Promise<ActionR
   const of = <K extends Action['kind']>(kind: K) => plan.actions.filter((a): a is Extract<Action, { kind: K }> => a.kind === kind);
   const results: ActionResult[] = [];
   results.push(...(await Promise.all(of('resolve').map((a) => limit(() => guarded(ctx, a, () => executeResolve(ctx, a), tick))))));
-  results.push(...(await executeUnreports(ctx, of('unreport'))));
+  results.push(...(await ctx.mode.unreport(ctx, of('unreport'))));
   const volumes = volumesInPriority(
     plan.actions.filter((a): a is AttachAction | DetachAction => a.kind === 'attach' || a.kind === 'detach'),
   );

@@ -3,7 +3,7 @@
  * records with the pure `applyObservation`, each written with a compare-and-swap.
  */
 import { applyObservation, seedUncertain } from '../../core/transitions.js';
-import { pairKey, type Ec2Attachment, type InstanceId, type NodeName, type VolumeId, type VolumeObservation } from '../../core/types.js';
+import { type Ec2Attachment, type InstanceId, type NodeName, type VolumeId, type VolumeObservation } from '../../core/types.js';
 import { clusterKnows, nodesByInstance } from '../../core/verification.js';
 import type { PassContext } from './context.js';
 import { writeRecord } from './records.js';
@@ -45,7 +45,7 @@ export async function applyVolumeObservation(
   // verified pair would cost two API calls per attachment every sync period.
   if (written.record === record) return;
   for (const attachment of [...Object.keys(record.attachments), ...Object.keys(written.record.attachments)]) {
-    ctx.touched.add(pairKey(volumeId, attachment));
+    ctx.mode.changed(volumeId, attachment);
   }
 }
 

@@ -1,6 +1,7 @@
 /**
- * What a pass needs (the three ports, settings, a clock) and what it hands back (a report).
- * The executor and the loaders share these; nothing here does I/O.
+ * What every pass needs (the store, EC2, settings, a clock) and what it hands back (a report). Each
+ * mode adds the Cluster port of its role (controller/deps.ts, attacher/deps.ts); the shared
+ * machinery never talks to Kubernetes but through the mode. Nothing here does I/O.
  */
 import type { Action, Deferred, HeldBack } from '../../core/actions.js';
 import type { PlanConfig } from '../../core/config.js';
@@ -9,13 +10,12 @@ import type { ShadowComparison } from '../../core/attacher/shadow.js';
 import type { NotAttached } from '../../core/convergence.js';
 import type { InstanceId, NodeName, SkippedVolume, VolumeId } from '../../core/types.js';
 import type { BlockStorage } from '../../ports/block-storage.js';
-import type { Cluster } from '../../ports/cluster.js';
 import type { MassDetachWindow } from '../../ports/mass-detach-window.js';
 import type { NodeTaints } from '../../ports/node-taints.js';
 import type { VolumeStore } from '../../ports/volume-store.js';
 
-export interface Ports {
-  cluster: Cluster;
+/** The ports every pass shares, whatever its mode. */
+export interface PassPorts {
   store: VolumeStore;
   blockStorage: BlockStorage;
   /** Places and removes the out-of-service taint of dead instances; absent: no taint is written. */
@@ -32,7 +32,7 @@ interface PassLog {
   error(message: string, ...extra: Record<string, unknown>[]): void;
 }
 
-interface ReconcileSettings {
+export interface ReconcileSettings {
   plan: PlanConfig;
   /** A full pass verifies against EC2 when the last verification is older than this. */
   syncPeriodMs: number;
@@ -54,9 +54,7 @@ interface ReconcileSettings {
 
 export type Waits = Pick<ReconcileSettings, 'maxAttachWaitMs' | 'maxDetachWaitMs' | 'reserveMs'>;
 
-export const DEFAULT_WAITS: Waits = { maxAttachWaitMs: 60_000, maxDetachWaitMs: 60_000, reserveMs: 3_000 };
-
-export interface ReconcileDeps extends Ports {
+export interface ReconcileDeps extends PassPorts {
   settings: ReconcileSettings;
   clock: () => number;
   /** Waits on the pass's clock (a poll's pause). */
@@ -79,6 +77,20 @@ export type Target =
   | { kind: 'node'; name: NodeName }
   | { kind: 'instance'; instanceId: InstanceId }
   | { kind: 'volume'; volumeId: VolumeId };
+
+/** A target's stable key: one batch runs one pass per target, and logs name it. */
+export function targetKey(target: Target): string {
+  switch (target.kind) {
+    case 'pod':
+      return `pod/${target.namespace}/${target.name}`;
+    case 'node':
+      return `node/${target.name}`;
+    case 'instance':
+      return `instance/${target.instanceId}`;
+    case 'volume':
+      return `volume/${target.volumeId}`;
+  }
+}
 
 /** The time a pass may use: it starts no new work past `deadline` minus the reserve. */
 export interface Budget {

@@ -30,7 +30,7 @@ const named = (object: KubeVolumeAttachment, name: string): KubeVolumeAttachment
 /**
  * db-0 on node-a mounts the claims given (`data`: pv-data, volume 1; `logs`: pv-logs, volume 2).
  * kcm's VolumeAttachment for each volume appears at the given read of its name (`data` at the first
- * by default; never when 0). Another VolumeAttachment (pv-logs, on node-b) is no business of the
+ * by default; never when 0); time passes only while the pass sleeps. Another VolumeAttachment (pv-logs, on node-b) is no business of the
  * pod's. Every read and sleep is written down in order in `calls`; a poll without end fails.
  */
 function world(
@@ -69,12 +69,15 @@ function world(
   const store = new FakeStore();
   const blockStorage = new FakeBlockStorage();
   let ids = 0;
+  let now = T0;
   const deps = fakeDeps({
     cluster,
     store,
     blockStorage,
     newId: () => `made-up-${++ids}`,
-    sleep: (ms) => (note(`sleep ${ms}`), Promise.resolve()),
+    // Sleeping is all the time that passes.
+    clock: () => now,
+    sleep: (ms) => (note(`sleep ${ms}`), (now += ms), Promise.resolve()),
   });
   const pass = (target: Target = podTarget, options?: PassOptions) => runAttacherTargetedPass(deps, target, budget, options);
   return { cluster, store, blockStorage, deps, calls, pass };

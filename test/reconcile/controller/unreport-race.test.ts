@@ -6,7 +6,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildDesiredState } from '../../../lambda/core/desired-state.js';
-import { createPassContext } from '../../../lambda/reconcile/pass/plan-and-execute.js';
+import { controllerMode } from '../../../lambda/reconcile/controller/reports.js';
+import { NodeStatusUpdater } from '../../../lambda/reconcile/controller/node-status.js';
+import { createPassContext } from '../../../lambda/reconcile/pass/context.js';
 import { attachment, node, record, snapshot, T0, uname, vol } from '../../core/builders.js';
 import { node as liveNode, startHarness, stored, type Harness } from '../../kubernetes/support.js';
 import { FakeCluster, FakeStore, fakeDeps } from '../../support/fake-ports.js';
@@ -27,13 +29,15 @@ function passThatRead(nodeName: string, readList: { name: string; devicePath: st
   const store = new FakeStore();
   const leaving = record(V, [attachment(nodeName)]);
   store.items.set(V, structuredClone(leaving));
-  return createPassContext(
-    fakeDeps({ cluster: h.cluster, store }),
+  const deps = fakeDeps({ cluster: h.cluster, store });
+  const actual = new Map([[V, structuredClone(leaving)]]);
+  const ctx = createPassContext(
+    deps,
     { deadline: T0 + 60_000 },
-    buildDesiredState(read.snapshot),
-    new Map([[V, structuredClone(leaving)]]),
-    new Map(),
+    { desired: buildDesiredState(read.snapshot), actual },
+    controllerMode(deps, { pvs: [] }),
   );
+  return new NodeStatusUpdater(ctx, h.cluster, ctx.deadline.leaseMs(deps.settings.plan));
 }
 
 const liveList = (name: string): unknown => stored(h.sandbox, 'Node', undefined, name)?.status?.volumesAttached ?? [];
@@ -45,12 +49,12 @@ describe('an unreport racing another writer of the node list', () => {
     ['nobody lists it any more', 'n-gone-since', [entry(V)], [entry(W, '/dev/xvdab')]],
   ])('%s: the volume is off the live list, and the other entries stay', async (_case, nodeName, readList, liveBefore) => {
     h.sandbox.seed([liveNode(nodeName, { volumesAttached: liveBefore })]);
-    const ctx = passThatRead(nodeName, readList);
+    const nodeStatus = passThatRead(nodeName, readList);
 
-    const unreported = await ctx.nodeStatus.unreport(nodeName, [{ volumeId: V, uniqueName: uname(V) }]);
+    const unreported = await nodeStatus.unreport(nodeName, [{ volumeId: V, uniqueName: uname(V) }]);
 
     expect(unreported.ok).toBe(true);
-    expect(ctx.nodeStatus.wasUnreported(V, nodeName)).toBe(true);
+    expect(nodeStatus.wasUnreported(V, nodeName)).toBe(true);
     expect(liveList(nodeName)).toEqual([entry(W, '/dev/xvdab')]);
   });
 });

@@ -5,7 +5,8 @@ import type { InstanceState, VolumeRecord } from '../../../lambda/core/types.js'
 import type { SeenInstance } from '../../../lambda/ports/block-storage.js';
 import type { NodeTaints } from '../../../lambda/ports/node-taints.js';
 import { runTargetedPass } from '../../../lambda/reconcile/controller/targeted-pass.js';
-import type { PassOptions, ReconcileDeps, Target } from '../../../lambda/reconcile/pass/types.js';
+import type { ModeDeps } from '../../../lambda/reconcile/operating-mode.js';
+import type { PassOptions, Target } from '../../../lambda/reconcile/pass/types.js';
 import { attachment, instanceOf, matching, node, pod, pv, pvc, record, snapshot, T0, uname, vol } from '../../core/builders.js';
 import { FakeBlockStorage, FakeCluster, FakeStore, fakeDeps } from '../../support/fake-ports.js';
 
@@ -79,7 +80,7 @@ function world({ nodes, states, records = [record(V, [attachment('node-a')])], t
     Promise.resolve(new Map(ids.map((id): [string, SeenInstance] => [id, { state: byInstance.get(id) ?? 'running', mappings: [] }])));
   const taints = new FakeNodeTaints(structuredClone(nodes));
   const base = fakeDeps({ cluster: kube, store, blockStorage: ec2, ...(taintsPort ? { nodeTaints: taints } : {}) });
-  const deps: ReconcileDeps = outOfServiceTaint === undefined ? base : { ...base, settings: { ...base.settings, outOfServiceTaint } };
+  const deps: ModeDeps = outOfServiceTaint === undefined ? base : { ...base, settings: { ...base.settings, outOfServiceTaint } };
   const pass = (target: Target = { kind: 'node', name: 'node-a' }, options: PassOptions = {}) =>
     runTargetedPass(deps, target, { deadline: T0 + 60_000 }, options);
   return { kube, store, ec2, taints, pass };
