@@ -13,7 +13,8 @@ import {
 } from '../../core/attacher/status.js';
 import type { VaTarget } from '../../core/attacher/targets.js';
 import { unwantedAttachments } from '../../core/attacher/unwanted.js';
-import { bestEffort, type PassContext } from '../pass/context.js';
+import type { PassContext } from '../pass/state.js';
+import { bestEffort } from '../pass/context.js';
 import type { AttacherSide } from './side.js';
 import { writeStatus } from './status-writes.js';
 

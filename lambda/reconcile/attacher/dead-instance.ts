@@ -12,7 +12,7 @@ import { attacherTargets, type AttacherView } from '../../core/attacher/targets.
 import type { KubeVolumeAttachment } from '../../core/kube.js';
 import { instanceStateOf } from '../../core/observed.js';
 import type { InstanceId } from '../../core/types.js';
-import type { PassContext } from '../pass/context.js';
+import type { PassContext } from '../pass/state.js';
 import { poll } from '../pass/poll.js';
 import type { Budget } from '../pass/types.js';
 import { actOnVolumeAttachments, type VaStep } from './act-on.js';

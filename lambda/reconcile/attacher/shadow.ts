@@ -8,7 +8,7 @@ import { compareWithSidecar, disagreements, type ShadowComparison } from '../../
 import type { VaTarget } from '../../core/attacher/targets.js';
 import type { VolumeId } from '../../core/types.js';
 import { nodesByInstance } from '../../core/verification.js';
-import type { PassContext } from '../pass/context.js';
+import type { PassContext } from '../pass/state.js';
 import type { Executed } from '../pass/plan-and-execute.js';
 
 /** Volumes EC2 is asked about in a shadow pass: those of every VA, and of every EBS PV (to find attachments no VA names). */

@@ -2,7 +2,8 @@
 import type { VaStatusPatch } from '../../core/attacher/status.js';
 import type { VaTarget } from '../../core/attacher/targets.js';
 import type { ClusterEvent, StatusOutcome } from '../../ports/cluster.js';
-import { bestEffort, type PassContext } from '../pass/context.js';
+import type { PassContext } from '../pass/state.js';
+import { bestEffort } from '../pass/context.js';
 import type { AttacherSide } from './side.js';
 
 /** The write's outcome; undefined when it failed (already reported as a report error). */

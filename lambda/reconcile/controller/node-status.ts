@@ -20,7 +20,8 @@ import {
   type VolumeRecord,
 } from '../../core/types.js';
 import type { ControllerWrites } from '../../ports/cluster.js';
-import { bestEffort, type PassState } from '../pass/context.js';
+import type { PassState } from '../pass/state.js';
+import { bestEffort } from '../pass/context.js';
 import { onRecord, writeRecord } from '../pass/records.js';
 
 /** What the updater needs of the pass (controller mode keeps it for the pass). */

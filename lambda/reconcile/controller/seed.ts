@@ -14,7 +14,7 @@ import { isEmpty, type SeedInput } from '../../core/transitions.js';
 import type { VolumeId, VolumeObservation } from '../../core/types.js';
 import { nodesByInstance } from '../../core/verification.js';
 import type { ControllerState, TakeoverProgress } from '../../ports/volume-store.js';
-import type { PassContext } from '../pass/context.js';
+import type { PassContext } from '../pass/state.js';
 import { writeRecord } from '../pass/records.js';
 import { WRITE_CONCURRENCY } from '../pass/verify.js';
 

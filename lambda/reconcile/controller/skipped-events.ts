@@ -2,7 +2,8 @@
  * Pods whose volume source can never be attached (an invalid EBS volume id) are told so with the
  * event the builder chose; the Cluster port aggregates repeats, as upstream's recorder does.
  */
-import { bestEffort, type PassContext } from '../pass/context.js';
+import type { PassContext } from '../pass/state.js';
+import { bestEffort } from '../pass/context.js';
 import type { ControllerSide } from './side.js';
 
 export async function reportSkippedVolumes(ctx: PassContext, side: ControllerSide): Promise<void> {

@@ -6,7 +6,7 @@
  */
 import type { UnreportAction } from '../../core/actions.js';
 import type { NodeName } from '../../core/types.js';
-import type { PassContext } from '../pass/context.js';
+import type { PassContext } from '../pass/state.js';
 import type { ActionResult } from '../pass/types.js';
 import type { NodeStatusUpdater } from './node-status.js';
 

@@ -11,7 +11,8 @@ import {
   type VolumeAttachmentChange,
 } from '../../core/volume-attachments.js';
 import type { VolumeAttachmentRef } from '../../ports/cluster.js';
-import { bestEffort, type PassContext } from '../pass/context.js';
+import type { PassContext } from '../pass/state.js';
+import { bestEffort } from '../pass/context.js';
 import type { ControllerSide } from './side.js';
 
 function volumeAttachmentRef(side: ControllerSide, volumeId: VolumeId, nodeName: NodeName): VolumeAttachmentRef {

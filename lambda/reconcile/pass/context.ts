@@ -1,34 +1,10 @@
-/**
- * The state one pass carries from planning through execution to reporting. `actual` is kept
- * current as writes succeed, and `observations` as EC2 answers, so later steps decide on what is
- * true now. What the operating mode keeps (node status, VolumeAttachments) lives in `mode`.
- */
+/** Making a pass's context (state.ts), and the small helpers every step of a pass uses. */
 import type { Action } from '../../core/actions.js';
 import { plan } from '../../core/plan.js';
-import type { ActualState, DesiredAttachment, DesiredState, InstanceId, NodeName, Observations, VolumeId } from '../../core/types.js';
-import type { SeenInstance } from '../../ports/block-storage.js';
+import type { ActualState, DesiredAttachment, DesiredState, NodeName, VolumeId } from '../../core/types.js';
 import { Deadline } from './deadline.js';
-import type { ModeFor, PassMode } from './mode.js';
+import type { ModeFor, PassContext, PassState } from './state.js';
 import type { Budget, ReconcileDeps } from './types.js';
-
-/** What every pass shares, whatever its mode. */
-export interface PassState {
-  deps: ReconcileDeps;
-  deadline: Deadline;
-  desired: DesiredState;
-  actual: ActualState;
-  observations: Observations;
-  /** Instances as this pass's verification saw them (block device mappings too) and when, for the attaches that follow. */
-  seenInstances: Map<InstanceId, { instance: SeenInstance; at: number }>;
-  reportErrors: string[];
-}
-
-export interface PassContext extends PassState {
-  /** The operating mode's side of this pass: the only way the executor reports, unreports or asks whether a detach may go ahead. */
-  mode: PassMode;
-  /** The plan again for one volume, on its freshly read record (after a conflicting write). */
-  replan(volumeId: VolumeId): Action[];
-}
 
 export function createPassContext(
   deps: ReconcileDeps,

@@ -10,7 +10,7 @@
 import type { InstanceId, VolumeId } from '../../core/types.js';
 import type { DeviceClaims } from '../../ports/block-storage.js';
 import type { DeviceHolder } from '../../ports/volume-store.js';
-import type { PassContext } from './context.js';
+import type { PassContext } from './state.js';
 
 /** The holder written for a name EC2 refused as "in use" (a device EC2 does not report, e.g. the AMI's). */
 export const EC2_SAYS_IN_USE = 'ec2-says-in-use';

@@ -1,6 +1,6 @@
 /** A Multi-Attach error: nothing is attached; the mode tells whoever waits for the volume why. */
 import type { MultiAttachConflictAction } from '../../core/actions.js';
-import type { PassContext } from './context.js';
+import type { PassContext } from './state.js';
 import type { ActionResult } from './types.js';
 
 export async function executeConflict(ctx: PassContext, action: MultiAttachConflictAction): Promise<ActionResult> {

@@ -9,7 +9,7 @@ import type { DetachAction } from '../../core/actions.js';
 import { abandonOperation, completeDetach, failOperation, leaveInProgress } from '../../core/transitions.js';
 import { lockKey } from '../../core/types.js';
 import type { DetachOutcome } from '../../ports/block-storage.js';
-import type { PassContext } from './context.js';
+import type { PassContext } from './state.js';
 import { noteAttachment } from './observe.js';
 import { startOperation } from './operation-start.js';
 import { onRecord, removeIfEmpty, writeRecord, type Step } from './records.js';

@@ -5,7 +5,7 @@
 import type { ResolveAction } from '../../core/actions.js';
 import { resolveExpired } from '../../core/transitions.js';
 import { lockKey } from '../../core/types.js';
-import type { PassContext } from './context.js';
+import type { PassContext } from './state.js';
 import { onRecord, writeRecord } from './records.js';
 import type { ActionResult, ResultOf } from './types.js';
 

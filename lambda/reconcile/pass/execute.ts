@@ -8,7 +8,7 @@
 import pLimit from 'p-limit';
 import type { Action, AttachAction, DetachAction, MultiAttachConflictAction, Plan } from '../../core/actions.js';
 import type { VolumeId } from '../../core/types.js';
-import type { PassContext } from './context.js';
+import type { PassContext } from './state.js';
 import { executeAttach } from './execute-attach.js';
 import { executeConflict } from './execute-conflict.js';
 import { executeDetach } from './execute-detach.js';

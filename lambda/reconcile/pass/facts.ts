@@ -7,7 +7,7 @@ import type { DetachRequestUpdate } from '../../core/actions.js';
 import { isMounted } from '../../core/nodes.js';
 import { clearDetachRequest, requestDetach, setMounted, type Transition } from '../../core/transitions.js';
 import type { VolumeId, VolumeRecord } from '../../core/types.js';
-import type { PassContext } from './context.js';
+import type { PassContext } from './state.js';
 import { onRecord, writeRecord } from './records.js';
 
 export async function recordFacts(ctx: PassContext, detachRequests: DetachRequestUpdate[]): Promise<void> {

@@ -5,7 +5,7 @@
  */
 import type { Plan } from '../../core/actions.js';
 import { guardedDetaches, holdBackBeyond } from '../../core/mass-detach-window.js';
-import type { PassContext } from './context.js';
+import type { PassContext } from './state.js';
 
 export async function claimMassDetachWindow(ctx: PassContext, planned: Plan): Promise<Plan> {
   const { massDetachWindow: window, settings, log } = ctx.deps;

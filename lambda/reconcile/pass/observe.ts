@@ -5,7 +5,7 @@
 import { applyObservation, seedUncertain } from '../../core/transitions.js';
 import { type Ec2Attachment, type InstanceId, type NodeName, type VolumeId, type VolumeObservation } from '../../core/types.js';
 import { clusterKnows, nodesByInstance } from '../../core/verification.js';
-import type { PassContext } from './context.js';
+import type { PassContext } from './state.js';
 import { writeRecord } from './records.js';
 
 /**

@@ -7,7 +7,7 @@
 import type { AttachAction, DetachAction } from '../../core/actions.js';
 import { beginOperation, type BeginOperationInput } from '../../core/transitions.js';
 import type { VolumeRecord } from '../../core/types.js';
-import type { PassContext } from './context.js';
+import type { PassContext } from './state.js';
 import { observeVolume } from './observe.js';
 import { writeRecord } from './records.js';
 

@@ -10,7 +10,8 @@ import { OUT_OF_SERVICE_TAINT } from '../../core/nodes.js';
 import { decideOutOfService, taintEditOf } from '../../core/out-of-service.js';
 import { instanceStateOf } from '../../core/observed.js';
 import { parseProviderId } from '../../core/provider-id.js';
-import { bestEffort, type PassContext } from './context.js';
+import type { PassContext } from './state.js';
+import { bestEffort } from './context.js';
 
 export async function markOutOfService(ctx: PassContext, nodes: readonly KubeNode[]): Promise<void> {
   const writer = ctx.deps.nodeTaints;

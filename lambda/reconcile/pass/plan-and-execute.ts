@@ -4,7 +4,7 @@
  */
 import type { Plan } from '../../core/actions.js';
 import { plan } from '../../core/plan.js';
-import type { PassContext } from './context.js';
+import type { PassContext } from './state.js';
 import { executePlan } from './execute.js';
 import { claimMassDetachWindow } from './mass-detach-window.js';
 import { recordFacts } from './facts.js';

@@ -3,7 +3,7 @@
  * next pass of any invocation knows when the next one is due.
  */
 import type { ControllerState } from '../../ports/volume-store.js';
-import type { PassState } from './context.js';
+import type { PassState } from './state.js';
 
 /** Another pass may have written the state meanwhile: its write is as good as ours. */
 export async function rememberVerification(

@@ -3,7 +3,7 @@
  * "Exit codes and convergence").
  */
 import { notAttached } from '../../core/convergence.js';
-import type { PassContext } from './context.js';
+import type { PassContext } from './state.js';
 import type { Executed } from './plan-and-execute.js';
 import type { ActionResult, PassReport } from './types.js';
 

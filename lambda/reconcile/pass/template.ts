@@ -5,7 +5,7 @@
  */
 import type { DesiredState } from '../../core/types.js';
 import type { CorruptItem } from '../../ports/volume-store.js';
-import type { PassContext } from './context.js';
+import type { PassContext } from './state.js';
 import { dryRunStore } from './dry-run.js';
 import type { Executed } from './plan-and-execute.js';
 import { summarize } from './summary.js';

@@ -7,7 +7,7 @@ import pLimit from 'p-limit';
 import type { InstanceId, InstanceState, Observations, VolumeId, VolumeObservation } from '../../core/types.js';
 import { nodesByInstance } from '../../core/verification.js';
 import type { SeenInstance } from '../../ports/block-storage.js';
-import type { PassContext } from './context.js';
+import type { PassContext } from './state.js';
 import { applyVolumeObservation } from './observe.js';
 
 /** DynamoDB writes one pass keeps in flight while writing down what EC2 says (verification, takeover). */

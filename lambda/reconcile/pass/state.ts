@@ -1,4 +1,8 @@
 /**
+ * The state one pass carries from planning through execution to reporting, and its seam to the
+ * operating mode. `actual` is kept current as writes succeed, and `observations` as EC2 answers, so
+ * later steps decide on what is true now; what the mode keeps lives on the mode's side.
+ *
  * The seam between the shared pass and its operating mode (DESIGN §3a): at the same points in every
  * attach, detach, resolve and conflict, the executor hands over to the mode, which alone talks to
  * Kubernetes (controller: node status, our VolumeAttachments, pod events; attacher: kcm's
@@ -7,11 +11,30 @@
  * mode it runs in; a pass cannot be made without one (`createPassContext` requires it), as
  * external-attacher's controller cannot run without its Handler.
  */
-import type { AttachAction, DetachAction, MultiAttachConflictAction, UnreportAction } from '../../core/actions.js';
-import type { NodeName, VolumeId } from '../../core/types.js';
-import type { AttachOutcome } from '../../ports/block-storage.js';
-import type { PassContext, PassState } from './context.js';
-import type { ActionResult } from './types.js';
+import type { Action, AttachAction, DetachAction, MultiAttachConflictAction, UnreportAction } from '../../core/actions.js';
+import type { ActualState, DesiredState, InstanceId, NodeName, Observations, VolumeId } from '../../core/types.js';
+import type { AttachOutcome, SeenInstance } from '../../ports/block-storage.js';
+import type { Deadline } from './deadline.js';
+import type { ActionResult, ReconcileDeps } from './types.js';
+
+/** What every pass shares, whatever its mode. */
+export interface PassState {
+  deps: ReconcileDeps;
+  deadline: Deadline;
+  desired: DesiredState;
+  actual: ActualState;
+  observations: Observations;
+  /** Instances as this pass's verification saw them (block device mappings too) and when, for the attaches that follow. */
+  seenInstances: Map<InstanceId, { instance: SeenInstance; at: number }>;
+  reportErrors: string[];
+}
+
+export interface PassContext extends PassState {
+  /** The operating mode's side of this pass: the only way the executor reports, unreports or asks whether a detach may go ahead. */
+  mode: PassMode;
+  /** The plan again for one volume, on its freshly read record (after a conflicting write). */
+  replan(volumeId: VolumeId): Action[];
+}
 
 export type AttachFailure = Exclude<AttachOutcome, { kind: 'started' | 'already-attached' }>;
 
