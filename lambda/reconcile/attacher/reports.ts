@@ -65,7 +65,7 @@ function refuseUnreports(actions: readonly UnreportAction[]): Promise<ActionResu
   );
 }
 
-export function attacherPass(side: AttacherSide): PassMode {
+function attacherPass(side: AttacherSide): PassMode {
   const live = new Map<string, VaTarget>();
   const deleting = new Map<string, VaTarget>();
   for (const t of side.targets) if (t.volumeId !== undefined) (t.deleting ? deleting : live).set(pairKey(t.volumeId, t.nodeName), t);

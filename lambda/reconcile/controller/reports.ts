@@ -82,7 +82,7 @@ function controllerSide(deps: ControllerDeps, pass: PassState, inputs: Controlle
   };
 }
 
-export function controllerPass(side: ControllerSide): PassMode {
+function controllerPass(side: ControllerSide): PassMode {
   return {
     beforeAttach: () => Promise.resolve(undefined),
     attached: async (ctx, action) => {

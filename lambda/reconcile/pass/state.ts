@@ -36,7 +36,7 @@ export interface PassContext extends PassState {
   replan(volumeId: VolumeId): Action[];
 }
 
-export type AttachFailure = Exclude<AttachOutcome, { kind: 'started' | 'already-attached' }>;
+type AttachFailure = Exclude<AttachOutcome, { kind: 'started' | 'already-attached' }>;
 
 /** The mode's side of one pass. */
 export interface PassMode {

@@ -36,7 +36,7 @@ export interface PassBody {
 }
 
 /** The problems a pass's reads found: the desired state's (Kubernetes) and the store's corrupt items. */
-export function problemsOf(desired: Pick<DesiredState, 'problems'>, corrupt: readonly CorruptItem[]): PassReport['problems'] {
+function problemsOf(desired: Pick<DesiredState, 'problems'>, corrupt: readonly CorruptItem[]): PassReport['problems'] {
   return [
     ...desired.problems.map((message) => ({ source: 'kubernetes' as const, message })),
     ...corrupt.map((item) => ({ source: 'dynamodb' as const, message: `item ${item.key}: ${item.problem}` })),
