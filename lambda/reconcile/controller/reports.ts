@@ -7,8 +7,7 @@
 import type { AttachAction, DetachAction, MultiAttachConflictAction } from '../../core/actions.js';
 import { nodeOfAttachment } from '../../core/detach-decision.js';
 import { attachFailedEvent, attachSucceededEvent, volumeSpecName } from '../../core/events.js';
-import type { KubePv } from '../../core/kube.js';
-import type { ClusterSnapshot } from '../../core/kube.js';
+import type { ClusterSnapshot, KubePv } from '../../core/kube.js';
 import { pairKey, type NodeName, type VolumeEvent, type VolumeId } from '../../core/types.js';
 import { pvNamesByVolume } from '../../core/volume-sources.js';
 import type { ModeFor, PassContext, PassMode, PassState } from '../pass/state.js';

@@ -1,6 +1,6 @@
 /**
- * One attach: intent, AttachVolume, a bounded wait for `attached`, then the record, the
- * VolumeAttachment and the pods' events. An attach still `attaching` at the wait deadline stays
+ * One attach: the mode's go-ahead, intent, AttachVolume, a bounded wait for `attached`, then the
+ * record and the mode's reports. An attach still `attaching` at the wait deadline stays
  * recorded with its lease ended, so the next pass resolves it against EC2; one EC2 does not show yet
  * (DescribeVolumes lags behind AttachVolume) stays `uncertain` until EC2 settles it.
  */
