@@ -126,9 +126,11 @@ describe('context', () => {
     });
   });
 
-  it('creates an encrypted, TLS-only topic when none is given, and every alarm notifies it', () => {
+  it('creates a topic encrypted with its own key, TLS-only, when none is given, and every alarm notifies it', () => {
     const topicId = resourceId(template, 'AWS::SNS::Topic', 'AlarmTopic');
-    expect(JSON.stringify(template.findResources('AWS::SNS::Topic'))).toContain(':alias/aws/sns');
+    template.hasResourceProperties('AWS::SNS::Topic', {
+      KmsMasterKeyId: { 'Fn::GetAtt': [resourceId(template, 'AWS::KMS::Key', 'AlarmTopicKey'), 'Arn'] },
+    });
     template.hasResourceProperties('AWS::SNS::TopicPolicy', {
       PolicyDocument: {
         Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]),
