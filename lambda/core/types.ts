@@ -110,7 +110,10 @@ export interface DesiredState {
  * attachment whose Node object is gone, as its VolumeAttachment names it (the node-id annotation),
  * so EC2's answer can still be matched to that node and the volume detached.
  */
-type DecidedBy = { kind: 'pods' } | { kind: 'kcm'; released: ReadonlySet<string>; releasedInstances?: ReadonlyMap<InstanceId, NodeName> };
+type DecidedBy =
+  /** `volumeAttachmentPairs`: the (volume, node) pairs (`pairKey`) the VolumeAttachments read name. */
+  | { kind: 'pods'; volumeAttachmentPairs?: ReadonlySet<string> }
+  | { kind: 'kcm'; released: ReadonlySet<string>; releasedInstances?: ReadonlyMap<InstanceId, NodeName> };
 
 export type AttachmentState = 'attaching' | 'attached' | 'detaching' | 'uncertain';
 
