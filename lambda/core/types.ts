@@ -166,6 +166,12 @@ export interface Backoff {
   failures: number;
   notBefore: number;
   lastError: string;
+  /**
+   * EC2 answered `AttachmentLimitExceeded`: final for the node until something detaches from it
+   * (DESIGN §8). `attached` is how many attachments the actual state held on `instanceId` then;
+   * the attach is planned again only once it holds fewer.
+   */
+  untilDetachFrom?: { instanceId: InstanceId; attached: number };
 }
 
 /**

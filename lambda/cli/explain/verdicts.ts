@@ -41,6 +41,7 @@ const SENTENCES: Record<ChainCode, (f: Facts) => string> = {
     `Waiting for the volume's lock: ${f.reason}; the next step follows on the first pass after it finishes (at the latest ${when(f)}).`,
   'lease-expired': (f) => `Waiting: ${f.reason}; ${NEXT_PASS} asks EC2 what that operation did and carries on from there.`,
   'backing-off': (f) => `Waiting after failures: ${f.reason}; the next try is ${when(f)}.`,
+  'attachment-limit': (f) => `Not attached to ${f.node}: ${f.reason}.`,
   'planned-this-pass': (f) => `Waiting its turn: ${f.reason}; it follows on ${NEXT_PASS}.`,
   'attach-unverified': (f) =>
     `Attaching on ${f.node}: ${f.reason}; ${NEXT_PASS} asks EC2 and detaches and retries it if it is stuck past the limit.`,

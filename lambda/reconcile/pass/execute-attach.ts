@@ -123,9 +123,23 @@ async function fail(
 ): Promise<ActionResult> {
   const now = ctx.deps.clock();
   // A transient failure (timeout, 5xx) may hide an attach EC2 went on with: verification settles it.
-  const options = { ec2MayStillBeWorking: outcome.kind === 'transient' };
+  const options = {
+    ec2MayStillBeWorking: outcome.kind === 'transient',
+    // Final for the node until something detaches from it: the plan waits for fewer attachments there.
+    ...(outcome.kind === 'limit-reached' ? { untilDetachFrom: { instanceId: action.instanceId, attached: attachedOn(ctx, action) } } : {}),
+  };
   await finish(onRecord((r) => failOperation(r, operationId, outcome.message, now, ctx.deps.settings.plan.backoff, options)));
   if (outcome.kind === 'attached-elsewhere') await observeVolume(ctx, action.volumeId);
   await ctx.mode.attachFailed(ctx, action, outcome);
   return result('failed', `${outcome.kind}: ${outcome.message}`, { throttled: outcome.kind === 'throttled' });
+}
+
+/** Attachments the actual state holds on the instance, this volume's own excepted. */
+function attachedOn(ctx: PassContext, action: AttachAction): number {
+  let count = 0;
+  for (const record of ctx.actual.values()) {
+    if (record.volumeId === action.volumeId) continue;
+    count += Object.values(record.attachments).filter((a) => a.instanceId === action.instanceId).length;
+  }
+  return count;
 }
