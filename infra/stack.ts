@@ -8,6 +8,7 @@ import * as kms from 'aws-cdk-lib/aws-kms';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
 import { SETTING_DEFAULTS } from '../lambda/config.js';
+import { parseTagList, type TagScheme } from '../lambda/core/tag-scheme.js';
 import { HANDLER_ENTRIES } from './contracts.js';
 import { ControllerFunction } from './constructs/controller-function.js';
 import { FULL_PASS_SIZE, TARGETED_PASS_SIZE, type FunctionSize } from './function-sizes.js';
@@ -45,7 +46,7 @@ export class AttachDetachStack extends Stack {
       description: `EBS attach/detach controller for EKS cluster ${settings.clusterName}`,
     });
     // The same AWS permissions in both modes: either way our role alone attaches and detaches.
-    grantController(this, this.role, { table: state.table, clusterTagKey: settings.clusterTagKey });
+    grantController(this, this.role, { table: state.table, tags: tagSchemeOf(settings), kmsKeyArns: settings.kmsKeyArns });
     if (settings.ec2BudgetTableName) grantBudgetTable(this.role, settings.ec2BudgetTableName);
     const vpcAccess = settings.vpc && new VpcAccess(this, 'VpcAccess', { settings: settings.vpc, role: this.role });
 
@@ -150,6 +151,9 @@ function controllerEnvironment(settings: StackSettings, tableName: string): Reco
     CLUSTER_NAME: settings.clusterName,
     CLUSTER_ENDPOINT: settings.apiEndpoint,
     CLUSTER_CA: settings.certificateAuthority,
+    // The role's tag conditions, so the controller can name the tag a refused volume lacks.
+    VOLUME_TAGS: settings.volumeTags,
+    INSTANCE_TAGS: settings.instanceTags,
     ...(settings.ec2BudgetTableName ? { EC2_BUDGET_TABLE_NAME: settings.ec2BudgetTableName } : {}),
     // The handlers taint by default; off only needs saying.
     ...(settings.outOfServiceTaint === 'off' ? { OUT_OF_SERVICE_TAINT: 'off' } : {}),
@@ -221,4 +225,12 @@ function exporterPutEventsPolicy(scope: Construct, route: ClusterEventRoute): ia
       }),
     ],
   });
+}
+
+/** The scheme the settings name, resolved for this cluster (readSettings already refused bad entries). */
+function tagSchemeOf(settings: StackSettings): TagScheme {
+  return {
+    volume: parseTagList(settings.volumeTags, 'volume', settings.clusterName).tags,
+    instance: parseTagList(settings.instanceTags, 'instance', settings.clusterName).tags,
+  };
 }

@@ -7,11 +7,13 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { IamEvaluator, type PolicyDocument } from '../../sandbox/ec2/iam/evaluator.js';
 import { resolveIntrinsics, type DeployTarget } from '../../sandbox/ec2/iam/intrinsics.js';
+import { rolePolicies, type Template } from '../../sandbox/ec2/iam/role-policies.js';
 import { SYNTH_TIMEOUT_MS, resourceId, synthesize, type Synthesized } from './synth.js';
 
 const ACCOUNT = '111122223333';
 const OTHER_ACCOUNT = '444455556666';
 const REGION = 'eu-west-1';
+const KEY = `arn:aws:kms:${REGION}:${ACCOUNT}:key/1234abcd-12ab-34cd-56ef-1234567890ab`;
 const VPC = {
   vpcId: 'vpc-0a1b2c3d4e5f60718',
   subnetIds: 'subnet-0a1b2c3d4e5f60718,subnet-0a1b2c3d4e5f60719',
@@ -25,7 +27,7 @@ const iam = new IamEvaluator();
 
 beforeAll(() => {
   // The stack's own alarm topic (no alarmTopicArn), inside a VPC whose EC2 endpoint it creates.
-  stack = synthesize({ alarmTopicArn: '', mode: 'attacher', ...VPC });
+  stack = synthesize({ alarmTopicArn: '', mode: 'attacher', kmsKeyArns: KEY, ...VPC });
   resources = (stack.template.toJSON() as { Resources: Record<string, Resource> }).Resources;
 }, SYNTH_TIMEOUT_MS);
 
@@ -127,5 +129,85 @@ describe('the VPC option leaves EC2 to the rest of the VPC', () => {
         (functions()[0]?.Properties.Environment as { Variables: Record<string, unknown> }).Variables.AWS_ENDPOINT_URL_EC2,
       );
     }
+  });
+});
+
+describe("the role's policy allows exactly the (action, tags) pairs the docs promise", () => {
+  const session = `arn:aws:sts::${ACCOUNT}:assumed-role/ebs-attach-detach-prod-ControllerRole/fn`;
+  const policies = () =>
+    rolePolicies(stack.template.toJSON() as Template, resourceId(stack.template, 'AWS::IAM::Role', 'ControllerRole'), target());
+  const tagContext = (tags: Record<string, string>) =>
+    Object.fromEntries(
+      Object.entries(tags).flatMap(([key, value]) => [
+        [`aws:ResourceTag/${key}`, value],
+        [`ec2:ResourceTag/${key}`, value],
+      ]),
+    );
+  const onResource = async (action: string, type: 'volume' | 'instance', tags: Record<string, string>) =>
+    (
+      await iam.decide({
+        principal: session,
+        action,
+        resource: `arn:aws:ec2:${REGION}:${ACCOUNT}:${type}/${type === 'volume' ? 'vol-0123456789abcdef0' : 'i-0123456789abcdef0'}`,
+        accountId: ACCOUNT,
+        context: { 'aws:RequestedRegion': REGION, ...tagContext(tags) },
+        identityPolicies: policies(),
+      })
+    ).allowed;
+
+  // docs/eks.md, "Which tags the role requires": the defaults name this cluster on both sides.
+  it.each([
+    ['a volume tagged ebs.csi.aws.com/cluster-name=prod', 'volume', { 'ebs.csi.aws.com/cluster-name': 'prod' }, true],
+    ['a volume tagged kubernetes.io/cluster/prod=owned', 'volume', { 'kubernetes.io/cluster/prod': 'owned' }, true],
+    ["another cluster's volume", 'volume', { 'ebs.csi.aws.com/cluster-name': 'staging' }, false],
+    ['a volume with the account-wide ebs.csi.aws.com/cluster=true only', 'volume', { 'ebs.csi.aws.com/cluster': 'true' }, false],
+    ['a volume with the cluster tag key but another value', 'volume', { 'kubernetes.io/cluster/prod': 'shared' }, false],
+    ['an untagged volume', 'volume', {}, false],
+    ['a managed node group instance (eks:cluster-name=prod)', 'instance', { 'eks:cluster-name': 'prod' }, true],
+    ['an Auto Mode or Karpenter instance (eks:eks-cluster-name=prod)', 'instance', { 'eks:eks-cluster-name': 'prod' }, true],
+    ['an instance tagged by hand (ebs.csi.aws.com/cluster-name=prod)', 'instance', { 'ebs.csi.aws.com/cluster-name': 'prod' }, true],
+    ['a self-managed node (kubernetes.io/cluster/prod=owned)', 'instance', { 'kubernetes.io/cluster/prod': 'owned' }, true],
+    ["another cluster's instance", 'instance', { 'eks:cluster-name': 'staging' }, false],
+    ['an untagged instance', 'instance', {}, false],
+  ] as const)('AttachVolume and DetachVolume on %s: %s', async (_case, type, tags, allowed) => {
+    expect(await onResource('ec2:AttachVolume', type, tags)).toBe(allowed);
+    expect(await onResource('ec2:DetachVolume', type, tags)).toBe(allowed);
+  });
+
+  it('describes volumes and instances in its region only', async () => {
+    const describe = async (region: string) =>
+      (
+        await iam.decide({
+          principal: session,
+          action: 'ec2:DescribeVolumes',
+          resource: '*',
+          accountId: ACCOUNT,
+          context: { 'aws:RequestedRegion': region },
+          identityPolicies: policies(),
+        })
+      ).allowed;
+    expect(await describe(REGION)).toBe(true);
+    expect(await describe('us-east-1')).toBe(false);
+  });
+
+  it.each([
+    ['a grant for EC2 on a named key', KEY, 'true', true],
+    ['a grant for anything but an AWS resource', KEY, 'false', false],
+    ['a key not named in kmsKeyArns', KEY.replace('1234abcd', '9999abcd'), 'true', false],
+  ])('kms:CreateGrant: %s → %s', async (_case, key, forAws, allowed) => {
+    const decision = await iam.decide({
+      principal: session,
+      action: 'kms:CreateGrant',
+      resource: key,
+      accountId: ACCOUNT,
+      context: { 'kms:GrantIsForAWSResource': forAws, 'kms:ViaService': `ec2.${REGION}.amazonaws.com` },
+      identityPolicies: policies(),
+      // The default key policy: the account's IAM policies decide.
+      resourcePolicy: {
+        Version: '2012-10-17',
+        Statement: [{ Effect: 'Allow', Principal: { AWS: `arn:aws:iam::${ACCOUNT}:root` }, Action: 'kms:*', Resource: '*' }],
+      },
+    });
+    expect(decision.allowed).toBe(allowed);
   });
 });
