@@ -21,8 +21,13 @@ import { startKubeSandbox, type KubeSandbox } from './kube/index.js';
 import { createKcm, type Kcm } from './kcm/kcm.js';
 import { startMeteredDynamo, type MeteredDynamo } from './metered-dynamo.js';
 import { ApiLedger } from './oracle/ledger.js';
+import type { IamModel } from './ec2/iam/authorize.js';
+import { controllerPrincipal, SHARED_EVALUATOR, type StackPolicyOptions } from './stack-policy.js';
 
+/** The controller's credentials: the local EC2 holds them to the stack's role policy. */
 const CREDENTIALS = { accessKeyId: 'AKIDLOCALSTACK', secretAccessKey: 'local-stack-secret' };
+/** The sandbox's own setup (instances, volumes, tags) and assertions: an administrator, as an operator would be. */
+const SETUP_CREDENTIALS = { accessKeyId: 'AKIDSANDBOXSETUP', secretAccessKey: 'sandbox-setup-secret' };
 
 export interface LocalStackOptions {
   /** Shared by the controller, the local EC2 and the kubelet; real time by default. */
@@ -38,6 +43,11 @@ export interface LocalStackOptions {
   controller?: Omit<ControllerOverrides, 'clock'>;
   /** Play kube-controller-manager's attach/detach controller (attacher mode): `stack.kcm.step()` between passes. */
   simulateKcm?: boolean;
+  /**
+   * The local EC2 holds the controller to the role policy the stack synthesizes for these settings
+   * (on by default: tags and KMS keys must be as a real account needs them); `false` lets it do everything.
+   */
+  iam?: false | Pick<StackPolicyOptions, 'volumeTags' | 'instanceTags' | 'kmsKeyArns'>;
 }
 
 export interface Handlers {
@@ -81,14 +91,16 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     const clock = options.clock ?? new RunningClock();
     const dynamo = await startMeteredDynamo();
     stoppers.push(() => dynamo.stop());
-    const ec2 = await startLocalEc2({ ...options.ec2, clock });
+    const clusterName = options.clusterName ?? 'local';
+    const iam = options.iam === false ? undefined : await iamModel({ clusterName, mode: options.mode ?? 'controller', ...options.iam });
+    const ec2 = await startLocalEc2({ ...options.ec2, clock, ...(iam === undefined ? {} : { iam }) });
     stoppers.push(() => ec2.stop());
     const kube = await startKubeSandbox({ now: () => new Date(clock.now()) });
     stoppers.push(() => kube.stop());
     const tableName = options.tableName ?? 'ebs-attach-detach-volumes';
     const setup = localDynamoClient(dynamo.endpoint);
     await createVolumeTable(setup, tableName).finally(() => setup.destroy());
-    const ec2Client = new EC2Client({ region: LOCAL_REGION, endpoint: ec2.endpoint, credentials: CREDENTIALS });
+    const ec2Client = new EC2Client({ region: LOCAL_REGION, endpoint: ec2.endpoint, credentials: SETUP_CREDENTIALS });
     stoppers.push(() => Promise.resolve(ec2Client.destroy()));
     const env = controllerEnv(options, { dynamo: dynamo.endpoint, ec2: ec2.endpoint, kubeconfig: kube.kubeconfigPath, tableName });
     const config = loadConfig(env, 'local');
@@ -141,7 +153,21 @@ function controllerEnv(
     AWS_ACCESS_KEY_ID: CREDENTIALS.accessKeyId,
     AWS_SECRET_ACCESS_KEY: CREDENTIALS.secretAccessKey,
     POWERTOOLS_LOG_LEVEL: 'SILENT',
+    // The tags the role requires, as the stack would set them (the defaults when unset).
+    ...(options.iam ? tagSettings(options.iam) : {}),
     ...(options.mode === undefined ? {} : { OPERATING_MODE: options.mode }),
     ...options.env,
   };
+}
+
+function tagSettings(iam: Pick<StackPolicyOptions, 'volumeTags' | 'instanceTags'>): Record<string, string> {
+  return {
+    ...(iam.volumeTags === undefined ? {} : { VOLUME_TAGS: iam.volumeTags }),
+    ...(iam.instanceTags === undefined ? {} : { INSTANCE_TAGS: iam.instanceTags }),
+  };
+}
+
+async function iamModel(options: StackPolicyOptions): Promise<IamModel> {
+  const principal = await controllerPrincipal(options);
+  return { principals: new Map([[CREDENTIALS.accessKeyId, principal]]), evaluator: SHARED_EVALUATOR, region: LOCAL_REGION };
 }
