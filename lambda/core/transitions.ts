@@ -178,14 +178,15 @@ export function failOperation(
   error: string,
   now: number,
   backoffConfig: BackoffConfig,
-  options: { ec2MayStillBeWorking?: boolean; untilDetachFrom?: Backoff['untilDetachFrom'] } = {},
+  options: { ec2MayStillBeWorking?: boolean; untilDetachFrom?: Backoff['untilDetachFrom']; longest?: boolean } = {},
 ): Transition {
   const held = heldOperation(record, operationId);
   if (isRefusal(held)) return held;
   const { key, op } = held;
   const next = release(record, key, op, false);
   const backoffKey = operationKey(op.kind, op.nodeName);
-  next.backoff[backoffKey] = nextBackoff(next.backoff[backoffKey], error, now, backoffConfig, options.untilDetachFrom);
+  const config = options.longest ? { ...backoffConfig, initialMs: backoffConfig.maxMs } : backoffConfig;
+  next.backoff[backoffKey] = nextBackoff(next.backoff[backoffKey], error, now, config, options.untilDetachFrom);
   const current = next.attachments[op.nodeName];
   if (!current) return accept(next);
   if (options.ec2MayStillBeWorking) {

@@ -212,6 +212,10 @@ export interface VolumeObservation {
   zone?: string;
   multiAttachEnabled?: boolean;
   attachments: Ec2Attachment[];
+  /** The volume's tags (what the role's conditions read), its encryption and KMS key, as DescribeVolumes returns them. */
+  tags?: Record<string, string>;
+  encrypted?: boolean;
+  kmsKeyId?: string;
 }
 
 /** What EC2 said during this pass. Absent maps mean "not asked this pass", never "nothing there". */
