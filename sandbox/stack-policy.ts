@@ -84,8 +84,21 @@ async function synthesizePolicies(options: StackPolicyOptions): Promise<NamedPol
   return rolePolicies({ Resources: resources }, roleId, { partition: 'aws', region: SANDBOX_REGION, accountId: SANDBOX_ACCOUNT });
 }
 
+/** Per process: every local stack of the same settings shares one principal (and so the evaluator's memo). */
+const principals = new Map<string, Promise<IamPrincipal>>();
+
 /** The controller role's sessions as the local EC2 sees them: ARN and the stack's policies. */
-export async function controllerPrincipal(options: StackPolicyOptions): Promise<IamPrincipal> {
+export function controllerPrincipal(options: StackPolicyOptions): Promise<IamPrincipal> {
+  const key = JSON.stringify(options);
+  let principal = principals.get(key);
+  if (principal === undefined) {
+    principal = loadPrincipal(options);
+    principals.set(key, principal);
+  }
+  return principal;
+}
+
+async function loadPrincipal(options: StackPolicyOptions): Promise<IamPrincipal> {
   const file = path.join(CACHE, `${cacheKey(options)}.json`);
   let policies: NamedPolicy[];
   try {

@@ -39,9 +39,10 @@ const MEMO_LIMIT = 20_000;
 
 export class IamEvaluator {
   private readonly memo = new Map<string, Promise<IamDecision>>();
+  private readonly shapes = new WeakMap<readonly NamedPolicy[], PolicyShape>();
 
   decide(request: IamRequest): Promise<IamDecision> {
-    const key = JSON.stringify(request);
+    const key = this.memoKey(request);
     const known = this.memo.get(key);
     if (known) return known;
     if (this.memo.size >= MEMO_LIMIT) this.memo.clear();
@@ -49,6 +50,66 @@ export class IamEvaluator {
     this.memo.set(key, decision);
     return decision;
   }
+
+  /**
+   * What the decision can depend on: context keys no condition (or policy variable) names cannot
+   * change it, and neither can a resource id when every resource pattern of that service ends in a
+   * wildcard. So one evaluation serves every volume with the same tags.
+   */
+  private memoKey(request: IamRequest): string {
+    let shape = this.shapes.get(request.identityPolicies);
+    if (shape === undefined) {
+      shape = shapeOf(request.identityPolicies.map((p) => p.document));
+      this.shapes.set(request.identityPolicies, shape);
+    }
+    const resourceShape = request.resourcePolicy === undefined ? undefined : shapeOf([request.resourcePolicy]);
+    const referenced = (key: string) => shape.keys.has(key.toLowerCase()) || resourceShape?.keys.has(key.toLowerCase()) === true;
+    const context = Object.entries(request.context)
+      .filter(([key]) => referenced(key))
+      .sort(([a], [b]) => a.localeCompare(b));
+    const service = request.resource.split(':')[2];
+    const anyId =
+      resourceShape === undefined && service !== undefined && !shape.specificServices.has(service) && !shape.specificServices.has('*');
+    const resource = anyId ? request.resource.replace(/[^/:]+$/, '{id}') : request.resource;
+    return JSON.stringify([
+      shape.id,
+      request.principal,
+      request.action,
+      resource,
+      request.accountId,
+      context,
+      request.resourcePolicy ?? null,
+    ]);
+  }
+}
+
+interface PolicyShape {
+  id: number;
+  /** Condition keys and policy variables the documents name, lower-cased (IAM's keys are case-insensitive). */
+  keys: Set<string>;
+  /** Services some resource pattern names without a trailing wildcard (a specific resource). */
+  specificServices: Set<string>;
+}
+
+let shapes = 0;
+
+function shapeOf(documents: readonly PolicyDocument[]): PolicyShape {
+  const keys = new Set<string>();
+  const specificServices = new Set<string>();
+  for (const document of documents) {
+    for (const match of JSON.stringify(document).matchAll(/\$\{([^}]+)\}/g)) keys.add((match[1] ?? '').toLowerCase());
+    const statements = ([] as unknown[]).concat(document.Statement ?? []) as Record<string, unknown>[];
+    for (const statement of statements) {
+      for (const operator of Object.values((statement.Condition ?? {}) as Record<string, Record<string, unknown>>)) {
+        for (const key of Object.keys(operator)) keys.add(key.toLowerCase());
+      }
+      for (const pattern of ([] as unknown[]).concat(statement.Resource ?? [], statement.NotResource ?? [])) {
+        if (typeof pattern !== 'string' || pattern.endsWith('*')) continue;
+        specificServices.add(pattern.split(':')[2] ?? '*');
+      }
+    }
+  }
+  return { id: ++shapes, keys, specificServices };
 }
 
 async function evaluate(request: IamRequest): Promise<IamDecision> {
