@@ -40,7 +40,10 @@ export const Metric = {
    * (core/attacher/shadow.ts), each sent every shadow pass, zeros included.
    */
   ShadowVerdicts: 'ShadowVerdicts',
-  /** Count per attacher-mode full pass: attachments EC2 shows that no VolumeAttachment asks for (reported, never detached by us). */
+  /**
+   * Count per complete full pass: attachments EC2 shows that no VolumeAttachment asks for (attacher mode), or that no node
+   * status or VolumeAttachment names on that node (controller mode); reported, never detached by us.
+   */
   UnwantedAttachments: 'UnwantedAttachments',
   /** Count of passes that aborted (cluster or store unreadable). */
   PassFailures: 'PassFailures',

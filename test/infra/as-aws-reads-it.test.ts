@@ -169,7 +169,7 @@ describe("the role's policy allows exactly the (action, tags) pairs the docs pro
     ['a self-managed node (kubernetes.io/cluster/prod=owned)', 'instance', { 'kubernetes.io/cluster/prod': 'owned' }, true],
     ["another cluster's instance", 'instance', { 'eks:cluster-name': 'staging' }, false],
     ['an untagged instance', 'instance', {}, false],
-  ] as const)('AttachVolume and DetachVolume on %s: %s', async (_case, type, tags, allowed) => {
+  ] as const)('AttachVolume and DetachVolume on %s', async (_case, type, tags, allowed) => {
     expect(await onResource('ec2:AttachVolume', type, tags)).toBe(allowed);
     expect(await onResource('ec2:DetachVolume', type, tags)).toBe(allowed);
   });

@@ -51,7 +51,7 @@ function newVolume(params: ActionContext['params'], now: number, account: string
 }
 
 /** AWS's account-wide default key for EBS, as EC2 names it on a volume encrypted without a KmsKeyId. */
-export const aliasOfDefaultEbsKey = (region: string, account: string) => `arn:aws:kms:${region}:${account}:alias/aws/ebs`;
+const aliasOfDefaultEbsKey = (region: string, account: string) => `arn:aws:kms:${region}:${account}:alias/aws/ebs`;
 const KEY_ARN = /^arn:aws[a-z-]*:kms:[a-z0-9-]+:\d{12}:key\/[A-Za-z0-9-]+$/;
 
 /** Encrypted (with KmsKeyId a key ARN, which needs Encrypted=true), as CreateVolume takes it. */

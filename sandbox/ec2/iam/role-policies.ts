@@ -32,9 +32,3 @@ export function rolePolicies(template: Template, roleId: string, target: DeployT
     policies.push({ name: policy.PolicyName, document: resolveIntrinsics(policy.PolicyDocument, target) as PolicyDocument });
   return policies;
 }
-
-/** The role's tags, which its sessions carry as principal tags (`aws:PrincipalTag/<key>`). */
-export function roleTags(template: Template, roleId: string): Record<string, string> {
-  const tags = (template.Resources[roleId]?.Properties?.Tags ?? []) as { Key: string; Value: string }[];
-  return Object.fromEntries(tags.map((tag) => [tag.Key, tag.Value]));
-}
