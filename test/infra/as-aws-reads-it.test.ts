@@ -174,6 +174,15 @@ describe("the role's policy allows exactly the (action, tags) pairs the docs pro
     expect(await onResource('ec2:DetachVolume', type, tags)).toBe(allowed);
   });
 
+  // The stack as it was took one free-text key (clusterTagKey) and conditioned on its presence alone.
+  it.each([
+    ['a volume tag whose key and value name no cluster', { volumeTags: 'kubernetes.io/role=data' }],
+    ['an instance tag that names no cluster', { instanceTags: 'team=platform' }],
+    ['the bare tag key of before, which every cluster that shares it satisfies', { clusterTagKey: 'kubernetes.io/role' }],
+  ])('refuses to synthesize %s', (_case, context) => {
+    expect(() => synthesize(context)).toThrow(/names no cluster|clusterTagKey/);
+  });
+
   it('describes volumes and instances in its region only', async () => {
     const describe = async (region: string) =>
       (
