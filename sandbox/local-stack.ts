@@ -25,7 +25,7 @@ import type { IamModel } from './ec2/iam/authorize.js';
 import { controllerPrincipal, SHARED_EVALUATOR, type StackPolicyOptions } from './stack-policy.js';
 
 /** The controller's credentials: the local EC2 holds them to the stack's role policy. */
-const CREDENTIALS = { accessKeyId: 'AKIDLOCALSTACK', secretAccessKey: 'local-stack-secret' };
+export const CONTROLLER_CREDENTIALS = { accessKeyId: 'AKIDLOCALSTACK', secretAccessKey: 'local-stack-secret' };
 /** The sandbox's own setup (instances, volumes, tags) and assertions: an administrator, as an operator would be. */
 const SETUP_CREDENTIALS = { accessKeyId: 'AKIDSANDBOXSETUP', secretAccessKey: 'sandbox-setup-secret' };
 
@@ -150,8 +150,8 @@ function controllerEnv(
     AWS_REGION: LOCAL_REGION,
     AWS_ENDPOINT_URL_DYNAMODB: parts.dynamo,
     AWS_ENDPOINT_URL_EC2: parts.ec2,
-    AWS_ACCESS_KEY_ID: CREDENTIALS.accessKeyId,
-    AWS_SECRET_ACCESS_KEY: CREDENTIALS.secretAccessKey,
+    AWS_ACCESS_KEY_ID: CONTROLLER_CREDENTIALS.accessKeyId,
+    AWS_SECRET_ACCESS_KEY: CONTROLLER_CREDENTIALS.secretAccessKey,
     POWERTOOLS_LOG_LEVEL: 'SILENT',
     // The tags the role requires, as the stack would set them (the defaults when unset).
     ...(options.iam ? tagSettings(options.iam) : {}),
@@ -169,5 +169,5 @@ function tagSettings(iam: Pick<StackPolicyOptions, 'volumeTags' | 'instanceTags'
 
 async function iamModel(options: StackPolicyOptions): Promise<IamModel> {
   const principal = await controllerPrincipal(options);
-  return { principals: new Map([[CREDENTIALS.accessKeyId, principal]]), evaluator: SHARED_EVALUATOR, region: LOCAL_REGION };
+  return { principals: new Map([[CONTROLLER_CREDENTIALS.accessKeyId, principal]]), evaluator: SHARED_EVALUATOR, region: LOCAL_REGION };
 }

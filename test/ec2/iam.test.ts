@@ -9,6 +9,7 @@ import {
   CreateVolumeCommand,
   DeleteTagsCommand,
   DescribeVolumesCommand,
+  DetachVolumeCommand,
   EC2Client,
   RunInstancesCommand,
 } from '@aws-sdk/client-ec2';
@@ -106,6 +107,28 @@ describe("the local EC2 under the stack's role policy", () => {
     expect(decoded).toMatchObject({ allowed: false, context: { action: 'ec2:AttachVolume', resource } });
     expect(await refusal(attach(volumeId, instanceId, '/dev/xvdaa', true))).toMatchObject({ code: 'UnauthorizedOperation', status: 403 });
     expect(ec2.world.volumes.get(volumeId)?.attachments.size).toBe(0);
+  });
+
+  // The shadow preflight (attacher mode) asks with the real instance and device before it acts.
+  it('answers a dry-run DetachVolume naming the real instance and device as EC2 does, and changes nothing', async () => {
+    const [instanceId, volumeId] = [await clusterInstance(), await volume()];
+    await attach(volumeId, instanceId, '/dev/xvdac');
+    const detach = () =>
+      role.send(new DetachVolumeCommand({ VolumeId: volumeId, InstanceId: instanceId, Device: '/dev/xvdac', DryRun: true }));
+    expect(await refusal(detach())).toEqual({
+      code: 'DryRunOperation',
+      status: 412,
+      message: 'Request would have succeeded, but DryRun flag is set.',
+    });
+
+    const withoutTag = Object.keys(volumeTagsFor('prod')).map((Key) => ({ Key }));
+    await admin.send(new DeleteTagsCommand({ Resources: [volumeId], Tags: withoutTag }));
+    const refused = await refusal(detach());
+    expect(refused).toMatchObject({ code: 'UnauthorizedOperation', status: 403 });
+    expect(refused?.message).toContain(
+      `is not authorized to perform: ec2:DetachVolume on resource: arn:aws:ec2:us-east-1:123456789012:volume/${volumeId} because`,
+    );
+    expect([...(ec2.world.volumes.get(volumeId)?.attachments.keys() ?? [])]).toEqual([instanceId]);
   });
 
   it("refuses another cluster's instance", async () => {
