@@ -26,6 +26,7 @@ import { createTelemetry, type Telemetry } from './observability/telemetry.js';
 import { fencedBlockStorage, LeaseFence, underFence } from './reconcile/attacher/fence.js';
 import type { Cluster } from './ports/cluster.js';
 import { operatingMode, type ModeDeps } from './reconcile/operating-mode.js';
+import { isKubernetesForbidden } from './reconcile/pass/refused.js';
 import {
   targetKey,
   type Budget,
@@ -137,8 +138,10 @@ export function createController(config: Config, overrides: ControllerOverrides 
       deps.log.info('pass finished', { ...label, ...outline(report) });
       return report;
     } catch (error) {
-      recordPassFailure(telemetry.metrics);
-      deps.log.error('pass failed', { ...label, error: error instanceof Error ? error.message : String(error) });
+      const message = error instanceof Error ? error.message : String(error);
+      // A Kubernetes call refused the role (the attacher's Lease) stops the pass: the UnauthorizedCalls alarm hears of it too.
+      recordPassFailure(telemetry.metrics, isKubernetesForbidden(message));
+      deps.log.error('pass failed', { ...label, error: message });
       throw error;
     }
   };

@@ -41,9 +41,10 @@ export function recordPass(metrics: Metrics, report: PassReport): void {
     single(metrics, { Verdict: verdict }).addMetric(Metric.ShadowVerdicts, MetricUnit.Count, count);
 }
 
-/** A pass that could not run at all (cluster or store unreadable, a bug). */
-export function recordPassFailure(metrics: Metrics): void {
+/** A pass that could not run at all (cluster or store unreadable, a bug); `refused`: because a call was refused the role. */
+export function recordPassFailure(metrics: Metrics, refused = false): void {
   metrics.addMetric(Metric.PassFailures, MetricUnit.Count, 1);
+  if (refused) metrics.addMetric(Metric.UnauthorizedCalls, MetricUnit.Count, 1);
 }
 
 /** Malformed events, objects or items that were skipped. */

@@ -3,6 +3,7 @@
  * "Exit codes and convergence").
  */
 import { notAttached } from '../../core/convergence.js';
+import { isKubernetesForbidden } from './refused.js';
 import type { PassContext } from './state.js';
 import type { Executed } from './plan-and-execute.js';
 import type { ActionResult, PassReport } from './types.js';
@@ -27,12 +28,6 @@ function attachedInPass(results: readonly ActionResult[], conflict: Pick<ActionR
   );
 }
 
-/**
- * A Kubernetes write the API server refused the role (RBAC): the adapters word every API error as
- * `<code> <reason>: <message>` (adapters/kubernetes/api-errors.ts, describeApiError).
- */
-const isForbidden = (reportError: string) => /\b403 Forbidden\b/.test(reportError);
-
 export function summarize(ctx: PassContext, summary: Summary, executed: Executed): PassReport {
   const { plan: planned, results } = executed;
   const actualAttachments = [...ctx.actual.values()].reduce((n, r) => n + Object.keys(r.attachments).length, 0);
@@ -56,7 +51,11 @@ export function summarize(ctx: PassContext, summary: Summary, executed: Executed
     results,
     expiredOperations: planned.actions.filter((a) => a.kind === 'resolve').length,
     reportErrors: ctx.reportErrors,
-    unauthorizedCalls: results.filter((r) => r.unauthorized === true).length + ctx.reportErrors.filter(isForbidden).length,
+    // Refused calls: EC2's, the status writes', and the cluster read's (which leaves the pass with nothing read).
+    unauthorizedCalls:
+      results.filter((r) => r.unauthorized === true).length +
+      ctx.reportErrors.filter(isKubernetesForbidden).length +
+      (isKubernetesForbidden(summary.clusterError) ? 1 : 0),
     skipped: ctx.desired.skipped,
     notAttached: missing,
     converged: !workLeft && summary.clusterComplete && ctx.desired.skipped.length === 0 && missing.length === 0,
