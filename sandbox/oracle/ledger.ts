@@ -48,9 +48,11 @@ export class ApiLedger {
 
   drain(): Drained {
     const snapshot = this.ec2.counters();
-    const mutations = this.ec2
-      .requests()
-      .filter((r) => r.action === 'AttachVolume' || r.action === 'DetachVolume')
+    const calls = this.ec2.requests().filter((r) => r.action === 'AttachVolume' || r.action === 'DetachVolume');
+    // A dry run (the attacher's shadow preflight) changes nothing: no attach or detach for the checks.
+    const dryRunDetaches = calls.filter((r) => r.action === 'DetachVolume' && r.params.DryRun === 'true').length;
+    const mutations = calls
+      .filter((r) => r.params.DryRun !== 'true')
       .map((r) => ({
         action: r.action as Ec2Mutation['action'],
         volumeId: r.params.VolumeId ?? '',
@@ -69,7 +71,13 @@ export class ApiLedger {
     this.kube.resetRequests();
     add(this.kubeTotals.calls, kube);
     if (injected > 0) add(this.kubeTotals.injected, { injected });
-    return { detaches, mutations, ec2: snapshot.calls, kube, complete: detaches.length === (snapshot.calls.DetachVolume ?? 0) };
+    return {
+      detaches,
+      mutations,
+      ec2: snapshot.calls,
+      kube,
+      complete: detaches.length + dryRunDetaches === (snapshot.calls.DetachVolume ?? 0),
+    };
   }
 
   /** Records a call seen by a counting hook (e.g. DynamoDB's X-Amz-Target). */
