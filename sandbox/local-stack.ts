@@ -21,6 +21,7 @@ import { startKubeSandbox, type KubeSandbox } from './kube/index.js';
 import { createKcm, type Kcm } from './kcm/kcm.js';
 import { startMeteredDynamo, type MeteredDynamo } from './metered-dynamo.js';
 import { ApiLedger } from './oracle/ledger.js';
+import type { Turnstile } from './turnstile.js';
 
 const CREDENTIALS = { accessKeyId: 'AKIDLOCALSTACK', secretAccessKey: 'local-stack-secret' };
 
@@ -38,6 +39,8 @@ export interface LocalStackOptions {
   controller?: Omit<ControllerOverrides, 'clock'>;
   /** Play kube-controller-manager's attach/detach controller (attacher mode): `stack.kcm.step()` between passes. */
   simulateKcm?: boolean;
+  /** Every server takes its requests in turns (sandbox/turnstile.ts): a seeded run then depends on its code alone. */
+  turnstile?: Turnstile;
 }
 
 export interface Handlers {
@@ -79,11 +82,12 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   };
   try {
     const clock = options.clock ?? new RunningClock();
-    const dynamo = await startMeteredDynamo();
+    const turns = options.turnstile === undefined ? {} : { turnstile: options.turnstile };
+    const dynamo = await startMeteredDynamo(turns);
     stoppers.push(() => dynamo.stop());
-    const ec2 = await startLocalEc2({ ...options.ec2, clock });
+    const ec2 = await startLocalEc2({ ...options.ec2, ...turns, clock });
     stoppers.push(() => ec2.stop());
-    const kube = await startKubeSandbox({ now: () => new Date(clock.now()) });
+    const kube = await startKubeSandbox({ now: () => new Date(clock.now()), ...turns });
     stoppers.push(() => kube.stop());
     const tableName = options.tableName ?? 'ebs-attach-detach-volumes';
     const setup = localDynamoClient(dynamo.endpoint);

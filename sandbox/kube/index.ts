@@ -85,6 +85,7 @@ export async function startKubeSandbox(options: KubeSandboxOptions = {}): Promis
     server.once('error', reject);
     server.listen(options.port ?? 0, host, () => resolve());
   });
+  options.turnstile?.gate(server);
   const port = (server.address() as AddressInfo).port;
   address = `${hostForUrl(host)}:${port}`;
   const url = `https://${address}`;

@@ -4,6 +4,7 @@ import type { PaginationBreak, RequestMatch } from './faults.js';
 import type { Kubelet } from './kubelet.js';
 import type { LoggedRequest } from './request-log.js';
 import type { RequestHook } from './request-hooks.js';
+import type { Turnstile } from '../turnstile.js';
 import type { WatchScheduler } from './watch.js';
 
 export interface KubeSandboxOptions {
@@ -21,6 +22,8 @@ export interface KubeSandboxOptions {
   watchScheduler?: WatchScheduler;
   /** The clock the server stamps times with (creation, deletion, node conditions, taints); the wall clock when absent. */
   now?: () => Date;
+  /** Serve requests in turns (sandbox/turnstile.ts), as a seeded run needs. */
+  turnstile?: Turnstile;
 }
 
 interface SandboxFaults {

@@ -117,11 +117,6 @@ async function runPass(world: World, spec: PassSpec): Promise<PassRun> {
   return run;
 }
 
-/** Lets requests already on the wire reach the servers (a few turns of the event loop, no timer). */
-async function settleInFlight(): Promise<void> {
-  for (let i = 0; i < 20; i++) await new Promise((resolve) => setImmediate(resolve));
-}
-
 function describeResult(r: ActionResult): string {
   return `${r.kind} ${r.volumeId}@${r.nodeName} ${r.outcome}${r.forcedTrigger ? ` (${r.forcedTrigger})` : ''} ${r.detail}`;
 }
@@ -158,6 +153,10 @@ export async function runScenario(rig: Rig, seed: number, stepCount = 8, mode: M
     await world.close();
   }
   result.violations.unshift(...oracle.violations);
+  if (world.turnstile.untimely > 0)
+    throw new Error(
+      `seed ${seed}: ${world.turnstile.untimely} request(s) were created while another was in service: something waits on a real timer, so the seed is no longer deterministic`,
+    );
   return result;
 }
 
@@ -214,7 +213,7 @@ async function playStep(parts: Parts, cluster: FaultCluster, step: number): Prom
   const first = await Promise.all(passes.map((spec) => runPass(world, spec)));
   const then = script.then ? await followUp(parts, cluster, script.then) : { outcomes: [], note: undefined };
   const runs = [...first, ...then.outcomes];
-  await settleInFlight(); // let a killed pass's last request land
+  await world.turnstile.drained(); // a killed pass's requests already sent land, whatever else they lead to
   armed.stop();
   kcmArmed.stop();
   themeArmed.stop();
@@ -235,7 +234,7 @@ async function playStep(parts: Parts, cluster: FaultCluster, step: number): Prom
  * stream draws what the changes need, so the scenario's draws stay as they were.
  */
 async function followUp(parts: Parts, cluster: FaultCluster, then: FollowUp): Promise<{ outcomes: PassRun[]; note: string }> {
-  await settleInFlight();
+  await parts.world.turnstile.drained();
   const changes = then.changes();
   for (const change of changes) applyChange(parts.world, cluster, parts.themeRandom, change);
   parts.mode.oracle.observe();
