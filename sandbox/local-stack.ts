@@ -41,6 +41,8 @@ export interface LocalStackOptions {
   simulateKcm?: boolean;
   /** Every server takes its requests in turns (sandbox/turnstile.ts): a seeded run then depends on its code alone. */
   turnstile?: Turnstile;
+  /** The local Kubernetes API's transport (sandbox/kube: `https` by default). */
+  kubeTransport?: 'https' | 'http';
 }
 
 export interface Handlers {
@@ -87,7 +89,11 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     stoppers.push(() => dynamo.stop());
     const ec2 = await startLocalEc2({ ...options.ec2, ...turns, clock });
     stoppers.push(() => ec2.stop());
-    const kube = await startKubeSandbox({ now: () => new Date(clock.now()), ...turns });
+    const kube = await startKubeSandbox({
+      now: () => new Date(clock.now()),
+      ...turns,
+      ...(options.kubeTransport === undefined ? {} : { transport: options.kubeTransport }),
+    });
     stoppers.push(() => kube.stop());
     const tableName = options.tableName ?? 'ebs-attach-detach-volumes';
     const setup = localDynamoClient(dynamo.endpoint);

@@ -24,6 +24,12 @@ export interface KubeSandboxOptions {
   now?: () => Date;
   /** Serve requests in turns (sandbox/turnstile.ts), as a seeded run needs. */
   turnstile?: Turnstile;
+  /**
+   * `https` (default): TLS with a throwaway CA, as kubectl needs. `http`: plain HTTP (the kubeconfig
+   * then skips TLS verification, which client-node requires for an http server), for runs that make
+   * thousands of connections and test nothing of TLS (the fault suite).
+   */
+  transport?: 'https' | 'http';
 }
 
 interface SandboxFaults {
@@ -37,6 +43,7 @@ export interface KubeSandbox {
   url: string;
   token: string;
   kubeconfigPath: string;
+  /** The CA the server's certificate chains to (empty over plain HTTP). */
   caPem: string;
   /** Objects with apiVersion/kind/metadata, stored as given (status included); namespace defaults to 'default'. */
   seed(objects: object[]): void;
