@@ -15,8 +15,12 @@ const folders = [
   'lambda/reconcile/**',
 ];
 
-/** The seeded fault suites, one per operating mode (each a file, so the two run side by side). */
-const FAULT_SUITES = ['test/faults/faults.test.ts', 'test/faults/attacher-faults.test.ts'];
+/**
+ * The seeded fault suites, each mode's seeds cut into slices, a file each (test/faults/suite.ts):
+ * files run side by side, so both workers share the suite. Vitest orders files by project name
+ * ('dynamodb-local', 'faults', 'unit'), so the slices, the longest files, start first.
+ */
+const FAULT_SUITES = ['test/faults/suites/*.test.ts'];
 
 export default defineConfig({
   test: {
