@@ -11,7 +11,7 @@ import { ec2StateChange, kubernetesEvent, lambdaContext, scheduledInput, sqsBatc
 import type { KcmStepReport } from '../kcm/kcm.js';
 import { Kubelets } from '../kubelets.js';
 import { checkConvergence, checkStep, type Violation } from '../oracle/checks.js';
-import type { Ec2Mutation } from '../oracle/ledger.js';
+import type { Ec2Mutation } from '../oracle/calls.js';
 import { readTruth, type Truth } from '../oracle/truth.js';
 
 export interface Invocation {

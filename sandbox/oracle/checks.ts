@@ -5,7 +5,7 @@
  */
 import { volumeAttachmentName } from '../../lambda/adapters/kubernetes/volume-attachment-name.js';
 import { volumeIdOf } from '../../lambda/core/volume-id.js';
-import type { Ec2Mutation } from './ledger.js';
+import type { DetachCall, Ec2Mutation } from './calls.js';
 import { ec2Attachment, type Truth, type TruthNode } from './truth.js';
 
 /** DESIGN §11's numbers; `A1`…`A5` are their attacher-mode restatements (oracle/attacher/README.md). */
@@ -29,11 +29,6 @@ export const INVARIANT_TITLES: Record<InvariantId, string> = {
   A4: "after a crashed pass's lease, no EC2 attachment is unknown to the store",
   A5: 'an exclusive volume is never attached to two instances',
 };
-
-export interface DetachCall {
-  volumeId: string;
-  instanceId?: string;
-}
 
 const RUNNING = 'running';
 

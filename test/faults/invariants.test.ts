@@ -1,8 +1,8 @@
 /** The invariant checkers the demo and the fault suite rely on: each row names the behaviour it proves. */
 import { describe, expect, it } from 'vitest';
 import { volumeAttachmentName } from '../../lambda/adapters/kubernetes/volume-attachment-name.js';
-import { checkConvergence, checkStep, type DetachCall } from '../../sandbox/oracle/checks.js';
-import type { Ec2Mutation } from '../../sandbox/oracle/ledger.js';
+import type { DetachCall, Ec2Mutation } from '../../sandbox/oracle/calls.js';
+import { checkConvergence, checkStep } from '../../sandbox/oracle/checks.js';
 import type { Truth, TruthAttachment, TruthNode } from '../../sandbox/oracle/truth.js';
 
 /** Volume ids must be real EBS ids: the checks find them in unique names. */
