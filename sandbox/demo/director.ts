@@ -140,7 +140,7 @@ export class Director {
     this.ec2Mutations.push(...drained.mutations);
     const after = this.truth();
     this.checkpoints += 1;
-    for (const violation of checkStep(before, after, drained.detaches, drained.mutations))
+    for (const violation of checkStep({ before, after, detaches: drained.detaches, mutations: drained.mutations }))
       this.violations.push({ ...violation, step: label });
     if (!drained.complete)
       this.violations.push({

@@ -32,18 +32,20 @@ export const INVARIANT_TITLES: Record<InvariantId, string> = {
 
 const RUNNING = 'running';
 
-/**
- * Invariants 1, 2, 3, 5 and 6 across one step (kubelet and administrator changes happen only
- * between steps). `mutations` are the AttachVolume and DetachVolume calls EC2 received, in order;
- * `pardoned` pairs are left out of invariant 5 (see reportedIsAttached).
- */
-export function checkStep(
-  before: Truth,
-  after: Truth,
-  detaches: DetachCall[],
-  mutations: Ec2Mutation[] = [],
-  pardoned: ReadonlySet<string> = new Set(),
-): Violation[] {
+/** One step as the checks see it: ground truth before and after, and the EC2 calls in between. */
+export interface StepCheck {
+  before: Truth;
+  after: Truth;
+  /** The DetachVolume calls EC2 received during the step. */
+  detaches?: DetachCall[];
+  /** The AttachVolume and DetachVolume calls EC2 received, in order. */
+  mutations?: Ec2Mutation[];
+  /** Pairs left out of invariant 5 (see reportedIsAttached). */
+  pardoned?: ReadonlySet<string>;
+}
+
+/** Invariants 1, 2, 3, 5 and 6 across one step (kubelet and administrator changes happen only between steps). */
+export function checkStep({ before, after, detaches = [], mutations = [], pardoned = new Set() }: StepCheck): Violation[] {
   return [
     ...exclusiveOnce(after),
     ...mountedNeverDetached(before, after, detaches),
