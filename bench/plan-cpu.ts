@@ -6,7 +6,7 @@
 import { buildDesiredState } from '../lambda/core/desired-state.js';
 import { DEFAULT_PLAN_CONFIG } from '../lambda/core/config.js';
 import { plan } from '../lambda/core/plan.js';
-import type { Ports } from '../lambda/reconcile/types.js';
+import type { Ports } from '../lambda/composition.js';
 
 export interface PlanCpu {
   planMs: number;

@@ -20,22 +20,25 @@ import { KubernetesLeaseLock } from './adapters/kubernetes/lease-lock.js';
 import { KubernetesNodeTaints } from './adapters/kubernetes/node-taints.js';
 import { kubeConfigForEks, kubeConfigFromFile } from './adapters/kubernetes/kubeconfig.js';
 import { systemClock, type Clock } from './clock.js';
-import type { Config } from './config.js';
+import { reconcileSettings, type Config } from './config.js';
 import { recordPass, recordPassFailure } from './observability/pass-metrics.js';
 import { createTelemetry, type Telemetry } from './observability/telemetry.js';
-import { fencedBlockStorage, LeaseFence, underFence } from './reconcile/fence.js';
-import { operatingMode } from './reconcile/modes/operating-mode.js';
-import { targetKey } from './reconcile/targets.js';
+import { fencedBlockStorage, LeaseFence, underFence } from './reconcile/attacher/fence.js';
+import type { Cluster } from './ports/cluster.js';
+import { operatingMode, type ModeDeps } from './reconcile/operating-mode.js';
 import {
-  DEFAULT_WAITS,
+  targetKey,
   type Budget,
   type PassOptions,
+  type PassPorts,
   type PassReport,
-  type Ports,
   type ReconcileDeps,
   type Target,
   type Waits,
-} from './reconcile/types.js';
+} from './reconcile/pass/types.js';
+
+/** Every port a pass may use: the shared ones and the Cluster port, whose one adapter serves both modes' roles. */
+export type Ports = PassPorts & { cluster: Cluster };
 
 export interface Controller extends Telemetry {
   config: Config;
@@ -113,20 +116,11 @@ export function createController(config: Config, overrides: ControllerOverrides 
     nodeTaints: new KubernetesNodeTaints(kubeClients.core, tuning.kubernetes?.maxConflictRetries ?? NODE_TAINT_RETRIES),
   };
   const ports = overrides.wrapPorts?.(built) ?? built;
-  const settings = {
-    plan: config.plan,
-    syncPeriodMs: config.syncPeriodMs,
-    maxConcurrentOperations: config.maxConcurrentOperations,
-    outOfServiceTaint: config.outOfServiceTaint,
-    ...DEFAULT_WAITS,
-    maxAttachWaitMs: config.maxAttachWaitMs,
-    attacherWaitMs: config.attacherWaitMs,
-    outOfServiceFollowMs: config.outOfServiceFollowMs,
-    ...overrides.waits,
-  };
+  const settings = { ...reconcileSettings(config), ...overrides.waits };
+
   // The one place the operating mode is chosen: what is desired and what is reported.
   const mode = operatingMode(config.mode);
-  const depsFor = (passId: string): ReconcileDeps => ({
+  const depsFor = (passId: string): ModeDeps => ({
     ...ports,
     settings,
     clock: () => clock.now(),
@@ -135,7 +129,7 @@ export function createController(config: Config, overrides: ControllerOverrides 
     log: telemetry.logger.createChild({ persistentKeys: { passId } }),
     ...(overrides.progress === undefined ? {} : { progress: overrides.progress }),
   });
-  const observed = async (passId: string, label: Record<string, unknown>, run: (deps: ReconcileDeps) => Promise<PassReport>) => {
+  const observed = async (passId: string, label: Record<string, unknown>, run: (deps: ModeDeps) => Promise<PassReport>) => {
     const deps = depsFor(passId);
     try {
       const report = await run(deps);

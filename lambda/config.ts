@@ -5,6 +5,7 @@
  */
 import type { z } from 'zod';
 import { DEFAULT_PLAN_CONFIG, type PlanConfig } from './core/config.js';
+import type { ReconcileSettings } from './reconcile/pass/types.js';
 import { ENV_SCHEMA, SETTING_SPECS, SETTINGS, type Env, type SettingName } from './settings.js';
 
 /** Where the pass runs: in Lambda the EKS endpoint is mandatory; locally a kubeconfig may stand in. */
@@ -164,4 +165,24 @@ function localCredentials(env: Env, runtime: Runtime): Pick<Config, 'credentials
   if (runtime !== 'local' || env.AWS_ACCESS_KEY_ID === undefined || env.AWS_SECRET_ACCESS_KEY === undefined) return {};
   const session = env.AWS_SESSION_TOKEN === undefined ? {} : { sessionToken: env.AWS_SESSION_TOKEN };
   return { credentials: { accessKeyId: env.AWS_ACCESS_KEY_ID, secretAccessKey: env.AWS_SECRET_ACCESS_KEY, ...session } };
+}
+
+/** How long a pass waits for one detach to reach `detached` before leaving it to the next pass (not a setting). */
+const MAX_DETACH_WAIT_MS = 60_000;
+/** Time a pass keeps back before its deadline to write down what it started (not a setting). */
+const RESERVE_MS = 3_000;
+
+/** What every pass is handed: the configuration's tunables, with the two that are not settings. */
+export function reconcileSettings(config: Config): ReconcileSettings {
+  return {
+    plan: config.plan,
+    syncPeriodMs: config.syncPeriodMs,
+    maxConcurrentOperations: config.maxConcurrentOperations,
+    maxAttachWaitMs: config.maxAttachWaitMs,
+    maxDetachWaitMs: MAX_DETACH_WAIT_MS,
+    reserveMs: RESERVE_MS,
+    outOfServiceTaint: config.outOfServiceTaint,
+    attacherWaitMs: config.attacherWaitMs,
+    outOfServiceFollowMs: config.outOfServiceFollowMs,
+  };
 }

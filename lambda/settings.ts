@@ -7,7 +7,6 @@
 import { z } from 'zod';
 import { DEFAULT_PLAN_CONFIG } from './core/config.js';
 import { METRICS_NAMESPACE, SERVICE_NAME } from './observability/metric-names.js';
-import { DEFAULT_WAITS } from './reconcile/types.js';
 
 interface Setting<S extends z.ZodType = z.ZodType> {
   schema: S;
@@ -28,6 +27,13 @@ const LOG_LEVELS = ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR', 'CRITICAL', 'SILE
 
 const perSecond = z.coerce.number().positive();
 const setting = <const T extends Setting>(spec: T): T => spec;
+
+/** The plan's defaults are the core's (core/config.ts), spelled as the variables spell them. */
+const PLAN = DEFAULT_PLAN_CONFIG;
+const inSeconds = (ms: number) => String(ms / 1000);
+const UNMOUNT_DEFAULT = PLAN.maxWaitForUnmountMs === null ? 'disabled' : inSeconds(PLAN.maxWaitForUnmountMs);
+const FRACTION_DEFAULT = PLAN.massDetachGuard === null ? 'disabled' : String(PLAN.massDetachGuard.maxFraction);
+const MIN_ATTACHED_DEFAULT = String(PLAN.massDetachGuard?.minAttached ?? 0);
 
 /**
  * EC2's bucket per mutating action holds 50 tokens refilled 5/s, per account and region, shared
@@ -128,27 +134,27 @@ export const SETTING_SPECS = {
   }),
   MAX_WAIT_FOR_UNMOUNT_SECONDS: setting({
     schema: z.union([z.literal('disabled'), wholeAbove0]),
-    default: '360',
+    default: UNMOUNT_DEFAULT,
     expected: `${seconds('360')} or "disabled"`,
     meaning:
       "A not-Ready (or gone) node's mounted volume is force-detached this long after the detach was requested; `disabled` never does.",
   }),
   LEASE_MARGIN_SECONDS: setting({
     schema: wholeAbove0,
-    default: String(DEFAULT_PLAN_CONFIG.leaseMarginMs / 1000),
+    default: inSeconds(PLAN.leaseMarginMs),
     expected: seconds('15'),
     meaning:
       "An operation's lock lasts until its invocation's own end (the function timeout) plus this margin, for clock skew and a request on the wire; then a later pass resolves it against EC2.",
   }),
   STUCK_ATTACH_SECONDS: setting({
     schema: wholeAbove0,
-    default: String(DEFAULT_PLAN_CONFIG.stuckAttachMs / 1000),
+    default: inSeconds(PLAN.stuckAttachMs),
     expected: seconds('90'),
     meaning: 'An attach EC2 still shows `attaching` after this long is detached and retried from scratch.',
   }),
   MAX_ATTACH_WAIT_SECONDS: setting({
     schema: wholeAbove0,
-    default: String(DEFAULT_WAITS.maxAttachWaitMs / 1000),
+    default: '60',
     expected: seconds('60'),
     meaning: 'How long one pass waits for an attach to reach `attached` before leaving it to the next pass.',
   }),
@@ -190,19 +196,19 @@ export const SETTING_SPECS = {
   }),
   MASS_DETACH_MAX_FRACTION: setting({
     schema: z.union([z.literal('disabled'), z.coerce.number().gt(0).max(1)]),
-    default: '0.5',
+    default: FRACTION_DEFAULT,
     expected: 'a fraction above 0 and at most 1 (e.g. 0.5) or "disabled"',
     meaning: 'The mass-detach guard: one pass detaches at most this fraction of the attached volumes; `disabled` turns the guard off.',
   }),
   MASS_DETACH_MIN_ATTACHED: setting({
     schema: z.coerce.number().int().nonnegative(),
-    default: '10',
+    default: MIN_ATTACHED_DEFAULT,
     expected: 'a whole number, 0 or more (e.g. 10)',
     meaning: 'The mass-detach guard applies only when more volumes than this are attached.',
   }),
   MASS_DETACH_WINDOW_SECONDS: setting({
     schema: wholeAbove0,
-    default: String(DEFAULT_PLAN_CONFIG.massDetachWindowMs / 1000),
+    default: inSeconds(PLAN.massDetachWindowMs),
     expected: seconds('300'),
     meaning:
       "The mass-detach window, kept in the state table: the passes of one window together detach at most the fraction one pass may (the default is the full pass's timeout, so every pass overlapping another shares its window).",

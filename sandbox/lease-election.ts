@@ -12,7 +12,7 @@ import { kubeConfigFromFile } from '../lambda/adapters/kubernetes/kubeconfig.js'
 import { KubernetesLeaseLock } from '../lambda/adapters/kubernetes/lease-lock.js';
 import type { Clock } from '../lambda/clock.js';
 import type { LeaseLock, LeaseSpecWrite } from '../lambda/ports/lease-lock.js';
-import { nextRecord } from '../lambda/reconcile/fence.js';
+import { nextRecord } from '../lambda/reconcile/attacher/fence.js';
 
 export class MemoryLease implements LeaseLock {
   private record: (LeaseRecord & { spec: LeaseSpecWrite }) | undefined;

@@ -57,7 +57,7 @@ export const PLANTED_BUGS: PlantedBug[] = [
     invariant: '2: a detach trusts the pass-start read of volumesInUse',
     edits: [
       {
-        file: 'lambda/reconcile/execute-detach.ts',
+        file: 'lambda/reconcile/controller/reports.ts',
         find: "if (unmounted && live.inUse.includes(action.uniqueName)) return 'mounted again since the pass read the node';",
         replace: '',
       },
@@ -80,7 +80,7 @@ export const PLANTED_BUGS: PlantedBug[] = [
     invariant: '1, 4: AttachVolume is sent before the operation (intent and lock) is written',
     edits: [
       {
-        file: 'lambda/reconcile/execute-attach.ts',
+        file: 'lambda/reconcile/pass/execute-attach.ts',
         find: '  const desired = desiredAttachment(ctx, planned.volumeId, planned.nodeName);\n',
         replace: [
           '  const desired = desiredAttachment(ctx, planned.volumeId, planned.nodeName);',
@@ -93,7 +93,7 @@ export const PLANTED_BUGS: PlantedBug[] = [
         ].join('\n'),
       },
       {
-        file: 'lambda/reconcile/execute-attach.ts',
+        file: 'lambda/reconcile/pass/execute-attach.ts',
         find: [
           '  const outcome = await ctx.deps.blockStorage.attach({',
           '    volumeId: action.volumeId,',
@@ -111,19 +111,19 @@ export const PLANTED_BUGS: PlantedBug[] = [
     invariant: "2, 5: detaches run before the node's reported list is updated, and do not wait for it",
     edits: [
       {
-        file: 'lambda/reconcile/execute.ts',
-        find: "  results.push(...(await executeUnreports(ctx, of('unreport'))));\n",
+        file: 'lambda/reconcile/pass/execute.ts',
+        find: "  results.push(...(await ctx.mode.unreport(ctx, of('unreport'))));\n",
         replace: '',
       },
       {
-        file: 'lambda/reconcile/execute.ts',
+        file: 'lambda/reconcile/pass/execute.ts',
         find: '  results.push(...perVolume.flat());\n',
-        replace: "  results.push(...perVolume.flat());\n  results.push(...(await executeUnreports(ctx, of('unreport'))));\n",
+        replace: "  results.push(...perVolume.flat());\n  results.push(...(await ctx.mode.unreport(ctx, of('unreport'))));\n",
       },
       {
-        file: 'lambda/reconcile/execute-detach.ts',
-        find: 'if (planned.requiresUnreport && !ctx.nodeStatus.wasUnreported(planned.volumeId, planned.nodeName)) {',
-        replace: 'if (planned.requiresUnreport && ctx.nodeStatus.wasUnreported(planned.volumeId, planned.nodeName) === undefined) {',
+        file: 'lambda/reconcile/controller/reports.ts',
+        find: 'action.requiresUnreport && !side.nodeStatus.wasUnreported(action.volumeId, action.nodeName)',
+        replace: 'action.requiresUnreport && side.nodeStatus.wasUnreported(action.volumeId, action.nodeName) === undefined',
       },
     ],
   },

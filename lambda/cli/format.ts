@@ -1,7 +1,7 @@
 /** Human-readable output of the CLI: aligned tables and the plan with its reasons. */
 import type { ShadowComparison } from '../core/attacher/shadow.js';
 import type { ActualState } from '../core/types.js';
-import type { PassReport } from '../reconcile/types.js';
+import type { PassReport } from '../reconcile/pass/types.js';
 
 function table(headers: string[], rows: string[][]): string {
   const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));

@@ -5,7 +5,8 @@
  */
 import { inBackoff } from './backoff.js';
 import { leftoverAttachment } from './observed.js';
-import { accept, clone, emptyRecord, isLive, observedState, optional, refuse, type Transition } from './transition-result.js';
+import { isLive } from './operations.js';
+import { accept, clone, emptyRecord, observedState, optional, refuse, type Transition } from './transition-result.js';
 import {
   lockKey,
   operationKey,

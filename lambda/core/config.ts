@@ -11,7 +11,7 @@ export interface PlanConfig {
   /** An attach still `attaching` after this long is detached and retried. */
   stuckAttachMs: number;
   /**
-   * An operation's lease ends this long after its invocation's own end (see `leaseMsFor`): room
+   * An operation's lease ends this long after its invocation's own end (see `leaseMsFor` in operations.ts): room
    * for clock skew between execution environments and for a request sent just before the end.
    */
   leaseMarginMs: number;
@@ -26,19 +26,3 @@ export const DEFAULT_PLAN_CONFIG: PlanConfig = {
   leaseMarginMs: 15_000,
   backoff: DEFAULT_BACKOFF,
 };
-
-/**
- * How long a lease taken at `now` lasts: until the holding invocation's end plus the margin.
- *
- * Why that is enough (DESIGN §5): an invocation cannot outlive its function timeout — Lambda stops
- * it there, and nothing it started can call EC2 or write the store afterwards. So once its end
- * plus the margin has passed, whatever it did is already visible in EC2, and the next pass can
- * resolve the operation against DescribeVolumes. The margin covers the two things that are not
- * instantaneous: clocks of different execution environments (kept within milliseconds by the
- * Amazon Time Sync Service) and a request on the wire at the end (the EC2 client's request
- * timeout is 10 s). A killed invocation's volume therefore waits at most its function's timeout
- * plus the margin, not a fixed 15 minutes; a short targeted function recovers sooner.
- */
-export function leaseMsFor(invocationEndsAt: number, now: number, config: Pick<PlanConfig, 'leaseMarginMs'>): number {
-  return Math.max(0, invocationEndsAt - now) + config.leaseMarginMs;
-}

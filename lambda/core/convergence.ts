@@ -15,7 +15,7 @@ export interface NotAttached {
 
 export function notAttached(desired: DesiredState, actual: ActualState): NotAttached[] {
   const missing: NotAttached[] = [];
-  const kcmReports = desired.released !== undefined;
+  const kcmReports = desired.decidedBy.kind === 'kcm';
   for (const wanted of desired.attachments) {
     const attachment = actual.get(wanted.volumeId)?.attachments[wanted.nodeName];
     const state =

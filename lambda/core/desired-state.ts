@@ -99,6 +99,7 @@ export function buildDesiredState(snapshot: ClusterSnapshot, options: BuildOptio
     skipped: out.skipped,
     problems: [...problems, ...out.problems],
     complete: options.complete ?? true,
+    decidedBy: { kind: 'pods' },
   };
   if (options.scope) state.scope = options.scope;
   return state;

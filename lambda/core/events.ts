@@ -4,17 +4,10 @@
  * `"%v for volume %q %v"`). The spec name is the PV name, or the pod's volume name for an inline
  * volume. Go's %q of the names Kubernetes allows (DNS names) is JSON's quoting.
  */
-import type { DesiredAttachment, PodRef } from './types.js';
+import type { DesiredAttachment, PodRef, VolumeEvent } from './types.js';
 
 export const FAILED_ATTACH_VOLUME = 'FailedAttachVolume';
 const SUCCESSFUL_ATTACH_VOLUME = 'SuccessfulAttachVolume';
-
-/** An event for the pods of a volume (the shape the Cluster port records). */
-export interface VolumeEvent {
-  type: 'Normal' | 'Warning';
-  reason: string;
-  message: string;
-}
 
 /** Upstream's VolumeSpec.Name(): what the user wrote, not the EBS id. */
 export function volumeSpecName(attachment: Pick<DesiredAttachment, 'source'>): string {

@@ -10,8 +10,7 @@ import { INCOMPLETE_INPUT, inScope, nodeInDetachScope } from './guards.js';
 import { lostAttachMayLand } from './attachment-facts.js';
 import { attachingFor, attachStuck, instanceStateOf, ec2ShowsAttachment } from './observed.js';
 import { blockedReason, claim, defer, sortedNodeNames, sortedRecords, type PlanContext } from './plan-context.js';
-import type { ActualAttachment, NodeName, VolumeRecord } from './types.js';
-import { pairKey } from './volume-attachments.js';
+import { type ActualAttachment, type NodeName, pairKey, type VolumeRecord } from './types.js';
 
 export interface DetachCandidate {
   unreport?: UnreportAction;
@@ -67,7 +66,8 @@ function releasedDecision(released: ReadonlySet<string>, record: VolumeRecord, a
 
 /** Undesired and not attaching: safe to detach? Also starts (persists) the unmount timer. */
 function unneededDecision(ctx: PlanContext, record: VolumeRecord, attachment: ActualAttachment): DetachDecision {
-  if (ctx.desired.released !== undefined) return releasedDecision(ctx.desired.released, record, attachment);
+  const { decidedBy } = ctx.desired;
+  if (decidedBy.kind === 'kcm') return releasedDecision(decidedBy.released, record, attachment);
   const node = ctx.desired.nodes.get(attachment.nodeName);
   if (node && !node.managed)
     return { detach: false, code: 'node-unmanaged', why: `node ${attachment.nodeName} is not managed by this controller` };
@@ -142,7 +142,7 @@ function planAttachment(ctx: PlanContext, record: VolumeRecord, nodeName: NodeNa
     return;
   }
   claim(ctx, record.volumeId, nodeName, !record.multiAttach);
-  out.push(candidate(ctx.desired.released !== undefined, record, attachment, decision));
+  out.push(candidate(ctx.desired.decidedBy.kind === 'kcm', record, attachment, decision));
 }
 
 export function planDetaches(ctx: PlanContext): DetachCandidate[] {

@@ -7,9 +7,9 @@
 import { accessModesOf, allowsMultiAttach } from './access-modes.js';
 import type { KubePod, KubePodVolume, KubePv, KubePvc } from './kube.js';
 import { podRefOf } from './pods.js';
-import { invalidVolumeEvent, type VolumeEvent } from './events.js';
+import { invalidVolumeEvent } from './events.js';
 import type { SkipCode } from './reasons.js';
-import type { AccessMode, PodRef, VolumeId, VolumeSource } from './types.js';
+import type { AccessMode, PodRef, VolumeEvent, VolumeId, VolumeSource } from './types.js';
 import { volumeOfInline, volumeOfPv } from './volume-sources.js';
 
 export type VolumeResolution =

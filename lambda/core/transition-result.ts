@@ -6,7 +6,6 @@ import {
   UNIQUE_NAME_PREFIX,
   type AttachmentState,
   type Ec2AttachmentState,
-  type Operation,
   type UniqueVolumeName,
   type VolumeId,
   type VolumeRecord,
@@ -29,7 +28,6 @@ export type Transition = { ok: true; record: VolumeRecord } | { ok: false; refus
 export const accept = (record: VolumeRecord): Transition => ({ ok: true, record });
 export const refuse = (refused: RefusalCode, reason: string): Transition => ({ ok: false, refused, reason });
 export const clone = (record: VolumeRecord): VolumeRecord => structuredClone(record);
-export const isLive = (op: Operation, now: number): boolean => now < op.leaseExpiresAt;
 
 /** `{ key: value }`, or `{}` when value is undefined: records carry no undefined fields. */
 export const optional = <K extends string, V>(key: K, value: V | undefined) =>

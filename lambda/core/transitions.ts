@@ -5,7 +5,8 @@
  * A transition that changes nothing returns the very same object, so callers can skip the write.
  */
 import { inBackoff, nextBackoff, type BackoffConfig } from './backoff.js';
-import { accept, clone, emptyRecord, isLive, observedState, optional, refuse, type Transition } from './transition-result.js';
+import { isLive } from './operations.js';
+import { accept, clone, emptyRecord, observedState, optional, refuse, type Transition } from './transition-result.js';
 import {
   lockKey,
   operationKey,

@@ -3,7 +3,6 @@
  * the core never sees an SDK type or an AWS error code.
  */
 import type { AttachedVolume } from './kube.js';
-import type { VolumeEvent } from './events.js';
 import type { SkipCode } from './reasons.js';
 
 /** EBS volume id: `vol-` + 8 or 17 lowercase hex characters. */
@@ -41,6 +40,13 @@ export interface DesiredAttachment {
   source: VolumeSource;
   /** Attacher mode: the VolumeAttachment kcm made for this pair (pods are kcm's business there). */
   volumeAttachment?: string;
+}
+
+/** An event for the pods of a volume (the shape the Cluster port records; texts in events.ts). */
+export interface VolumeEvent {
+  type: 'Normal' | 'Warning';
+  reason: string;
+  message: string;
 }
 
 /** A pod volume the desired state does not include, and why (shown to operators). */
@@ -92,19 +98,19 @@ export interface DesiredState {
    * everything else alone.
    */
   scope?: { volumes: VolumeId[]; nodes: NodeName[] };
-  /**
-   * Attacher mode: kcm decides when to detach. When set, only these (volume, node) pairs (`pairKey`)
-   * are detached, those whose VolumeAttachment kcm is deleting; any other attachment nobody asks for
-   * is left alone and reported.
-   */
-  released?: ReadonlySet<string>;
-  /**
-   * Attacher mode: the instance of each released attachment whose Node object is gone, as its
-   * VolumeAttachment names it (the node-id annotation), so EC2's answer can still be matched to
-   * that node and the volume detached.
-   */
-  releasedInstances?: ReadonlyMap<InstanceId, NodeName>;
+  /** Who decided it: the pods (we detach what none needs, once safe) or kcm (we detach exactly what it released). */
+  decidedBy: DecidedBy;
 }
+
+/**
+ * Controller mode: the pods decide, and we are the attach/detach controller. Attacher mode: kcm
+ * decided through its VolumeAttachments; only the (volume, node) pairs (`pairKey`) whose object it
+ * is deleting are `released` (detach them: kcm already waited for the unmount), any other attachment
+ * nobody asks for is left alone and reported. `releasedInstances`: the instance of each released
+ * attachment whose Node object is gone, as its VolumeAttachment names it (the node-id annotation),
+ * so EC2's answer can still be matched to that node and the volume detached.
+ */
+type DecidedBy = { kind: 'pods' } | { kind: 'kcm'; released: ReadonlySet<string>; releasedInstances?: ReadonlyMap<InstanceId, NodeName> };
 
 export type AttachmentState = 'attaching' | 'attached' | 'detaching' | 'uncertain';
 
@@ -209,6 +215,16 @@ export interface Observations {
 /** The lock key of an operation: the volume, or volume + node for multi-attach volumes. */
 export function lockKey(record: Pick<VolumeRecord, 'multiAttach'>, nodeName: NodeName): string {
   return record.multiAttach ? `node:${nodeName}` : 'volume';
+}
+
+/** The key of a (volume, node) pair in a pass's sets and indexes. */
+export function pairKey(volumeId: VolumeId, nodeName: NodeName): string {
+  return `${volumeId}|${nodeName}`;
+}
+
+export function pairOf(key: string): { volumeId: VolumeId; nodeName: NodeName } {
+  const [volumeId = '', nodeName = ''] = key.split('|');
+  return { volumeId, nodeName };
 }
 
 /** The backoff key of an operation: kind and node (upstream keys by operation, volume and node). */

@@ -3,8 +3,7 @@
  * instance it knows once per sync period; in between it asks only about attachments in flux, the
  * ones a plan must not judge on the record's word alone (a stuck attach is detached only on EC2's).
  */
-import type { ActualState, DesiredState, InstanceId, NodeName, VolumeId } from './types.js';
-import { pairOf } from './volume-attachments.js';
+import { type ActualState, type DesiredState, type InstanceId, type NodeName, pairOf, type VolumeId } from './types.js';
 import { volumeOfNodeStatusName } from './volume-sources.js';
 
 export interface VerificationTargets {
@@ -59,9 +58,10 @@ export function unsettledTargets(actual: ActualState): VerificationTargets {
  * into the actual state: an instance's root volume, or any volume the cluster knows nothing of,
  * would look unneeded and be detached.
  */
-export function clusterKnows(desired: Pick<DesiredState, 'nodes' | 'attachments' | 'released'>, volumeId: VolumeId): boolean {
+export function clusterKnows(desired: Pick<DesiredState, 'nodes' | 'attachments' | 'decidedBy'>, volumeId: VolumeId): boolean {
   if (desired.attachments.some((a) => a.volumeId === volumeId)) return true;
-  if ([...(desired.released ?? [])].some((key) => pairOf(key).volumeId === volumeId)) return true;
+  const { decidedBy } = desired;
+  if (decidedBy.kind === 'kcm' && [...decidedBy.released].some((key) => pairOf(key).volumeId === volumeId)) return true;
   for (const view of desired.nodes.values()) {
     const names = [...view.volumesAttached.map((v) => v.name), ...view.volumesInUse];
     if (names.some((name) => volumeOfNodeStatusName(name) === volumeId)) return true;
@@ -70,8 +70,8 @@ export function clusterKnows(desired: Pick<DesiredState, 'nodes' | 'attachments'
 }
 
 /** Instance → node for every node with a valid instance id, so EC2's attachments can be named. */
-export function nodesByInstance(desired: Pick<DesiredState, 'nodes' | 'releasedInstances'>): Map<InstanceId, NodeName> {
-  const map = new Map<InstanceId, NodeName>(desired.releasedInstances);
+export function nodesByInstance(desired: Pick<DesiredState, 'nodes' | 'decidedBy'>): Map<InstanceId, NodeName> {
+  const map = new Map<InstanceId, NodeName>(desired.decidedBy.kind === 'kcm' ? desired.decidedBy.releasedInstances : undefined);
   for (const view of desired.nodes.values()) if (view.instanceId !== undefined) map.set(view.instanceId, view.name);
   return map;
 }

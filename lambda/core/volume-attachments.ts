@@ -1,13 +1,15 @@
 /**
  * Which VolumeAttachment objects to write (DESIGN §7): the kubelet waits for `status.attached` with
- * the devicePath the EBS node plugin needs, so an object follows the actual state. Attached → report
- * it attached; no attachment and not wanted → delete it; no attachment but still wanted (an attach
+ * the devicePath the EBS node plugin needs, so an object follows the actual state. Attached (as
+ * reportable.ts rules: on the node's instance, and EC2 still shows it when asked) → report it attached; no attachment and not wanted → delete it; no attachment but still wanted (an attach
  * failed or waits) → keep it and its attachError for the user, but never let it go on claiming an
  * attachment that is gone; anything in between (attaching, detaching, uncertain) is left until EC2
  * settles it. The reconcile layer carries the changes out.
  */
 import type { ClusterSnapshot } from './kube.js';
-import type { ActualAttachment, ActualState, DesiredState, NodeName, VolumeId } from './types.js';
+import { hasOperationOn } from './operations.js';
+import { reportableDevice } from './reportable.js';
+import { pairKey, pairOf, type ActualState, type DesiredState, type NodeName, type Observations, type VolumeId } from './types.js';
 import { ebsVolumeId, pvLookup, volumeOfVolumeAttachment } from './volume-sources.js';
 
 export type VolumeAttachmentChange =
@@ -19,16 +21,6 @@ export type VolumeAttachmentChange =
 export interface VolumeAttachmentStatusView {
   attached: boolean;
   devicePath?: string;
-}
-
-/** The key of a (volume, node) pair in the pass's sets and in the VolumeAttachment index. */
-export function pairKey(volumeId: VolumeId, nodeName: NodeName): string {
-  return `${volumeId}|${nodeName}`;
-}
-
-export function pairOf(key: string): { volumeId: VolumeId; nodeName: NodeName } {
-  const [volumeId = '', nodeName = ''] = key.split('|');
-  return { volumeId, nodeName };
 }
 
 /** Every EBS VolumeAttachment by the (volume, node) it is for; objects naming no valid EBS volume are not ours to judge. */
@@ -49,8 +41,23 @@ export function indexVolumeAttachments(
   return index;
 }
 
-function upToDate(existing: VolumeAttachmentStatusView | undefined, attachment: ActualAttachment | undefined): boolean {
-  return attachment?.state === 'attached' && existing?.attached === true && existing.devicePath === attachment.device;
+/** What the pass knows to judge an object: the desired state (its nodes' instances, the scope), the records, EC2's word. */
+export interface PairView {
+  desired: Pick<DesiredState, 'attachments' | 'nodes' | 'scope'>;
+  actual: ActualState;
+  observations?: Observations;
+}
+
+/** The device the pair's object may report as attached (reportable.ts), if any. */
+function deviceOf(view: PairView, volumeId: VolumeId, nodeName: NodeName): string | undefined {
+  return reportableDevice(view.actual.get(volumeId)?.attachments[nodeName], {
+    instanceId: view.desired.nodes.get(nodeName)?.instanceId,
+    observation: view.observations?.volumes?.get(volumeId),
+  });
+}
+
+function upToDate(existing: VolumeAttachmentStatusView | undefined, device: string | undefined): boolean {
+  return device !== undefined && existing?.attached === true && existing.devicePath === device;
 }
 
 /**
@@ -59,12 +66,12 @@ function upToDate(existing: VolumeAttachmentStatusView | undefined, attachment: 
  * targeted pass writes only objects of the volumes it loaded.
  */
 export function volumeAttachmentChange(
-  desired: Pick<DesiredState, 'attachments' | 'scope'>,
-  actual: ActualState,
+  view: PairView,
   volumeId: VolumeId,
   nodeName: NodeName,
   claimsAttached = false,
 ): VolumeAttachmentChange | undefined {
+  const { desired, actual } = view;
   if (desired.scope !== undefined && !desired.scope.volumes.includes(volumeId)) return undefined;
   const attachment = actual.get(volumeId)?.attachments[nodeName];
   if (attachment === undefined) {
@@ -72,15 +79,11 @@ export function volumeAttachmentChange(
     if (!wanted) return { volumeId, nodeName, change: 'delete' };
     return claimsAttached ? { volumeId, nodeName, change: 'report-not-attached' } : undefined;
   }
-  if (attachment.state === 'attached' && attachment.device !== undefined) {
-    return { volumeId, nodeName, change: 'report-attached', devicePath: attachment.device };
-  }
-  return undefined;
+  const device = deviceOf(view, volumeId, nodeName);
+  return device === undefined ? undefined : { volumeId, nodeName, change: 'report-attached', devicePath: device };
 }
 
-export interface VolumeAttachmentInputs {
-  desired: Pick<DesiredState, 'attachments' | 'scope'>;
-  actual: ActualState;
+export interface VolumeAttachmentInputs extends PairView {
   /** (volume, node) pairs whose attachment this pass changed or corrected (pair keys). */
   touched: Iterable<string>;
   /** The objects as listed this pass, by pair key; absent when the pass did not list them (targeted). */
@@ -88,36 +91,35 @@ export interface VolumeAttachmentInputs {
 }
 
 /** Pairs a full listing shows out of line: attached but not (rightly) reported, or an object with no attachment behind it. */
-function outOfLine(actual: ActualState, existing: ReadonlyMap<string, VolumeAttachmentStatusView>): string[] {
+function outOfLine(view: PairView, existing: ReadonlyMap<string, VolumeAttachmentStatusView>): string[] {
   const pairs: string[] = [];
-  for (const record of actual.values()) {
+  for (const record of view.actual.values()) {
     for (const a of Object.values(record.attachments)) {
       const key = pairKey(record.volumeId, a.nodeName);
-      if (a.state === 'attached' && !upToDate(existing.get(key), a)) pairs.push(key);
+      if (a.state === 'attached' && !upToDate(existing.get(key), deviceOf(view, record.volumeId, a.nodeName))) pairs.push(key);
     }
   }
   for (const key of existing.keys()) {
     const { volumeId, nodeName } = pairOf(key);
-    const record = actual.get(volumeId);
+    const record = view.actual.get(volumeId);
     // An operation in flight on the pair settles it first; its own report follows.
-    if (record?.attachments[nodeName] === undefined && !Object.values(record?.operations ?? {}).some((op) => op.nodeName === nodeName))
-      pairs.push(key);
+    if (record?.attachments[nodeName] === undefined && !hasOperationOn(record, nodeName)) pairs.push(key);
   }
   return pairs;
 }
 
 /** Every VolumeAttachment change the end of a pass makes: the touched pairs, plus whatever a full listing shows out of line. */
 export function volumeAttachmentChanges(inputs: VolumeAttachmentInputs): VolumeAttachmentChange[] {
-  const { desired, actual, existing } = inputs;
-  const pairs = new Set([...inputs.touched, ...(existing === undefined ? [] : outOfLine(actual, existing))]);
+  const { existing } = inputs;
+  const pairs = new Set([...inputs.touched, ...(existing === undefined ? [] : outOfLine(inputs, existing))]);
   const changes: VolumeAttachmentChange[] = [];
   for (const key of pairs) {
     const { volumeId, nodeName } = pairOf(key);
     const current = existing?.get(key);
     // A touched pair (verified, seeded) whose object already says what the record says needs no
     // write: at a takeover that is every existing VolumeAttachment.
-    if (upToDate(current, actual.get(volumeId)?.attachments[nodeName])) continue;
-    const change = volumeAttachmentChange(desired, actual, volumeId, nodeName, current?.attached === true);
+    if (upToDate(current, deviceOf(inputs, volumeId, nodeName))) continue;
+    const change = volumeAttachmentChange(inputs, volumeId, nodeName, current?.attached === true);
     if (change !== undefined) changes.push(change);
   }
   return changes;

@@ -10,8 +10,8 @@ import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
 import type { Controller } from '../composition.js';
-import { budgetFromContext } from '../reconcile/deadline.js';
-import type { Budget } from '../reconcile/types.js';
+import { budgetFromContext } from '../reconcile/pass/deadline.js';
+import type { Budget } from '../reconcile/pass/types.js';
 import { InvocationTimeout, timeoutAnswer } from './timeout-answer.js';
 
 /** Time a pass keeps back at the end of the invocation to write down what it started. */

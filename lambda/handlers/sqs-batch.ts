@@ -8,8 +8,8 @@
 import type { SQSBatchResponse } from 'aws-lambda';
 import pLimit from 'p-limit';
 import { z } from 'zod';
-import { groupByTarget } from '../reconcile/targets.js';
-import type { Target } from '../reconcile/types.js';
+import { groupByTarget } from './targets.js';
+import type { Target } from '../reconcile/pass/types.js';
 import { SqsBatchSchema, sqsRecordOf } from './schemas.js';
 
 /** Targeted passes of one batch run side by side, each with its own bounded EC2 concurrency. */

@@ -7,8 +7,8 @@
 import type { SQSBatchResponse } from 'aws-lambda';
 import type { z } from 'zod';
 import { recordRejected } from '../observability/pass-metrics.js';
-import { Deadline } from '../reconcile/deadline.js';
-import type { Budget, Target } from '../reconcile/types.js';
+import { Deadline } from '../reconcile/pass/deadline.js';
+import type { Budget, Target } from '../reconcile/pass/types.js';
 import { lambdaHandler, type PassRunner } from './middleware.js';
 import { Ec2StateChangeSchema, KubernetesEventSchema } from './schemas.js';
 import { BatchProgress, parseSqsBatch, runTargets } from './sqs-batch.js';

@@ -1,5 +1,5 @@
 /** Which targeted pass an event asks for. */
-import type { Target } from '../reconcile/types.js';
+import type { Target } from '../reconcile/pass/types.js';
 import { EC2_STOPPING_STATES } from './contracts.js';
 import { DnsSubdomainSchema } from './kubernetes-names.js';
 import type { Ec2StateChange, KubernetesEvent } from './schemas.js';

@@ -4,7 +4,7 @@
  * the rest are stored and flushed by the `logMetrics` middleware.
  */
 import { MetricUnit, type Metrics } from '@aws-lambda-powertools/metrics';
-import type { PassReport } from '../reconcile/types.js';
+import type { PassReport } from '../reconcile/pass/types.js';
 import { Metric } from './metric-names.js';
 
 type RejectedSource = 'event' | 'kubernetes' | 'dynamodb';

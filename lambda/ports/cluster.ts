@@ -1,6 +1,8 @@
 /**
- * The Kubernetes API as the controller uses it (DESIGN §7). Implemented by
- * `adapters/kubernetes` on @kubernetes/client-node.
+ * The Kubernetes API as the controller uses it (DESIGN §7), split by role: the reads both modes
+ * make, the writes of controller mode (node status, our VolumeAttachments, pod events) and those of
+ * attacher mode (kcm's VolumeAttachments' finalizers and status). Each mode's pass is handed only its
+ * role's writes; `adapters/kubernetes` implements all three on @kubernetes/client-node.
  */
 import type { AttacherView } from '../core/attacher/targets.js';
 import type { VaStatusPatch } from '../core/attacher/status.js';
@@ -25,13 +27,13 @@ export class IncompleteReadError extends Error {
   }
 }
 
-/** The objects one pod needs to decide its volumes: the pod, its PVCs and their PVs. */
 /** What a node says right now: the volumes its kubelet uses, and the volumes its status lists as attached. */
 export interface LiveVolumes {
   inUse: UniqueVolumeName[];
   attached: UniqueVolumeName[];
 }
 
+/** The objects one pod needs to decide its volumes: the pod, its PVCs and their PVs. */
 export interface PodClosure {
   pod?: KubePod;
   pvcs: KubePvc[];
@@ -73,19 +75,62 @@ export type ClaimOutcome = 'claimed' | 'deleting' | 'gone';
 /** `deleting`: a status saying `attached: true` was not written, the object is being deleted. */
 export type StatusOutcome = 'patched' | 'deleting' | 'gone';
 
-/**
- * The calls attacher mode makes (external-attacher's), on top of the reads both modes share. It
- * never creates or deletes a VolumeAttachment and never writes node status.
- */
-export interface AttacherApi {
+/** What both modes read. */
+export interface ClusterReads {
+  /** Every page of nodes, pods, PVCs, PVs, VolumeAttachments. Throws `IncompleteReadError` otherwise. */
+  readAll(): Promise<ClusterSnapshot>;
+  /** One pod with its PVCs and PVs; `pod` undefined when the pod is gone. */
+  readPod(namespace: string, name: string): Promise<PodClosure>;
+  /** Pods scheduled on a node (field selector spec.nodeName), all pages, with their PVCs and PVs. */
+  readPodsOnNode(nodeName: NodeName): Promise<{ pods: KubePod[]; pvcs: KubePvc[]; pvs: KubePv[] }>;
+  /**
+   * Every node, all pages (a rare read: finding the node(s) whose `spec.providerID` names an EC2
+   * instance, which no field selector can do). Throws `IncompleteReadError` rather than a short list.
+   */
+  listNodes(): Promise<KubeNode[]>;
+  /** One node, or undefined when it no longer exists. */
+  readNode(name: NodeName): Promise<KubeNode | undefined>;
+  /** Live `status.volumesInUse` and `status.volumesAttached` names of one node; undefined when the node is gone. */
+  liveVolumes(nodeName: NodeName): Promise<LiveVolumes | undefined>;
   /** Every page of VolumeAttachments, PVs, CSINodes and nodes. Throws `IncompleteReadError` otherwise. */
   readAttacherView(): Promise<AttacherView>;
   /** Every page of VolumeAttachments alone. Throws `IncompleteReadError` otherwise. */
   listVolumeAttachments(): Promise<KubeVolumeAttachment[]>;
   /** One object by name; undefined when it does not exist. */
   readVolumeAttachment(name: string): Promise<KubeVolumeAttachment | undefined>;
+  /**
+   * The VolumeAttachment kcm makes for this CSI volume handle on this node, read by the name kcm and
+   * the kubelet give it (`csi-<sha256(handle + driver + node)>`); undefined when it does not exist (yet).
+   */
+  readVolumeAttachmentFor(volumeHandle: string, nodeName: NodeName): Promise<KubeVolumeAttachment | undefined>;
   readCsiNode(name: NodeName): Promise<KubeCsiNode | undefined>;
   readPv(name: string): Promise<KubePv | undefined>;
+}
+
+/** Controller mode's writes: we are the attach/detach controller. */
+export interface ControllerWrites {
+  /**
+   * Sets `status.volumesAttached` (the whole, atomic list) through nodes/status, guarded by
+   * resourceVersion and re-applied on conflict. `node-gone` when the node no longer exists.
+   */
+  setVolumesAttached(
+    nodeName: NodeName,
+    volumes: AttachedVolume[],
+    options?: SetVolumesAttachedOptions,
+  ): Promise<'updated' | 'unchanged' | 'node-gone'>;
+  /** Creates or updates `csi-<sha256(handle+driver+node)>` and its status. */
+  upsertVolumeAttachment(ref: VolumeAttachmentRef, status: VolumeAttachmentStatus): Promise<void>;
+  /** Clears status, removes our finalizer, deletes. No error when it is already gone. */
+  deleteVolumeAttachment(ref: VolumeAttachmentRef): Promise<void>;
+  /** Records an event on a pod; repeats of the same (pod, reason, message) are aggregated. */
+  recordEvent(pod: PodRef, event: ClusterEvent): Promise<void>;
+}
+
+/**
+ * Attacher mode's writes (external-attacher's): it never creates or deletes a VolumeAttachment and
+ * never writes node status.
+ */
+export interface AttacherWrites {
   /**
    * JSON-patch append, guarded by a test op; a PV being deleted gets no new finalizer. `passRead`:
    * the PV's metadata as this pass read it, patched without a GET if the PV is unchanged since.
@@ -106,35 +151,5 @@ export interface AttacherApi {
   recordVolumeAttachmentEvent(va: { name: string; uid: string }, event: ClusterEvent): Promise<void>;
 }
 
-export interface Cluster extends AttacherApi {
-  /** Every page of nodes, pods, PVCs, PVs, VolumeAttachments. Throws `IncompleteReadError` otherwise. */
-  readAll(): Promise<ClusterSnapshot>;
-  /** One pod with its PVCs and PVs; `pod` undefined when the pod is gone. */
-  readPod(namespace: string, name: string): Promise<PodClosure>;
-  /** Pods scheduled on a node (field selector spec.nodeName), all pages, with their PVCs and PVs. */
-  readPodsOnNode(nodeName: NodeName): Promise<{ pods: KubePod[]; pvcs: KubePvc[]; pvs: KubePv[] }>;
-  /**
-   * Every node, all pages (a rare read: finding the node(s) whose `spec.providerID` names an EC2
-   * instance, which no field selector can do). Throws `IncompleteReadError` rather than a short list.
-   */
-  listNodes(): Promise<KubeNode[]>;
-  /** One node, or undefined when it no longer exists. */
-  readNode(name: NodeName): Promise<KubeNode | undefined>;
-  /** Live `status.volumesInUse` and `status.volumesAttached` names of one node; undefined when the node is gone. */
-  liveVolumes(nodeName: NodeName): Promise<LiveVolumes | undefined>;
-  /**
-   * Sets `status.volumesAttached` (the whole, atomic list) through nodes/status, guarded by
-   * resourceVersion and re-applied on conflict. `node-gone` when the node no longer exists.
-   */
-  setVolumesAttached(
-    nodeName: NodeName,
-    volumes: AttachedVolume[],
-    options?: SetVolumesAttachedOptions,
-  ): Promise<'updated' | 'unchanged' | 'node-gone'>;
-  /** Creates or updates `csi-<sha256(handle+driver+node)>` and its status. */
-  upsertVolumeAttachment(ref: VolumeAttachmentRef, status: VolumeAttachmentStatus): Promise<void>;
-  /** Clears status, removes our finalizer, deletes. No error when it is already gone. */
-  deleteVolumeAttachment(ref: VolumeAttachmentRef): Promise<void>;
-  /** Records an event on a pod; repeats of the same (pod, reason, message) are aggregated. */
-  recordEvent(pod: PodRef, event: ClusterEvent): Promise<void>;
-}
+/** The whole API, as one adapter implements it. */
+export interface Cluster extends ClusterReads, ControllerWrites, AttacherWrites {}

@@ -5,7 +5,7 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Controller } from '../../lambda/composition.js';
-import type { PassReport } from '../../lambda/reconcile/types.js';
+import type { PassReport } from '../../lambda/reconcile/pass/types.js';
 import type { Handlers, LocalStack } from '../local-stack.js';
 import { ec2StateChange, kubernetesEvent, lambdaContext, scheduledInput, sqsBatch, type InvolvedObject } from '../events.js';
 import type { KcmStepReport } from '../kcm/kcm.js';

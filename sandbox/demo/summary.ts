@@ -1,5 +1,5 @@
 /** The closing summary: chapters and their checks, actions, API calls by service, invariants. */
-import type { ActionResult } from '../../lambda/reconcile/types.js';
+import type { ActionResult } from '../../lambda/reconcile/pass/types.js';
 import type { Director } from './director.js';
 import { INVARIANT_TITLES } from '../oracle/checks.js';
 import { total, type CallCounts } from '../oracle/ledger.js';

@@ -2,7 +2,7 @@
  * The live view: volumes, nodes and operations as the story plays. On a terminal the frame is
  * redrawn in place (ANSI); anywhere else (CI logs, a pipe) it prints plain lines as things happen.
  */
-import type { ActionResult } from '../../lambda/reconcile/types.js';
+import type { ActionResult } from '../../lambda/reconcile/pass/types.js';
 import type { KcmStepReport } from '../kcm/kcm.js';
 import type { Director, Invocation } from './director.js';
 import { total } from '../oracle/ledger.js';

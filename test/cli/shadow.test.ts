@@ -10,7 +10,7 @@ import { ATTACHER_FINALIZER, NODE_ID_ANNOTATION } from '../../lambda/core/attach
 import { EBS_CSI_DRIVER } from '../../lambda/core/types.js';
 import { runMain, type Io } from '../../lambda/cli/run.js';
 import { Metric } from '../../lambda/observability/metric-names.js';
-import type { PassReport } from '../../lambda/reconcile/types.js';
+import type { PassReport } from '../../lambda/reconcile/pass/types.js';
 import { lambdaContext } from '../../sandbox/events.js';
 import { SIDECAR_LEASE, sidecarOnKube } from '../../sandbox/lease-election.js';
 import { startWorld, type World, type WorldVolume } from '../../sandbox/world.js';

@@ -213,7 +213,7 @@ export function want(
 export function desired(
   attachments: DesiredAttachment[],
   nodes: NodeView[],
-  o: { complete?: boolean; scope?: DesiredState['scope'] } = {},
+  o: { complete?: boolean; scope?: DesiredState['scope']; decidedBy?: DesiredState['decidedBy'] } = {},
 ): DesiredState {
   return {
     attachments,
@@ -221,6 +221,7 @@ export function desired(
     skipped: [],
     problems: [],
     complete: o.complete ?? true,
+    decidedBy: o.decidedBy ?? { kind: 'pods' },
     ...(o.scope ? { scope: o.scope } : {}),
   };
 }

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { notAttached } from '../../lambda/core/convergence.js';
 import type { ActualAttachment } from '../../lambda/core/types.js';
-import { actualOf, attachment, desired, record, view, vol, want } from '../core/builders.js';
+import { actualOf, attachment, desired, record, view, vol, want } from './builders.js';
 
 const V = vol(1);
 const W = vol(2);
@@ -28,7 +28,7 @@ describe('what a pass has not yet done', () => {
   });
 
   it("where kcm decides, the node's list is kcm's to write: attached is done, reported or not", () => {
-    const kcmDecides = { ...desired([want(V, 'node-a')], [view('node-a')]), released: new Set<string>() };
+    const kcmDecides = desired([want(V, 'node-a')], [view('node-a')], { decidedBy: { kind: 'kcm', released: new Set<string>() } });
 
     expect(notAttached(kcmDecides, actualOf(record(V, [attachment('node-a', { reported: false })])))).toEqual([]);
   });

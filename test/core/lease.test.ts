@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { leaseMsFor } from '../../lambda/core/config.js';
+import { leaseMsFor } from '../../lambda/core/operations.js';
 import { MIN, T0 } from './builders.js';
 
 describe('leaseMsFor: an operation holds its lock for what is left of the invocation plus the margin', () => {

@@ -11,7 +11,10 @@ import { HELD_BACK_WORLD, SKIP_SCENARIOS, V, WAIT_SCENARIOS } from './reason-sce
 
 const planOf = (w: ReasonWorld) =>
   plan(
-    { ...buildDesiredState(w.snapshot, { complete: w.complete }), ...(w.released === undefined ? {} : { released: new Set(w.released) }) },
+    {
+      ...buildDesiredState(w.snapshot, { complete: w.complete }),
+      ...(w.released === undefined ? {} : { decidedBy: { kind: 'kcm' as const, released: new Set(w.released) } }),
+    },
     new Map(w.records.map((r) => [r.volumeId, r])),
     w.observations,
     w.now,

@@ -8,7 +8,7 @@ import {
   verificationDue,
   verificationTargets,
 } from '../../lambda/core/verification.js';
-import { pairKey } from '../../lambda/core/volume-attachments.js';
+import { pairKey } from '../../lambda/core/types.js';
 import { actualOf, attachment, desired, instanceOf, MIN, record, T0, uname, view, vol, want } from './builders.js';
 
 describe('seedDue: take over from kube-controller-manager', () => {
@@ -73,7 +73,7 @@ describe('clusterKnows: may an attachment EC2 shows be taken into the actual sta
       }),
     ],
   );
-  const withReleased = { ...state, released: new Set([pairKey(vol(6), 'node-b')]) };
+  const withReleased = { ...state, decidedBy: { kind: 'kcm' as const, released: new Set([pairKey(vol(6), 'node-b')]) } };
   it.each([
     ['a desired volume', vol(1), true],
     ['a volume a node reports attached', vol(2), true],

@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { ActualState, DesiredState } from '../../lambda/core/types.js';
+import { type ActualState, type DesiredState, pairKey, type VolumeObservation } from '../../lambda/core/types.js';
 import {
   indexVolumeAttachments,
-  pairKey,
   volumeAttachmentChange,
   volumeAttachmentChanges,
   type VolumeAttachmentStatusView,
@@ -82,7 +81,22 @@ describe('volumeAttachmentChange: one (volume, node) right after its attachment 
       { volumeId: V, nodeName: 'node-a', change: 'report-attached', devicePath: '/dev/xvdaa' },
     ],
   ])('%s', (_name, state, actual, claimsAttached, expected) => {
-    expect(volumeAttachmentChange(state, actual, V, 'node-a', claimsAttached)).toEqual(expected);
+    expect(volumeAttachmentChange({ desired: state, actual }, V, 'node-a', claimsAttached)).toEqual(expected);
+  });
+
+  // The rule both modes share (reportable.ts): the record alone is not enough.
+  it.each<[string, DesiredState, ActualState, VolumeObservation | undefined]>([
+    ['EC2, asked this pass, shows it nowhere', desired([], nodes), attachedOnA, { volumeId: V, exists: true, attachments: [] }],
+    [
+      'the record holds it on a previous instance of the node',
+      desired([], [view('node-a', { instanceId: 'i-0000000000000new' })]),
+      attachedOnA,
+      undefined,
+    ],
+    ['the node is gone: no instance to report it on', desired([], [view('node-b')]), attachedOnA, undefined],
+  ])('attached on record, but %s: no report that it is attached', (_name, state, actual, observation) => {
+    const observations = observation === undefined ? {} : { volumes: new Map([[V, observation]]) };
+    expect(volumeAttachmentChange({ desired: state, actual, observations }, V, 'node-a')).toBeUndefined();
   });
 });
 

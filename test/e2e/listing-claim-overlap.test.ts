@@ -8,7 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Controller } from '../../lambda/composition.js';
 import type { KubeNode } from '../../lambda/core/kube.js';
-import type { Ports } from '../../lambda/reconcile/types.js';
+import type { Ports } from '../../lambda/composition.js';
 import type { RunningClock } from '../../sandbox/clock.js';
 import { reportedIsAttached } from '../../sandbox/oracle/checks.js';
 import { readTruth } from '../../sandbox/oracle/truth.js';

@@ -4,7 +4,7 @@
  * allowed fraction (DESIGN §5: the mass-detach window lives in the store).
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { PassReport } from '../../lambda/reconcile/types.js';
+import type { PassReport } from '../../lambda/reconcile/pass/types.js';
 import { RunningClock } from '../../sandbox/clock.js';
 import { startWorld, type World } from '../../sandbox/world.js';
 

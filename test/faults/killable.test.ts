@@ -1,6 +1,6 @@
 /** The fault suite's killed invocation: what it lets through, and when it announces its death. */
 import { describe, expect, it } from 'vitest';
-import type { Ports } from '../../lambda/reconcile/types.js';
+import type { Ports } from '../../lambda/composition.js';
 import { killable, type Killable } from './killable.js';
 
 /** An attach that claims its device name in the store first, as the real executor's does. */

@@ -5,7 +5,7 @@
  * Lambda that times out or runs out of memory, whatever it wrote so far is all that remains.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { Ports } from '../../lambda/reconcile/types.js';
+import type { Ports } from '../../lambda/composition.js';
 
 export interface Kill {
   atCall: number;

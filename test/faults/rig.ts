@@ -15,7 +15,7 @@
 import { ScanCommand } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { Controller } from '../../lambda/composition.js';
-import type { Ports } from '../../lambda/reconcile/types.js';
+import type { Ports } from '../../lambda/composition.js';
 import { ManualClock } from '../../sandbox/clock.js';
 import type { LocalEc2 } from '../../sandbox/ec2/server.js';
 import type { KubeSandbox } from '../../sandbox/kube/index.js';

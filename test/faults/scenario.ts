@@ -5,7 +5,7 @@
  * decides what is attached (it acts between passes and, now and then, in the middle of one) and
  * the invariants are attacher mode's (sandbox/oracle/attacher/README.md).
  */
-import type { ActionResult, Target } from '../../lambda/reconcile/types.js';
+import type { ActionResult, Target } from '../../lambda/reconcile/pass/types.js';
 import { Random } from '../../sandbox/generate/random.js';
 import { Kubelets } from '../../sandbox/kubelets.js';
 import type { Violation } from '../../sandbox/oracle/checks.js';

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import { KubernetesLeaseLock } from '../../lambda/adapters/kubernetes/lease-lock.js';
-import { LeaseFence } from '../../lambda/reconcile/fence.js';
+import { LeaseFence } from '../../lambda/reconcile/attacher/fence.js';
 import type { LoggedRequest } from '../../sandbox/kube/index.js';
 import { SIDECAR_LEASE, SidecarElector } from '../../sandbox/lease-election.js';
 import { startHarness, type Harness } from './support.js';

@@ -1,5 +1,5 @@
 /** A full pass over fakes at T0, for the executor's specifications. */
-import { runFullPass } from '../../lambda/reconcile/full-pass.js';
+import { runFullPass } from '../../lambda/reconcile/controller/full-pass.js';
 import type { ClusterSnapshot } from '../../lambda/core/kube.js';
 import type { VolumeRecord } from '../../lambda/core/types.js';
 import { instanceOf, node, pod, pv, pvc, snapshot, T0, uname, vol } from '../core/builders.js';

@@ -1,7 +1,7 @@
 import type { DeviceClaims } from '../../lambda/ports/block-storage.js';
 
 /**
- * Device claims held in this process, standing in for the store's (reconcile/device-claims.ts) in
+ * Device claims held in this process, standing in for the store's (reconcile/pass/device-claims.ts) in
  * adapter tests: the first candidate nobody here holds; refused and unused names are recorded.
  */
 export function memoryClaims(held = new Set<string>()): DeviceClaims & { refusedNames: string[]; unusedNames: string[] } {

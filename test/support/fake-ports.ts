@@ -25,8 +25,10 @@ import type {
 } from '../../lambda/ports/cluster.js';
 import type { ControllerState, DeviceHolder, VolumeStore, WriteResult } from '../../lambda/ports/volume-store.js';
 import type { PodRef } from '../../lambda/core/types.js';
-import type { ReconcileDeps } from '../../lambda/reconcile/types.js';
+import type { ModeDeps } from '../../lambda/reconcile/operating-mode.js';
+import type { ReconcileDeps } from '../../lambda/reconcile/pass/types.js';
 import { config, T0 } from '../core/builders.js';
+import { volumeAttachmentName } from '../../lambda/adapters/kubernetes/volume-attachment-name.js';
 
 export class FakeStore implements VolumeStore {
   readonly items = new Map<VolumeId, VolumeRecord>();
@@ -173,6 +175,9 @@ export class FakeCluster implements Cluster {
   readVolumeAttachment(name: string) {
     return Promise.resolve(structuredClone(this.va(name)));
   }
+  readVolumeAttachmentFor(volumeHandle: string, nodeName: string) {
+    return this.readVolumeAttachment(volumeAttachmentName(volumeHandle, nodeName));
+  }
   readCsiNode(name: string) {
     return Promise.resolve(structuredClone(this.csiNodes.find((c) => c.metadata.name === name)));
   }
@@ -287,7 +292,7 @@ export class FakeBlockStorage implements BlockStorage {
 const quiet = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
 
 /** A pass's dependencies over fakes at T0, with the settings every reconcile test shares. */
-export function fakeDeps(ports: Pick<ReconcileDeps, 'cluster' | 'store'> & Partial<ReconcileDeps>): ReconcileDeps {
+export function fakeDeps(ports: Pick<ModeDeps, 'cluster' | 'store'> & Partial<ReconcileDeps>): ModeDeps {
   return {
     blockStorage: new FakeBlockStorage(),
     clock: () => T0,

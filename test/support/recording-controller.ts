@@ -3,8 +3,7 @@ import { systemClock } from '../../lambda/clock.js';
 import { loadConfig } from '../../lambda/config.js';
 import type { PassRunner } from '../../lambda/handlers/middleware.js';
 import { createTelemetry } from '../../lambda/observability/telemetry.js';
-import { targetKey } from '../../lambda/reconcile/targets.js';
-import type { PassReport, Target } from '../../lambda/reconcile/types.js';
+import { type PassReport, type Target, targetKey } from '../../lambda/reconcile/pass/types.js';
 
 export interface RecordingController extends PassRunner {
   targets: string[];

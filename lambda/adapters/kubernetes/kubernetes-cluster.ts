@@ -32,6 +32,7 @@ import {
 import { DEFAULT_EVENT_COMPONENT, recordEvent, recordVolumeAttachmentEvent, type EventWriter } from './events.js';
 import { setVolumesAttached, type NodeStatusResult } from './node-status.js';
 import { DEFAULT_PAGING, type PagingOptions } from './paged-list.js';
+import { volumeAttachmentName } from './volume-attachment-name.js';
 import { listNodes, readNodeObject, readPodClosure, readPodsOnNode, readSnapshot } from './reads.js';
 import { deleteVolumeAttachment, upsertVolumeAttachment, type VolumeAttachmentWriter } from './volume-attachments.js';
 
@@ -124,6 +125,10 @@ export class KubernetesCluster implements Cluster {
 
   readVolumeAttachment(name: string): Promise<KubeVolumeAttachment | undefined> {
     return readVolumeAttachment(this.clients, name);
+  }
+
+  readVolumeAttachmentFor(volumeHandle: string, nodeName: NodeName): Promise<KubeVolumeAttachment | undefined> {
+    return readVolumeAttachment(this.clients, volumeAttachmentName(volumeHandle, nodeName));
   }
 
   readCsiNode(name: NodeName): Promise<KubeCsiNode | undefined> {

@@ -7,9 +7,8 @@
 import { allowsMultiAttach } from '../access-modes.js';
 import { compareText } from '../compare.js';
 import { buildNodeViews } from '../nodes.js';
-import type { DesiredAttachment, DesiredState, InstanceId, NodeName } from '../types.js';
+import { type DesiredAttachment, type DesiredState, type InstanceId, type NodeName, pairKey } from '../types.js';
 import { uniqueNameFor } from '../volume-id.js';
-import { pairKey } from '../volume-attachments.js';
 import type { AttacherView, VaTarget } from './targets.js';
 
 function desiredOf(target: VaTarget): DesiredAttachment | undefined {
@@ -56,8 +55,7 @@ export function attacherDesiredState(
     skipped: [],
     problems: [...problems, ...invalid],
     complete: options.complete,
-    released,
-    ...(releasedInstances.size === 0 ? {} : { releasedInstances }),
+    decidedBy: { kind: 'kcm', released, ...(releasedInstances.size === 0 ? {} : { releasedInstances }) },
     ...(options.scope === undefined ? {} : { scope: options.scope }),
   };
 }

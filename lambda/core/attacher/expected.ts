@@ -1,6 +1,6 @@
 /**
  * The VolumeAttachments kcm will create for a pod that was just scheduled: one per EBS volume of
- * the pod, named from (handle, node) as the kubelet names them (adapters/kubernetes/volume-attachment-name.ts).
+ * the pod, named from (handle, node) as the kubelet names them (the Cluster port reads them by that pair).
  * The handle is the PV's CSI volumeHandle as written, or, for in-tree `awsElasticBlockStore`
  * volumes (translated by CSI migration), the bare `vol-…` id. Volumes that are not EBS, or whose
  * claim is not bound yet, name nothing: kcm cannot attach those either.
@@ -28,12 +28,14 @@ function handlesOf(pod: KubePod, pvcs: readonly KubePvc[], pvs: readonly KubePv[
   return [...new Set([...handles, ...inline])];
 }
 
+/** One VolumeAttachment kcm will make: for this CSI volume handle on this node. */
+export interface ExpectedAttachment {
+  handle: string;
+  nodeName: string;
+}
+
 /** The (handle, node) of each VolumeAttachment the pod's node will wait on; none while the pod is unscheduled. */
-export function expectedAttachments(
-  pod: KubePod,
-  pvcs: readonly KubePvc[],
-  pvs: readonly KubePv[],
-): { handle: string; nodeName: string }[] {
+export function expectedAttachments(pod: KubePod, pvcs: readonly KubePvc[], pvs: readonly KubePv[]): ExpectedAttachment[] {
   const nodeName = pod.spec?.nodeName;
   if (!nodeName) return [];
   return handlesOf(pod, pvcs, pvs)

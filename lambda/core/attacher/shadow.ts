@@ -7,8 +7,7 @@
  */
 import type { Action, HeldBack } from '../actions.js';
 import { compareText } from '../compare.js';
-import type { InstanceId, NodeName, Observations, VolumeId, VolumeObservation } from '../types.js';
-import { pairKey } from '../volume-attachments.js';
+import { type InstanceId, type NodeName, type Observations, pairKey, type VolumeId, type VolumeObservation } from '../types.js';
 import { NODE_ID_ANNOTATION } from './names.js';
 import type { VaTarget } from './targets.js';
 

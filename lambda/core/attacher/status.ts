@@ -7,6 +7,8 @@
  */
 import type { KubePv, KubeVolumeAttachment } from '../kube.js';
 import { ec2ShowsAttachment } from '../observed.js';
+import { hasOperationOn } from '../operations.js';
+import { reportableDevice } from '../reportable.js';
 import type { VolumeObservation, VolumeRecord } from '../types.js';
 import { ATTACHER_FINALIZER, RESOURCE_EXHAUSTED } from './names.js';
 import type { VaTarget } from './targets.js';
@@ -44,17 +46,6 @@ export function detachErrorStatus(message: string, now: number): VaStatusPatch {
   return { detachError: { time: new Date(now).toISOString(), message } };
 }
 
-/** Our attachment behind a live target, when it may be reported attached (the safety rule). */
-export function reportableDevice(
-  target: VaTarget,
-  record: VolumeRecord | undefined,
-  observation: VolumeObservation | undefined,
-): string | undefined {
-  const attachment = record?.attachments[target.nodeName];
-  if (attachment?.state !== 'attached' || attachment.device === undefined || attachment.instanceId !== target.instanceId) return undefined;
-  return ec2ShowsAttachment(attachment, observation) ? attachment.device : undefined;
-}
-
 function saysAttached(va: KubeVolumeAttachment, devicePath: string): boolean {
   const status = va.status;
   return status?.attached === true && status.attachmentMetadata?.devicePath === devicePath && !status.attachError;
@@ -74,7 +65,7 @@ export function liveStatusCorrection(
   if (target.deleting) return undefined;
   if (target.error !== undefined)
     return target.va.status?.attachError?.message === target.error ? undefined : attachErrorStatus(target.error, now, false);
-  const device = reportableDevice(target, record, observation);
+  const device = reportableDevice(record?.attachments[target.nodeName], { instanceId: target.instanceId, observation });
   if (device !== undefined) return saysAttached(target.va, device) ? undefined : attachedStatus(device);
   return target.va.status?.attached === true ? { attached: false, attachmentMetadata: null } : undefined;
 }
@@ -92,7 +83,7 @@ export function releasableWithoutDetach(
 ): boolean {
   if (!target.deleting || !target.finalized || target.instanceId === undefined || observation === undefined) return false;
   if (record?.attachments[target.nodeName] !== undefined) return false;
-  if (Object.values(record?.operations ?? {}).some((op) => op.nodeName === target.nodeName)) return false;
+  if (hasOperationOn(record, target.nodeName)) return false;
   return !ec2ShowsAttachment({ instanceId: target.instanceId }, observation);
 }
 

@@ -6,8 +6,15 @@
  * mass-detach-guarded rules. Judged only against a complete listing of every VolumeAttachment.
  */
 import { ec2ShowsAttachment } from '../observed.js';
-import type { ActualState, AttachmentState, InstanceId, NodeName, Observations, VolumeId } from '../types.js';
-import { pairKey } from '../volume-attachments.js';
+import {
+  type ActualState,
+  type AttachmentState,
+  type InstanceId,
+  type NodeName,
+  type Observations,
+  pairKey,
+  type VolumeId,
+} from '../types.js';
 import type { VaTarget } from './targets.js';
 
 export interface UnwantedAttachment {

@@ -8,13 +8,14 @@ import { attacherDesiredState } from '../../core/attacher/desired.js';
 import { attacherTargets } from '../../core/attacher/targets.js';
 import type { KubeCsiNode, KubeNode, KubePv, KubeVolumeAttachment } from '../../core/kube.js';
 import type { DesiredState, InstanceId, NodeName } from '../../core/types.js';
-import { pvNamesByVolume } from '../../core/volume-sources.js';
 import type { CorruptItem } from '../../ports/volume-store.js';
-import type { PassContext } from '../context.js';
-import { createPassContext, planAndExecute, type Executed } from '../pass.js';
-import type { Budget, ReconcileDeps } from '../types.js';
-import { verifyAgainstEc2 } from '../verify.js';
-import { attacherReports } from './reports.js';
+import type { PassContext } from '../pass/state.js';
+import { createPassContext } from '../pass/context.js';
+import { planAndExecute, type Executed } from '../pass/plan-and-execute.js';
+import type { Budget } from '../pass/types.js';
+import { verifyAgainstEc2 } from '../pass/verify.js';
+import type { AttacherDeps } from './deps.js';
+import { attacherMode } from './reports.js';
 
 export interface VaStepInput {
   volumeAttachments: readonly KubeVolumeAttachment[];
@@ -39,7 +40,7 @@ export interface VaStep {
 
 const present = <T>(items: readonly (T | undefined)[]): T[] => items.filter((x): x is T => x !== undefined);
 
-async function namedObjects(deps: ReconcileDeps, input: VaStepInput) {
+async function namedObjects(deps: AttacherDeps, input: VaStepInput) {
   const known = new Map((input.pvs ?? []).map((pv) => [pv.metadata.name ?? '', pv]));
   const pvNames = [...new Set(input.volumeAttachments.flatMap((va) => va.spec.source.persistentVolumeName ?? []))];
   const missing = pvNames.filter((name) => !known.has(name));
@@ -58,7 +59,7 @@ async function namedObjects(deps: ReconcileDeps, input: VaStepInput) {
   };
 }
 
-export async function actOnVolumeAttachments(deps: ReconcileDeps, budget: Budget, input: VaStepInput, dryRun: boolean): Promise<VaStep> {
+export async function actOnVolumeAttachments(deps: AttacherDeps, budget: Budget, input: VaStepInput, dryRun: boolean): Promise<VaStep> {
   const named =
     input.volumeAttachments.length === 0 ? { pvs: [...(input.pvs ?? [])], csiNodes: [], nodes: [] } : await namedObjects(deps, input);
   const view = { volumeAttachments: [...input.volumeAttachments], ...named };
@@ -67,14 +68,7 @@ export async function actOnVolumeAttachments(deps: ReconcileDeps, budget: Budget
   const scope = { volumes, nodes: [...(input.detachFrom ?? [])].sort() };
   const desired = attacherDesiredState(view, targets, { complete: true, scope });
   const loaded = await deps.store.getMany(volumes);
-  const ctx = createPassContext(
-    deps,
-    budget,
-    desired,
-    loaded.records,
-    pvNamesByVolume(view.pvs),
-    attacherReports(targets, undefined, view.pvs),
-  );
+  const ctx = createPassContext(deps, budget, { desired, actual: loaded.records }, attacherMode(deps, { targets, pvsRead: view.pvs }));
   const instanceIds = [...new Set([...targets.flatMap((t) => t.instanceId ?? []), ...(input.instances ?? [])])].sort();
   const verified = volumes.length > 0 && (await verifyAgainstEc2(ctx, volumes, instanceIds)) !== undefined;
   const executed = await planAndExecute(ctx, dryRun);

@@ -11,21 +11,15 @@ import {
   pvFinalizersToRemove,
   releasableWithoutDetach,
 } from '../../core/attacher/status.js';
-import type { AttacherView, VaTarget } from '../../core/attacher/targets.js';
+import type { VaTarget } from '../../core/attacher/targets.js';
 import { unwantedAttachments } from '../../core/attacher/unwanted.js';
-import { bestEffort, type PassContext } from '../context.js';
-import { writeStatus } from './reports.js';
+import type { PassContext } from '../pass/state.js';
+import { bestEffort } from '../pass/context.js';
+import type { AttacherSide } from './side.js';
+import { writeStatus } from './status-writes.js';
 
-export interface AttacherReportState {
-  targets: readonly VaTarget[];
-  /** Objects whose status this pass already wrote. */
-  written: Set<string>;
-  /** The full listing (full passes only): PV finalizers are judged against every VolumeAttachment. */
-  pvs?: Pick<AttacherView, 'pvs' | 'volumeAttachments'>;
-}
-
-async function correctTarget(ctx: PassContext, state: AttacherReportState, target: VaTarget): Promise<void> {
-  if (state.written.has(target.name)) return;
+async function correctTarget(ctx: PassContext, side: AttacherSide, target: VaTarget): Promise<void> {
+  if (side.written.has(target.name)) return;
   // An object naming no volume we can find still gets its resolution error, as external-attacher saves it.
   const { volumeId } = target;
   const record = volumeId === undefined ? undefined : ctx.actual.get(volumeId);
@@ -33,17 +27,17 @@ async function correctTarget(ctx: PassContext, state: AttacherReportState, targe
   const now = ctx.deps.clock();
   if (!target.deleting) {
     const status = liveStatusCorrection(target, record, observation, now);
-    if (status !== undefined) await writeStatus(ctx, state, target, status);
+    if (status !== undefined) await writeStatus(ctx, side, target, status);
     return;
   }
   if (target.error !== undefined && target.finalized && target.va.status?.detachError?.message !== target.error) {
-    await writeStatus(ctx, state, target, detachErrorStatus(target.error, now));
+    await writeStatus(ctx, side, target, detachErrorStatus(target.error, now));
     return;
   }
   if (releasableWithoutDetach(target, record, observation)) {
     await bestEffort(ctx, `release VolumeAttachment ${target.name}`, async () => {
-      await ctx.deps.cluster.releaseVolumeAttachment(target.name);
-      await ctx.deps.cluster.patchVolumeAttachmentStatus(target.name, detachedStatus());
+      await side.cluster.releaseVolumeAttachment(target.name);
+      await side.cluster.patchVolumeAttachmentStatus(target.name, detachedStatus());
     });
   }
 }
@@ -57,12 +51,12 @@ export function reportUnwanted(ctx: PassContext, targets: readonly VaTarget[]): 
   return unwanted.length;
 }
 
-export async function reportAfterExecute(ctx: PassContext, state: AttacherReportState): Promise<void> {
-  for (const target of state.targets) await correctTarget(ctx, state, target);
-  if (state.pvs !== undefined) {
-    for (const pv of pvFinalizersToRemove(state.pvs.pvs, state.pvs.volumeAttachments)) {
+export async function reportAfterExecute(ctx: PassContext, side: AttacherSide): Promise<void> {
+  for (const target of side.targets) await correctTarget(ctx, side, target);
+  if (side.listing !== undefined) {
+    for (const pv of pvFinalizersToRemove(side.listing.pvs, side.listing.volumeAttachments)) {
       const name = pv.metadata.name ?? '';
-      await bestEffort(ctx, `PV finalizer of ${name}`, () => ctx.deps.cluster.removePvFinalizer(name));
+      await bestEffort(ctx, `PV finalizer of ${name}`, () => side.cluster.removePvFinalizer(name));
     }
   }
 }

@@ -12,12 +12,13 @@ import { attacherTargets, type AttacherView } from '../../core/attacher/targets.
 import type { KubeVolumeAttachment } from '../../core/kube.js';
 import { instanceStateOf } from '../../core/observed.js';
 import type { InstanceId } from '../../core/types.js';
-import type { PassContext } from '../context.js';
-import type { Budget, ReconcileDeps } from '../types.js';
+import type { PassContext } from '../pass/state.js';
+import { poll } from '../pass/poll.js';
+import type { Budget } from '../pass/types.js';
 import { actOnVolumeAttachments, type VaStep } from './act-on.js';
+import type { AttacherDeps } from './deps.js';
 
-const POLL_FIRST_MS = 200;
-const POLL_FACTOR = 1.5;
+/** The longest pause between two looks: kcm's next step is usually a second or two away. */
 const POLL_MAX_MS = 2_000;
 
 /** The nodes to follow after the full pass placed (or found) the taint; undefined when there is nothing to follow. */
@@ -29,14 +30,14 @@ export function deadInstanceWatch(ctx: PassContext, instanceId: InstanceId, view
 }
 
 /** The watched objects by name while any is left; then every VolumeAttachment (the replacements' names are not known). */
-async function readRound(deps: ReconcileDeps, watch: DeadInstanceWatch, left: boolean): Promise<KubeVolumeAttachment[]> {
+async function readRound(deps: AttacherDeps, watch: DeadInstanceWatch, left: boolean): Promise<KubeVolumeAttachment[]> {
   if (!left) return deps.cluster.listVolumeAttachments();
   const read = await Promise.all([...watch.volumeAttachments.keys()].map((name) => deps.cluster.readVolumeAttachment(name)));
   return read.filter((va): va is KubeVolumeAttachment => va !== undefined);
 }
 
 export async function followDeadInstance(
-  deps: ReconcileDeps,
+  deps: AttacherDeps,
   budget: Budget,
   from: { ctx: PassContext; view: AttacherView; instanceId: InstanceId },
 ): Promise<VaStep[]> {
@@ -45,7 +46,7 @@ export async function followDeadInstance(
   const until = from.ctx.deadline.waitUntil(deps.settings.outOfServiceFollowMs);
   const steps: VaStep[] = [];
   let oldLeft = true;
-  for (let delay = POLL_FIRST_MS; ; delay = Math.min(delay * POLL_FACTOR, POLL_MAX_MS)) {
+  await poll(deps, { until, maxMs: POLL_MAX_MS, lastLook: 'before-until' }, async () => {
     const read = await readRound(deps, watch, oldLeft);
     // PVs, CSINodes and nodes as the full pass read them serve to name each object's volume; acting re-reads them.
     const targets = attacherTargets({ ...from.view, volumeAttachments: read });
@@ -61,9 +62,8 @@ export async function followDeadInstance(
           false,
         ),
       );
-    if (next.done || deps.clock() + delay > until) break;
-    await deps.sleep(Math.round(delay));
-  }
+    return next.done;
+  });
   deps.log.info('dead instance followed', { instanceId: from.instanceId, nodes: watch.nodes, steps: steps.length });
   return steps;
 }

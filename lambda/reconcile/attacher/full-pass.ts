@@ -7,19 +7,21 @@
 import { attacherDesiredState } from '../../core/attacher/desired.js';
 import { volumesToAdopt } from '../../core/attacher/adopt.js';
 import { attacherTargets, type AttacherView, type VaTarget } from '../../core/attacher/targets.js';
+import type { InstanceId } from '../../core/types.js';
 import { unsettledTargets, verificationDue, verificationTargets } from '../../core/verification.js';
 import { pvNamesByVolume } from '../../core/volume-sources.js';
-import { readOrNothing } from '../cluster-read.js';
-import type { PassContext } from '../context.js';
-import { dryRunStore } from '../dry-run.js';
-import { rememberVerification } from '../full-pass.js';
-import { markOutOfService } from '../out-of-service.js';
-import { createPassContext, planAndExecute, summarize } from '../pass.js';
-import type { Budget, PassOptions, PassReport, ReconcileDeps } from '../types.js';
-import type { InstanceId } from '../../core/types.js';
-import { verifyAgainstEc2 } from '../verify.js';
+import { readOrNothing } from '../pass/cluster-read.js';
+import type { PassContext } from '../pass/state.js';
+import { createPassContext } from '../pass/context.js';
+import { markOutOfService } from '../pass/out-of-service.js';
+import { planAndExecute } from '../pass/plan-and-execute.js';
+import { rememberVerification } from '../pass/remember-verification.js';
+import { runPass } from '../pass/template.js';
+import type { Budget, PassOptions, PassReport } from '../pass/types.js';
+import { verifyAgainstEc2 } from '../pass/verify.js';
 import { reportUnwanted } from './after-execute.js';
-import { attacherReports } from './reports.js';
+import type { AttacherDeps } from './deps.js';
+import { attacherMode } from './reports.js';
 import { reportShadow, shadowVolumes } from './shadow.js';
 
 const NOTHING_READ: AttacherView = { volumeAttachments: [], pvs: [], csiNodes: [], nodes: [] };
@@ -34,7 +36,7 @@ export interface AttacherFullPass {
 
 /** `ask`: instances EC2 is asked about in any case (an EC2 state-change event's, so its node's taint is decided now). */
 export async function runAttacherFullPass(
-  baseDeps: ReconcileDeps,
+  baseDeps: AttacherDeps,
   budget: Budget,
   options: PassOptions = {},
   ask: readonly InstanceId[] = [],
@@ -43,57 +45,52 @@ export async function runAttacherFullPass(
 }
 
 export async function attacherFullPass(
-  baseDeps: ReconcileDeps,
+  baseDeps: AttacherDeps,
   budget: Budget,
   options: PassOptions = {},
   ask: readonly InstanceId[] = [],
 ): Promise<AttacherFullPass> {
-  const dryRun = options.dryRun === true;
-  const deps = dryRun ? { ...baseDeps, store: dryRunStore(baseDeps.store) } : baseDeps;
-  const startedAt = deps.clock();
-  const passId = options.passId ?? deps.newId();
-  const [cluster, scanned] = await Promise.all([
-    readOrNothing(deps, () => deps.cluster.readAttacherView(), NOTHING_READ),
-    deps.store.scan(),
-  ]);
-  const view = cluster.read;
-  const controllerState = scanned.controllerState ?? (await deps.store.getControllerState());
-  const targets = attacherTargets(view);
-  const desired = attacherDesiredState(view, targets, { complete: cluster.complete });
-  const reports = attacherReports(targets, cluster.complete ? view : undefined, view.pvs);
-  const ctx = createPassContext(deps, budget, desired, new Map(scanned.records), pvNamesByVolume(view.pvs), reports);
+  let read!: Omit<AttacherFullPass, 'report'>;
+  const report = await runPass(baseDeps, options, async ({ deps, dryRun, startedAt }) => {
+    const [cluster, scanned] = await Promise.all([
+      readOrNothing(deps, () => deps.cluster.readAttacherView(), NOTHING_READ),
+      deps.store.scan(),
+    ]);
+    const view = cluster.read;
+    const controllerState = scanned.controllerState ?? (await deps.store.getControllerState());
+    const targets = attacherTargets(view);
+    const desired = attacherDesiredState(view, targets, { complete: cluster.complete });
+    const mode = attacherMode(deps, { targets, ...(cluster.complete ? { listing: view } : {}), pvsRead: view.pvs });
+    const ctx = createPassContext(deps, budget, { desired, actual: new Map(scanned.records) }, mode);
+    read = { ctx, view, targets };
 
-  const due = verificationDue(false, controllerState.lastVerifiedAt, startedAt, deps.settings.syncPeriodMs);
-  const chosen = due ? verificationTargets(ctx.desired, ctx.actual) : unsettledTargets(ctx.actual);
-  // A dry run is the shadow of the sidecar: EC2's word on every volume the cluster names.
-  const shadowed = dryRun ? shadowVolumes(ctx, targets) : [];
-  const volumeIds = [...new Set([...chosen.volumeIds, ...volumesToAdopt(targets, ctx.actual), ...shadowed])].sort();
-  const instanceIds = [...new Set([...chosen.instanceIds, ...ask])].sort();
-  const asked = volumeIds.length + instanceIds.length > 0 && (await verifyAgainstEc2(ctx, volumeIds, instanceIds)) !== undefined;
-  const verified = due && asked;
+    const due = verificationDue(false, controllerState.lastVerifiedAt, startedAt, deps.settings.syncPeriodMs);
+    const chosen = due ? verificationTargets(ctx.desired, ctx.actual) : unsettledTargets(ctx.actual);
+    // A dry run is the shadow of the sidecar: EC2's word on every volume the cluster names.
+    const shadowedVolumes = dryRun ? shadowVolumes(targets, pvNamesByVolume(view.pvs)) : [];
+    const volumeIds = [...new Set([...chosen.volumeIds, ...volumesToAdopt(targets, ctx.actual), ...shadowedVolumes])].sort();
+    const instanceIds = [...new Set([...chosen.instanceIds, ...ask])].sort();
+    const asked = volumeIds.length + instanceIds.length > 0 && (await verifyAgainstEc2(ctx, volumeIds, instanceIds)) !== undefined;
+    const verified = due && asked;
 
-  // kcm detaches a dead instance's volumes at once only when the node carries the out-of-service taint.
-  if (!dryRun && cluster.complete) await markOutOfService(ctx, view.nodes);
-  const executed = await planAndExecute(ctx, dryRun);
-  const unwanted = !dryRun && cluster.complete ? reportUnwanted(ctx, targets) : undefined;
-  if (verified) await rememberVerification(ctx, controllerState, { seeded: false, at: startedAt });
-
-  const problems = [
-    ...desired.problems.map((message) => ({ source: 'kubernetes' as const, message })),
-    ...scanned.corrupt.map((item) => ({ source: 'dynamodb' as const, message: `item ${item.key}: ${item.problem}` })),
-  ];
-  const summary = {
-    passId,
-    kind: 'full' as const,
-    startedAt,
-    dryRun,
-    clusterComplete: cluster.complete,
-    verified,
-    seeded: false,
-    problems,
-    ...(unwanted === undefined ? {} : { unwantedAttachments: unwanted }),
-  };
-  const report = summarize(ctx, cluster.error === undefined ? summary : { ...summary, clusterError: cluster.error }, executed);
-  const shadow = dryRun && cluster.complete ? { shadow: reportShadow(ctx, targets, executed) } : {};
-  return { report: { ...report, ...shadow }, ctx, view, targets };
+    // kcm detaches a dead instance's volumes at once only when the node carries the out-of-service taint.
+    if (!dryRun && cluster.complete) await markOutOfService(ctx, view.nodes);
+    const executed = await planAndExecute(ctx, dryRun);
+    const unwanted = !dryRun && cluster.complete ? reportUnwanted(ctx, targets) : undefined;
+    if (verified) await rememberVerification(ctx, controllerState, { seeded: false, at: startedAt });
+    return {
+      kind: 'full',
+      ctx,
+      executed,
+      clusterComplete: cluster.complete,
+      ...(cluster.error === undefined ? {} : { clusterError: cluster.error }),
+      verified,
+      seeded: false,
+      corrupt: scanned.corrupt,
+      ...(unwanted === undefined ? {} : { unwantedAttachments: unwanted }),
+      // The report sets the sidecar's VolumeAttachments beside EC2's word and our plan (issue 12).
+      ...(dryRun && cluster.complete ? { extra: { shadow: reportShadow(ctx, targets, executed) } } : {}),
+    };
+  });
+  return { report, ...read };
 }

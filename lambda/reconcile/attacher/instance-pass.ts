@@ -4,8 +4,9 @@
  * then, for a dead instance, the follow-through (dead-instance.ts). One report sums up both.
  */
 import type { InstanceId } from '../../core/types.js';
-import type { Budget, PassOptions, PassReport, ReconcileDeps } from '../types.js';
-import { summarize } from '../pass.js';
+import { summarize } from '../pass/summary.js';
+import type { Budget, PassOptions, PassReport } from '../pass/types.js';
+import type { AttacherDeps } from './deps.js';
 import type { VaStep } from './act-on.js';
 import { followDeadInstance } from './dead-instance.js';
 import { attacherFullPass } from './full-pass.js';
@@ -27,13 +28,13 @@ function withSteps(report: PassReport, steps: readonly VaStep[], durationMs: num
 }
 
 export async function runDeadInstancePass(
-  deps: ReconcileDeps,
+  deps: AttacherDeps,
   instanceId: InstanceId,
   budget: Budget,
   options: PassOptions = {},
 ): Promise<PassReport> {
   const full = await attacherFullPass(deps, budget, options, [instanceId]);
   if (options.dryRun === true || !full.report.clusterComplete) return full.report;
-  const steps = await followDeadInstance(full.ctx.deps, budget, { ctx: full.ctx, view: full.view, instanceId });
+  const steps = await followDeadInstance(deps, budget, { ctx: full.ctx, view: full.view, instanceId });
   return withSteps(full.report, steps, deps.clock() - full.report.startedAt);
 }

@@ -1,60 +1,50 @@
 /**
- * Attacher mode's reports: kcm's VolumeAttachments, written as external-attacher writes them.
+ * Attacher mode's side of a pass: kcm's VolumeAttachments, written as external-attacher writes them.
  * Before EC2: our finalizer on the PV, then ours plus the node-id annotation on the VA. After an
  * attach: status `attached` with the devicePath. After a detach: the VA finalizer off FIRST, then
  * the status (a VA without our finalizer counts as detached, so no second DetachVolume follows a
  * lost status write). Failures: `attachError` / `detachError`. Every object written once per pass.
+ * kcm decides detaches (it already waited for the unmount) and owns node status and pod events, so
+ * a detach goes ahead as planned and nothing is unreported or told of a Multi-Attach conflict here.
  */
-import type { AttachAction } from '../../core/actions.js';
-import { attachErrorStatus, attachedStatus, detachErrorStatus, detachedStatus, type VaStatusPatch } from '../../core/attacher/status.js';
-import type { VaTarget } from '../../core/attacher/targets.js';
+import type { AttachAction, UnreportAction } from '../../core/actions.js';
+import { attachErrorStatus, attachedStatus, detachErrorStatus, detachedStatus } from '../../core/attacher/status.js';
+import type { AttacherView, VaTarget } from '../../core/attacher/targets.js';
 import type { KubePv } from '../../core/kube.js';
-import type { NodeName, VolumeId } from '../../core/types.js';
-import { pairKey } from '../../core/volume-attachments.js';
-import type { ClusterEvent, StatusOutcome } from '../../ports/cluster.js';
-import { bestEffort, type PassContext } from '../context.js';
-import type { ModeReports } from '../modes/reports.js';
-import { reportAfterExecute, type AttacherReportState } from './after-execute.js';
+import { pairKey, type NodeName, type VolumeId } from '../../core/types.js';
+import type { ClusterEvent } from '../../ports/cluster.js';
+import type { ModeFor, PassContext, PassMode } from '../pass/state.js';
+import type { ActionResult } from '../pass/types.js';
+import { reportAfterExecute } from './after-execute.js';
+import type { AttacherDeps } from './deps.js';
+import type { AttacherSide } from './side.js';
+import { tell, writeStatus } from './status-writes.js';
 
 const ATTACHED: ClusterEvent = { type: 'Normal', reason: 'SuccessfulAttachVolume', message: '' };
 const FAILED_ATTACH = 'FailedAttachVolume';
 const FAILED_DETACH = 'FailedDetachVolume';
 
-/** The write's outcome; undefined when it failed (already reported as a report error). */
-export async function writeStatus(
-  ctx: PassContext,
-  state: AttacherReportState,
-  target: VaTarget,
-  status: VaStatusPatch,
-): Promise<StatusOutcome | undefined> {
-  state.written.add(target.name);
-  let outcome: StatusOutcome | undefined;
-  await bestEffort(ctx, `status of VolumeAttachment ${target.name}`, async () => {
-    outcome = await ctx.deps.cluster.patchVolumeAttachmentStatus(target.name, status);
-  });
-  return outcome;
+export interface AttacherInputs {
+  targets: readonly VaTarget[];
+  /** A full pass's complete listing: PV finalizers nobody needs are removed. */
+  listing?: Pick<AttacherView, 'pvs' | 'volumeAttachments'>;
+  /** The PVs this pass read, the first attempt of each PV finalizer patch. */
+  pvsRead?: readonly KubePv[];
 }
 
-function tell(ctx: PassContext, target: VaTarget, event: ClusterEvent): Promise<void> {
-  const va = { name: target.name, uid: target.va.metadata.uid ?? '' };
-  return bestEffort(ctx, `event ${event.reason} on VolumeAttachment ${target.name}`, () =>
-    ctx.deps.cluster.recordVolumeAttachmentEvent(va, event),
-  );
-}
-
-async function attachError(ctx: PassContext, state: AttacherReportState, target: VaTarget, message: string, limit = false): Promise<void> {
-  await writeStatus(ctx, state, target, attachErrorStatus(message, ctx.deps.clock(), limit));
-  await tell(ctx, target, { type: 'Warning', reason: FAILED_ATTACH, message });
+async function attachError(ctx: PassContext, side: AttacherSide, target: VaTarget, message: string, limit = false): Promise<void> {
+  await writeStatus(ctx, side, target, attachErrorStatus(message, ctx.deps.clock(), limit));
+  await tell(ctx, side, target, { type: 'Warning', reason: FAILED_ATTACH, message });
 }
 
 /**
  * Upstream's order before ControllerPublish: PV finalizer, then the VA's finalizer and node id in
  * one patch. Each starts from this pass's read of the object (no GET when it is unchanged since).
  */
-async function claimObjects(ctx: PassContext, target: VaTarget, action: AttachAction, pvRead?: KubePv): Promise<string | undefined> {
-  const cluster = ctx.deps.cluster;
+async function claimObjects(side: AttacherSide, target: VaTarget, action: AttachAction): Promise<string | undefined> {
+  const { cluster } = side;
   if (target.pvName !== undefined) {
-    const pv = await cluster.addPvFinalizer(target.pvName, pvRead?.metadata);
+    const pv = await cluster.addPvFinalizer(target.pvName, side.pvRead.get(target.pvName)?.metadata);
     if (pv === 'deleting') return `PersistentVolume ${target.pvName} is marked for deletion`;
     if (pv === 'gone') return `PersistentVolume ${target.pvName} was not found`;
   }
@@ -62,17 +52,23 @@ async function claimObjects(ctx: PassContext, target: VaTarget, action: AttachAc
   return claimed === 'claimed' ? undefined : `VolumeAttachment ${target.name} is ${claimed === 'gone' ? 'gone' : 'being deleted'}`;
 }
 
-/** `pvsRead`: the PVs this pass read, the first attempt of each PV finalizer patch. */
-export function attacherReports(
-  targets: readonly VaTarget[],
-  pvs?: AttacherReportState['pvs'],
-  pvsRead: readonly KubePv[] = [],
-): ModeReports {
-  const pvRead = new Map(pvsRead.map((pv) => [pv.metadata.name ?? '', pv]));
+/** The plan never unreports where kcm decides; should it, nothing is written and no detach follows. */
+function refuseUnreports(actions: readonly UnreportAction[]): Promise<ActionResult[]> {
+  return Promise.resolve(
+    actions.map((a) => ({
+      kind: 'unreport' as const,
+      volumeId: a.volumeId,
+      nodeName: a.nodeName,
+      outcome: 'failed' as const,
+      detail: "kcm writes the node's volumesAttached in attacher mode; not unreported",
+    })),
+  );
+}
+
+function attacherPass(side: AttacherSide): PassMode {
   const live = new Map<string, VaTarget>();
   const deleting = new Map<string, VaTarget>();
-  for (const t of targets) if (t.volumeId !== undefined) (t.deleting ? deleting : live).set(pairKey(t.volumeId, t.nodeName), t);
-  const state: AttacherReportState = { targets, written: new Set(), ...(pvs === undefined ? {} : { pvs }) };
+  for (const t of side.targets) if (t.volumeId !== undefined) (t.deleting ? deleting : live).set(pairKey(t.volumeId, t.nodeName), t);
   const liveOf = (volumeId: VolumeId, nodeName: NodeName) => live.get(pairKey(volumeId, nodeName));
   return {
     beforeAttach: async (ctx, action) => {
@@ -80,41 +76,59 @@ export function attacherReports(
       if (target === undefined) return 'no VolumeAttachment asks for this attach';
       let refused: string | undefined;
       try {
-        refused = await claimObjects(ctx, target, action, pvRead.get(target.pvName ?? ''));
+        refused = await claimObjects(side, target, action);
       } catch (error) {
         refused = error instanceof Error ? error.message : String(error);
       }
-      if (refused !== undefined && !refused.startsWith(`VolumeAttachment ${target.name} is`))
-        await attachError(ctx, state, target, refused);
+      if (refused !== undefined && !refused.startsWith(`VolumeAttachment ${target.name} is`)) await attachError(ctx, side, target, refused);
       return refused;
     },
     attached: async (ctx, action, device) => {
       const target = liveOf(action.volumeId, action.nodeName);
       if (target === undefined) return;
       // kcm may delete the object while EC2 attaches: it is then detached, never marked attached.
-      const outcome = await writeStatus(ctx, state, target, attachedStatus(device));
+      const outcome = await writeStatus(ctx, side, target, attachedStatus(device));
       if (outcome === 'deleting' || outcome === 'gone') return;
-      await tell(ctx, target, { ...ATTACHED, message: `attached ${action.volumeId} to ${action.instanceId} as ${device}` });
+      await tell(ctx, side, target, { ...ATTACHED, message: `attached ${action.volumeId} to ${action.instanceId} as ${device}` });
     },
     attachFailed: async (ctx, action, failure) => {
       const target = liveOf(action.volumeId, action.nodeName);
-      if (target !== undefined) await attachError(ctx, state, target, failure.message, failure.kind === 'limit-reached');
+      if (target !== undefined) await attachError(ctx, side, target, failure.message, failure.kind === 'limit-reached');
     },
+    beforeDetach: () => undefined,
+    confirmDetach: () => Promise.resolve(true),
     detached: async (ctx, action) => {
       const target = deleting.get(pairKey(action.volumeId, action.nodeName));
       if (target === undefined) return;
-      state.written.add(target.name);
+      side.written.add(target.name);
       // Finalizer first: if the status write is lost, the object still reads as detached.
-      await ctx.deps.cluster.releaseVolumeAttachment(target.name);
-      await writeStatus(ctx, state, target, detachedStatus());
+      await side.cluster.releaseVolumeAttachment(target.name);
+      await writeStatus(ctx, side, target, detachedStatus());
     },
     detachFailed: async (ctx, action, message) => {
       const target = deleting.get(pairKey(action.volumeId, action.nodeName));
       if (target === undefined) return;
-      await writeStatus(ctx, state, target, detachErrorStatus(message, ctx.deps.clock()));
-      await tell(ctx, target, { type: 'Warning', reason: FAILED_DETACH, message });
+      await writeStatus(ctx, side, target, detachErrorStatus(message, ctx.deps.clock()));
+      await tell(ctx, side, target, { type: 'Warning', reason: FAILED_DETACH, message });
     },
     settled: () => Promise.resolve(),
-    afterExecute: (ctx) => reportAfterExecute(ctx, state),
+    // The end of the pass judges every object it read, touched or not.
+    changed: () => undefined,
+    unreport: (_ctx, actions) => refuseUnreports(actions),
+    // kcm tells the pods of a Multi-Attach conflict; it never asks us for the second attachment.
+    conflict: () => Promise.resolve(),
+    afterExecute: (ctx) => reportAfterExecute(ctx, side),
   };
+}
+
+/** Attacher mode for one pass, over the VolumeAttachments it read. */
+export function attacherMode(deps: AttacherDeps, inputs: AttacherInputs): ModeFor {
+  const side: AttacherSide = {
+    cluster: deps.cluster,
+    targets: inputs.targets,
+    written: new Set(),
+    ...(inputs.listing === undefined ? {} : { listing: inputs.listing }),
+    pvRead: new Map((inputs.pvsRead ?? []).map((pv) => [pv.metadata.name ?? '', pv])),
+  };
+  return () => attacherPass(side);
 }

@@ -8,12 +8,12 @@ import { compareWithSidecar, disagreements, type ShadowComparison } from '../../
 import type { VaTarget } from '../../core/attacher/targets.js';
 import type { VolumeId } from '../../core/types.js';
 import { nodesByInstance } from '../../core/verification.js';
-import type { PassContext } from '../context.js';
-import type { Executed } from '../pass.js';
+import type { PassContext } from '../pass/state.js';
+import type { Executed } from '../pass/plan-and-execute.js';
 
 /** Volumes EC2 is asked about in a shadow pass: those of every VA, and of every EBS PV (to find attachments no VA names). */
-export function shadowVolumes(ctx: PassContext, targets: readonly VaTarget[]): VolumeId[] {
-  return [...targets.flatMap((t) => t.volumeId ?? []), ...ctx.pvNames.keys()];
+export function shadowVolumes(targets: readonly VaTarget[], pvNames: ReadonlyMap<VolumeId, string>): VolumeId[] {
+  return [...targets.flatMap((t) => t.volumeId ?? []), ...pvNames.keys()];
 }
 
 export function reportShadow(ctx: PassContext, targets: readonly VaTarget[], executed: Executed): ShadowComparison {

@@ -76,8 +76,10 @@ describe('the attacher-mode desired state', () => {
       { complete: true },
     );
 
-    expect([...(state.released ?? [])]).toEqual([`${V}|node-a`]);
-    expect(state).not.toHaveProperty('releasedInstances');
+    expect(state.decidedBy.kind).toBe('kcm');
+    const decidedBy = state.decidedBy as Extract<typeof state.decidedBy, { kind: 'kcm' }>;
+    expect([...decidedBy.released]).toEqual([`${V}|node-a`]);
+    expect(decidedBy).not.toHaveProperty('releasedInstances');
   });
 
   it('remembers the instance of a released object whose Node is gone, and only then: nothing else names it', () => {
@@ -88,7 +90,7 @@ describe('the attacher-mode desired state', () => {
 
     const state = attacherDesiredState(nodes, [gone, live, unfinalized, noInstance], { complete: true });
 
-    expect(state.releasedInstances).toEqual(new Map([['i-0000000000000gone', 'node-gone']]));
+    expect(state.decidedBy).toEqual(expect.objectContaining({ releasedInstances: new Map([['i-0000000000000gone', 'node-gone']]) }));
   });
 
   it('sorts what must be attached by volume, then node', () => {

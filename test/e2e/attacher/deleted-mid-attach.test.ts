@@ -11,7 +11,7 @@
  * detach, no error left) without the stale `attached: true`: kcm is already waiting for the
  * object to disappear, and a deleting object that reads as attached tells everyone else a lie.
  */
-import type { Ports } from '../../../lambda/reconcile/types.js';
+import type { Ports } from '../../../lambda/composition.js';
 import { describe, expect, it } from 'vitest';
 import { lambdaContext } from '../../../sandbox/events.js';
 import type { World } from '../../../sandbox/world.js';

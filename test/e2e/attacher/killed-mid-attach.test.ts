@@ -6,7 +6,7 @@
  * EC2, attaches only if EC2 shows nothing, and writes the VolumeAttachment's status exactly once.
  */
 import { describe, expect, it } from 'vitest';
-import type { Ports } from '../../../lambda/reconcile/types.js';
+import type { Ports } from '../../../lambda/composition.js';
 import { lambdaContext } from '../../../sandbox/events.js';
 import type { World } from '../../../sandbox/world.js';
 import { killable, type Kill, type Killable } from '../../faults/killable.js';

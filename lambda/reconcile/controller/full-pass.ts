@@ -1,0 +1,74 @@
+/**
+ * The full pass (DESIGN §4): read the whole cluster and the whole actual state, take over on first
+ * run (seed.ts; across several passes when it is large), verify against EC2 every sync period, then
+ * plan, act and report.
+ *
+ * Cluster read failure (decided): the pass plans from an empty cluster snapshot marked
+ * `complete: false`. It then attaches nothing and detaches nothing — an unreadable cluster is no
+ * evidence either way — but still verifies against EC2 and resolves expired operations, which
+ * need no cluster knowledge. A store read failure aborts the pass (thrown).
+ */
+import { buildDesiredState } from '../../core/desired-state.js';
+import { seedDue, unsettledTargets, verificationDue, verificationTargets } from '../../core/verification.js';
+import { readOrNothing } from '../pass/cluster-read.js';
+import { createPassContext } from '../pass/context.js';
+import { markOutOfService } from '../pass/out-of-service.js';
+import { NOTHING_EXECUTED, planAndExecute } from '../pass/plan-and-execute.js';
+import { rememberVerification } from '../pass/remember-verification.js';
+import { runPass } from '../pass/template.js';
+import type { Budget, PassOptions, PassReport } from '../pass/types.js';
+import { verifyAgainstEc2 } from '../pass/verify.js';
+import type { ControllerDeps } from './deps.js';
+import { controllerMode } from './reports.js';
+import { takeOver, type Takeover } from './seed.js';
+import { EMPTY_SNAPSHOT } from './snapshot.js';
+
+export async function runFullPass(baseDeps: ControllerDeps, budget: Budget, options: PassOptions = {}): Promise<PassReport> {
+  return runPass(baseDeps, options, async ({ deps, dryRun, passId, startedAt }) => {
+    // The cluster read and the scan are independent; the scan brings the controller state along.
+    const [cluster, scanned] = await Promise.all([readOrNothing(deps, () => deps.cluster.readAll(), EMPTY_SNAPSHOT), deps.store.scan()]);
+    const snapshot = cluster.read;
+    const controllerState = scanned.controllerState ?? (await deps.store.getControllerState());
+    const desired = buildDesiredState(snapshot, { complete: cluster.complete });
+    const mode = controllerMode(deps, { pvs: snapshot.pvs, listed: snapshot });
+    const ctx = createPassContext(deps, budget, { desired, actual: new Map(scanned.records) }, mode);
+
+    const seeded = seedDue(cluster.complete, controllerState.seededAt);
+    const takeover = seeded ? await takeOver(ctx, snapshot, controllerState, passId) : undefined;
+    if (takeover !== undefined) deps.log.info('taking over from the cluster', { done: takeover.done, left: takeover.left });
+    // Until every claim is on record, any plan would decide on half a picture: a partial takeover plans nothing.
+    const partial = takeover !== undefined && takeover.left > 0;
+    const due = !partial && verificationDue(seeded, controllerState.lastVerifiedAt, startedAt, deps.settings.syncPeriodMs);
+    const targets = partial
+      ? { volumeIds: [], instanceIds: [] }
+      : due
+        ? verificationTargets(ctx.desired, ctx.actual)
+        : unsettledTargets(ctx.actual);
+    // The takeover asked EC2 about every claimed volume already (this pass or an earlier one of it).
+    const claimed = takeover?.claimed;
+    const volumeIds = claimed === undefined ? targets.volumeIds : targets.volumeIds.filter((id) => !claimed.has(id));
+    const asked = (due || volumeIds.length > 0) && (await verifyAgainstEc2(ctx, volumeIds, targets.instanceIds)) !== undefined;
+    const verified = due && asked;
+
+    if (!partial && !dryRun && cluster.complete) await markOutOfService(ctx, snapshot.nodes);
+    const executed = partial ? NOTHING_EXECUTED : await planAndExecute(ctx, dryRun);
+    // Seeding counts as done only once EC2 settled every claim and the rest was verified; the verification is as old as the takeover's start.
+    if (verified) await rememberVerification(ctx, takeover?.state ?? controllerState, { seeded, at: takeover?.startedAt ?? startedAt });
+    return {
+      kind: 'full',
+      ctx,
+      executed,
+      clusterComplete: cluster.complete,
+      ...(cluster.error === undefined ? {} : { clusterError: cluster.error }),
+      verified,
+      seeded,
+      corrupt: scanned.corrupt,
+      ...(takeover === undefined ? {} : { extra: takeoverReport(takeover) }),
+    };
+  });
+}
+
+/** A takeover's progress; a pass that left some of it to the next one has not converged. */
+function takeoverReport(takeover: Takeover): Partial<PassReport> {
+  return { takeover: { done: takeover.done, left: takeover.left }, ...(takeover.left > 0 ? { converged: false } : {}) };
+}

@@ -1,0 +1,131 @@
+/**
+ * One attach: the mode's go-ahead, intent, AttachVolume, a bounded wait for `attached`, then the
+ * record and the mode's reports. An attach still `attaching` at the wait deadline stays
+ * recorded with its lease ended, so the next pass resolves it against EC2; one EC2 does not show yet
+ * (DescribeVolumes lags behind AttachVolume) stays `uncertain` until EC2 settles it.
+ */
+import type { AttachAction } from '../../core/actions.js';
+import { attachStuck, leftoverAttachment, type StartedAttachment } from '../../core/observed.js';
+import { settleAcceptedAttach } from '../../core/accepted-attach.js';
+import { completeAttach, failOperation } from '../../core/transitions.js';
+import { lockKey, type Ec2Attachment } from '../../core/types.js';
+import type { AttachOutcome, SeenInstance } from '../../ports/block-storage.js';
+import type { PassContext } from './state.js';
+import { desiredAttachment } from './context.js';
+import { deviceClaims } from './device-claims.js';
+import { noteAttachment, observeVolume } from './observe.js';
+import { startOperation } from './operation-start.js';
+import { onRecord, writeRecord, type Step } from './records.js';
+import type { ActionResult, ResultOf } from './types.js';
+
+/** A step needs at least this long to be started and written down. */
+const MIN_ATTACH_MS = 2_000;
+
+export async function executeAttach(ctx: PassContext, planned: AttachAction): Promise<ActionResult> {
+  const result: ResultOf = (outcome, detail, extra = {}) => ({
+    kind: 'attach',
+    volumeId: planned.volumeId,
+    nodeName: planned.nodeName,
+    outcome,
+    detail,
+    ...extra,
+  });
+  if (!ctx.deadline.canStart(MIN_ATTACH_MS)) return result('deferred', 'no time left in this pass');
+  const refused = await ctx.mode.beforeAttach(ctx, planned);
+  if (refused !== undefined) return result('failed', refused);
+  const desired = desiredAttachment(ctx, planned.volumeId, planned.nodeName);
+  const started = await startOperation(ctx, planned, (action) => ({
+    volumeId: action.volumeId,
+    uniqueName: action.uniqueName,
+    accessModes: desired?.accessModes ?? [],
+    multiAttach: action.multiAttach,
+    kind: 'attach',
+    nodeName: action.nodeName,
+    instanceId: action.instanceId,
+  }));
+  if (!started.ok) return result(started.outcome, started.detail);
+  const { action, operationId } = started;
+  const fence = { lockKey: lockKey(started.record, action.nodeName), operationId };
+  const finish = (step: Step) => writeRecord(ctx.deps.store, ctx.actual, action.volumeId, ctx.actual.get(action.volumeId), step, { fence });
+
+  const lease = started.record.operations[fence.lockKey]?.leaseExpiresAt ?? ctx.deps.clock();
+  const devices = deviceClaims(ctx, { volumeId: action.volumeId, instanceId: action.instanceId, operationId, expiresAt: lease });
+  const calledAt = ctx.deps.clock();
+  const seen = recentlySeen(ctx, action.instanceId);
+  const outcome = await ctx.deps.blockStorage.attach({
+    volumeId: action.volumeId,
+    instanceId: action.instanceId,
+    devices,
+    ...(seen ? { seen } : {}),
+  });
+  ctx.mode.changed(action.volumeId, action.nodeName);
+  if (outcome.kind === 'started' || outcome.kind === 'already-attached') {
+    return settle(ctx, action, operationId, outcome, calledAt, finish, result);
+  }
+  return fail(ctx, action, operationId, outcome, finish, result);
+}
+
+/**
+ * The instance as verification saw it, while that is younger than the lease margin: every lease ends
+ * at least that long after its AttachVolume, so any device attached since the look is still claimed
+ * in the store. Older, the adapter looks again.
+ */
+function recentlySeen(ctx: PassContext, instanceId: string): SeenInstance | undefined {
+  const seen = ctx.seenInstances.get(instanceId);
+  return seen !== undefined && ctx.deps.clock() - seen.at < ctx.deps.settings.plan.leaseMarginMs ? seen.instance : undefined;
+}
+
+async function settle(
+  ctx: PassContext,
+  action: AttachAction,
+  operationId: string,
+  outcome: StartedAttachment & { kind: 'started' | 'already-attached' },
+  calledAt: number,
+  finish: (step: Step) => ReturnType<typeof writeRecord>,
+  result: ResultOf,
+): Promise<ActionResult> {
+  const device = outcome.device;
+  // An attach the core judges stuck is not worth waiting for: the next pass detaches and retries it.
+  const since = ctx.actual.get(action.volumeId)?.attachments[action.nodeName]?.since ?? calledAt;
+  const waited = await ctx.deps.blockStorage.waitFor({
+    volumeId: action.volumeId,
+    instanceId: action.instanceId,
+    target: 'attached',
+    deadline: ctx.deadline.waitUntil(ctx.deps.settings.maxAttachWaitMs),
+    giveUp: (seen, now) => attachStuck(seen, since, now, ctx.deps.settings.plan),
+    // Only an attachment EC2 just started can be confused with a lagging read of an earlier one.
+    ...(outcome.kind === 'started' ? { leftover: (seen: Ec2Attachment) => leftoverAttachment(seen, outcome) } : {}),
+  });
+  const now = ctx.deps.clock();
+  if (waited.reachedTarget) {
+    noteAttachment(ctx, action.volumeId, { instanceId: action.instanceId, state: 'attached', device: waited.device ?? device });
+    const written = await finish(onRecord((r) => completeAttach(r, operationId, waited.device ?? device, now)));
+    if (!written.ok) return result('failed', `attached, but the record could not be completed: ${written.reason}`);
+    await ctx.mode.attached(ctx, action, waited.device ?? device);
+    return result('ok', `attached as ${waited.device ?? device}`, { latencyMs: now - calledAt });
+  }
+  await finish(onRecord((r) => settleAcceptedAttach(r, operationId, waited.state, device, now, ctx.deps.settings.plan.backoff)));
+  return result(
+    'deferred',
+    waited.state === 'attaching'
+      ? 'still attaching at the wait deadline; left for the next pass to resolve'
+      : `EC2 accepted the attach but shows it ${waited.state} at the wait deadline; kept uncertain until EC2 settles it`,
+  );
+}
+
+async function fail(
+  ctx: PassContext,
+  action: AttachAction,
+  operationId: string,
+  outcome: Exclude<AttachOutcome, { kind: 'started' | 'already-attached' }>,
+  finish: (step: Step) => ReturnType<typeof writeRecord>,
+  result: ResultOf,
+): Promise<ActionResult> {
+  const now = ctx.deps.clock();
+  // A transient failure (timeout, 5xx) may hide an attach EC2 went on with: verification settles it.
+  const options = { ec2MayStillBeWorking: outcome.kind === 'transient' };
+  await finish(onRecord((r) => failOperation(r, operationId, outcome.message, now, ctx.deps.settings.plan.backoff, options)));
+  if (outcome.kind === 'attached-elsewhere') await observeVolume(ctx, action.volumeId);
+  await ctx.mode.attachFailed(ctx, action, outcome);
+  return result('failed', `${outcome.kind}: ${outcome.message}`, { throttled: outcome.kind === 'throttled' });
+}
