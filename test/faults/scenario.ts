@@ -142,9 +142,17 @@ export async function runScenario(rig: Rig, seed: number, stepCount = 8, mode: M
   const kubelets = new Kubelets(world.kube, world.ec2, { unmountMs: () => unmountTime(unmounts) });
   const modeParts = scenarioMode(world, kubelets);
   const oracle = modeParts.oracle;
-  const parts: Parts = { world, random, ledger, result, mode: modeParts, kubelets, theme, themeRandom: new Random(seed + THEME_STREAM) };
   try {
     const cluster = buildCluster(world, random, theme.shape);
+    const themeCtx: ThemeContext = {
+      world,
+      cluster,
+      kubelets,
+      random: new Random(seed + THEME_STREAM),
+      pardonReported: (volumeId, nodeName) => modeParts.pardonReported(volumeId, nodeName),
+      state: theme.state?.(),
+    };
+    const parts: Parts = { world, random, ledger, result, mode: modeParts, kubelets, theme, themeCtx };
     for (let step = 1; step <= stepCount; step++) await playStep(parts, cluster, step);
     await converge(parts, cluster);
   } finally {
@@ -168,7 +176,8 @@ interface Parts {
   mode: ScenarioMode;
   kubelets: Kubelets;
   theme: Theme;
-  themeRandom: Random;
+  /** The theme's view of this run, its own state included: made once, handed to every step. */
+  themeCtx: ThemeContext;
 }
 
 /** Offsets the theme's stream from the scenario's, so scripting a step never shifts the scenario's draws. */
@@ -180,13 +189,7 @@ async function playStep(parts: Parts, cluster: FaultCluster, step: number): Prom
   const { world, random, ledger, result, mode, kubelets } = parts;
   const oracle = mode.oracle;
   forgetGonePods(world, cluster);
-  const themeCtx: ThemeContext = {
-    world,
-    cluster,
-    kubelets,
-    random: parts.themeRandom,
-    pardonReported: (volumeId, nodeName) => mode.pardonReported(volumeId, nodeName),
-  };
+  const { themeCtx } = parts;
   const script: ScriptedStep = parts.theme.step?.(step, themeCtx) ?? {};
   const drawnChange: Change = pickChange(cluster, random);
   const changes = script.changes ?? [drawnChange];
@@ -236,7 +239,7 @@ async function playStep(parts: Parts, cluster: FaultCluster, step: number): Prom
 async function followUp(parts: Parts, cluster: FaultCluster, then: FollowUp): Promise<{ outcomes: PassRun[]; note: string }> {
   await parts.world.turnstile.drained();
   const changes = then.changes();
-  for (const change of changes) applyChange(parts.world, cluster, parts.themeRandom, change);
+  for (const change of changes) applyChange(parts.world, cluster, parts.themeCtx.random, change);
   parts.mode.oracle.observe();
   const outcomes = await Promise.all(then.passes.map((spec) => runPass(parts.world, spec)));
   return {
