@@ -5,7 +5,7 @@
  * decides what is attached (it acts between passes and, now and then, in the middle of one) and
  * the invariants are attacher mode's (sandbox/oracle/attacher/README.md).
  */
-import type { ActionResult, Target } from '../../lambda/reconcile/pass/types.js';
+import type { ActionResult } from '../../lambda/reconcile/pass/types.js';
 import { Random } from '../../sandbox/generate/random.js';
 import { Kubelets } from '../../sandbox/kubelets.js';
 import type { Violation } from '../../sandbox/oracle/checks.js';
@@ -16,7 +16,8 @@ import { applyChange, buildCluster, clusterGoesOn, forgetGonePods, pickChange, t
 import { massDetachViolations, storedAttachments, type StoredAttachment } from '../../sandbox/oracle/mass-detach.js';
 import { clearFaults, describeFault, inject, pickFaults, unstick, type Fault } from './faults.js';
 import { armKcmRound, pickKcmRound } from './kcm-mid-pass.js';
-import { killable, type Kill, type Killable } from './killable.js';
+import { killable, type Killable } from './killable.js';
+import type { PassSpec } from './pass-spec.js';
 import { armRestart, pickRestart } from './mid-pass.js';
 import { scenarioMode, type ScenarioMode } from './mode.js';
 import { LEASE_BOUND_MS, MASS_DETACH_RULE, MAX_WAIT_FOR_UNMOUNT_MS, type Mode, type Rig, type World } from './rig.js';
@@ -42,11 +43,6 @@ export interface ScenarioResult {
 const MINUTE = 60_000;
 /** Exactly maxWaitForUnmount is among them: a detach at the boundary must still wait. */
 const ADVANCES = [0, 2_000, 15_000, MINUTE, 100_000, MAX_WAIT_FOR_UNMOUNT_MS, 7 * MINUTE];
-
-export interface PassSpec {
-  target?: Target;
-  kill?: Kill;
-}
 
 function pickPasses(cluster: FaultCluster, random: Random): PassSpec[] {
   const specs: PassSpec[] = Array.from({ length: random.between(1, 3) }, () => ({ ...pickTarget(cluster, random) }));

@@ -13,7 +13,7 @@ import { EVICTION_AFTER_MS } from '../eviction.js';
 import type { Fault } from '../faults.js';
 import type { MidPassRestart } from '../mid-pass.js';
 import type { World } from '../rig.js';
-import type { PassSpec } from '../scenario.js';
+import type { PassSpec } from '../pass-spec.js';
 
 /** What a theme may look at and act on while it scripts a step: one for the whole run. */
 export interface ThemeContext<State = unknown> {
