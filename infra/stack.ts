@@ -2,12 +2,13 @@
  * The attach/detach controller for one EKS cluster: state table, three functions sharing one
  * role, the schedule and event routes that trigger them, alarms and a dashboard.
  */
-import { CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
+import { Aws, CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
 import { SETTING_DEFAULTS } from '../lambda/config.js';
+import { parseTagList, type TagScheme } from '../lambda/core/tag-scheme.js';
 import { HANDLER_ENTRIES } from './contracts.js';
 import { ControllerFunction } from './constructs/controller-function.js';
 import { FULL_PASS_SIZE, TARGETED_PASS_SIZE, type FunctionSize } from './function-sizes.js';
@@ -45,7 +46,7 @@ export class AttachDetachStack extends Stack {
       description: `EBS attach/detach controller for EKS cluster ${settings.clusterName}`,
     });
     // The same AWS permissions in both modes: either way our role alone attaches and detaches.
-    grantController(this, this.role, { table: state.table, clusterTagKey: settings.clusterTagKey });
+    grantController(this, this.role, { table: state.table, tags: tagSchemeOf(settings), kmsKeyArns: settings.kmsKeyArns });
     if (settings.ec2BudgetTableName) grantBudgetTable(this.role, settings.ec2BudgetTableName);
     const vpcAccess = settings.vpc && new VpcAccess(this, 'VpcAccess', { settings: settings.vpc, role: this.role });
 
@@ -55,7 +56,7 @@ export class AttachDetachStack extends Stack {
       description,
       role: this.role,
       reservedConcurrency: settings.reservedConcurrency,
-      environment: controllerEnvironment(settings, state.table.tableName),
+      environment: { ...controllerEnvironment(settings, state.table.tableName), ...vpcAccess?.environment },
       network: vpcAccess?.network,
       ...size,
     });
@@ -150,6 +151,9 @@ function controllerEnvironment(settings: StackSettings, tableName: string): Reco
     CLUSTER_NAME: settings.clusterName,
     CLUSTER_ENDPOINT: settings.apiEndpoint,
     CLUSTER_CA: settings.certificateAuthority,
+    // The role's tag conditions, so the controller can name the tag a refused volume lacks.
+    VOLUME_TAGS: settings.volumeTags,
+    INSTANCE_TAGS: settings.instanceTags,
     ...(settings.ec2BudgetTableName ? { EC2_BUDGET_TABLE_NAME: settings.ec2BudgetTableName } : {}),
     // The handlers taint by default; off only needs saying.
     ...(settings.outOfServiceTaint === 'off' ? { OUT_OF_SERVICE_TAINT: 'off' } : {}),
@@ -162,16 +166,47 @@ function controllerEnvironment(settings: StackSettings, tableName: string): Reco
 }
 
 /**
- * The topic every alarm notifies: the one given (`alarmTopicArn`), or one of the stack's own,
- * encrypted with the SNS-managed key and reachable over TLS only.
+ * The topic every alarm notifies: the one given (`alarmTopicArn`), or one of the stack's own. Ours
+ * is encrypted with a key of its own, because CloudWatch cannot use the AWS-managed `alias/aws/sns`
+ * (its policy cannot be changed and does not name CloudWatch): the key lets CloudWatch encrypt for
+ * this account's alarms, and the topic lets it publish for them (the conditions keep another
+ * account's alarms from using either, the confused deputy). TLS only.
  */
 function alarmTopic(scope: Construct, topicArn: string | undefined): sns.ITopic {
   if (topicArn) return sns.Topic.fromTopicArn(scope, 'AlarmTopic', topicArn);
-  return new sns.Topic(scope, 'AlarmTopic', {
+  const cloudWatch = new iam.ServicePrincipal('cloudwatch.amazonaws.com');
+  const thisAccount = { StringEquals: { 'aws:SourceAccount': Aws.ACCOUNT_ID } };
+  const key = new kms.Key(scope, 'AlarmTopicKey', {
+    description: 'EBS attach/detach controller: encrypts the alarm topic; CloudWatch alarms of this account may use it',
+    enableKeyRotation: true,
+  });
+  key.addToResourcePolicy(
+    new iam.PolicyStatement({
+      sid: 'CloudWatchAlarmsOfThisAccount',
+      principals: [cloudWatch],
+      actions: ['kms:Decrypt', 'kms:GenerateDataKey*'],
+      resources: ['*'],
+      conditions: thisAccount,
+    }),
+  );
+  const topic = new sns.Topic(scope, 'AlarmTopic', {
     displayName: 'EBS attach/detach controller alarms',
-    masterKey: kms.Alias.fromAliasName(scope, 'SnsManagedKey', 'alias/aws/sns'),
+    masterKey: key,
     enforceSSL: true,
   });
+  topic.addToResourcePolicy(
+    new iam.PolicyStatement({
+      sid: 'CloudWatchAlarmsOfThisAccount',
+      principals: [cloudWatch],
+      actions: ['sns:Publish'],
+      resources: [topic.topicArn],
+      conditions: {
+        ...thisAccount,
+        ArnLike: { 'aws:SourceArn': `arn:${Aws.PARTITION}:cloudwatch:${Aws.REGION}:${Aws.ACCOUNT_ID}:alarm:*` },
+      },
+    }),
+  );
+  return topic;
 }
 
 function deadLetterLabels<T>(queues: Record<string, T>): Record<string, T> {
@@ -190,4 +225,12 @@ function exporterPutEventsPolicy(scope: Construct, route: ClusterEventRoute): ia
       }),
     ],
   });
+}
+
+/** The scheme the settings name, resolved for this cluster (readSettings already refused bad entries). */
+function tagSchemeOf(settings: StackSettings): TagScheme {
+  return {
+    volume: parseTagList(settings.volumeTags, 'volume', settings.clusterName).tags,
+    instance: parseTagList(settings.instanceTags, 'instance', settings.clusterName).tags,
+  };
 }

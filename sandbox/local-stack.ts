@@ -22,8 +22,13 @@ import { createKcm, type Kcm } from './kcm/kcm.js';
 import { startMeteredDynamo, type MeteredDynamo } from './metered-dynamo.js';
 import { ApiLedger } from './oracle/ledger.js';
 import type { Turnstile } from './turnstile.js';
+import type { IamModel } from './ec2/iam/authorize.js';
+import { controllerPrincipal, SHARED_EVALUATOR, type StackPolicyOptions } from './stack-policy.js';
 
+/** The controller's credentials: the local EC2 holds them to the stack's role policy. */
 const CREDENTIALS = { accessKeyId: 'AKIDLOCALSTACK', secretAccessKey: 'local-stack-secret' };
+/** The sandbox's own setup (instances, volumes, tags) and assertions: an administrator, as an operator would be. */
+const SETUP_CREDENTIALS = { accessKeyId: 'AKIDSANDBOXSETUP', secretAccessKey: 'sandbox-setup-secret' };
 
 export interface LocalStackOptions {
   /** Shared by the controller, the local EC2 and the kubelet; real time by default. */
@@ -43,6 +48,11 @@ export interface LocalStackOptions {
   turnstile?: Turnstile;
   /** The local Kubernetes API's transport (sandbox/kube: `https` by default). */
   kubeTransport?: 'https' | 'http';
+  /**
+   * The local EC2 holds the controller to the role policy the stack synthesizes for these settings
+   * (on by default: tags and KMS keys must be as a real account needs them); `false` lets it do everything.
+   */
+  iam?: false | Pick<StackPolicyOptions, 'volumeTags' | 'instanceTags' | 'kmsKeyArns'>;
 }
 
 export interface Handlers {
@@ -87,7 +97,9 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     const turns = options.turnstile === undefined ? {} : { turnstile: options.turnstile };
     const dynamo = await startMeteredDynamo(turns);
     stoppers.push(() => dynamo.stop());
-    const ec2 = await startLocalEc2({ ...options.ec2, ...turns, clock });
+    const clusterName = options.clusterName ?? 'local';
+    const iam = options.iam === false ? undefined : await iamModel({ clusterName, mode: options.mode ?? 'controller', ...options.iam });
+    const ec2 = await startLocalEc2({ ...options.ec2, ...turns, clock, ...(iam === undefined ? {} : { iam }) });
     stoppers.push(() => ec2.stop());
     const kube = await startKubeSandbox({
       now: () => new Date(clock.now()),
@@ -98,7 +110,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     const tableName = options.tableName ?? 'ebs-attach-detach-volumes';
     const setup = localDynamoClient(dynamo.endpoint);
     await createVolumeTable(setup, tableName).finally(() => setup.destroy());
-    const ec2Client = new EC2Client({ region: LOCAL_REGION, endpoint: ec2.endpoint, credentials: CREDENTIALS });
+    const ec2Client = new EC2Client({ region: LOCAL_REGION, endpoint: ec2.endpoint, credentials: SETUP_CREDENTIALS });
     stoppers.push(() => Promise.resolve(ec2Client.destroy()));
     const env = controllerEnv(options, { dynamo: dynamo.endpoint, ec2: ec2.endpoint, kubeconfig: kube.kubeconfigPath, tableName });
     const config = loadConfig(env, 'local');
@@ -151,7 +163,21 @@ function controllerEnv(
     AWS_ACCESS_KEY_ID: CREDENTIALS.accessKeyId,
     AWS_SECRET_ACCESS_KEY: CREDENTIALS.secretAccessKey,
     POWERTOOLS_LOG_LEVEL: 'SILENT',
+    // The tags the role requires, as the stack would set them (the defaults when unset).
+    ...(options.iam ? tagSettings(options.iam) : {}),
     ...(options.mode === undefined ? {} : { OPERATING_MODE: options.mode }),
     ...options.env,
   };
+}
+
+function tagSettings(iam: Pick<StackPolicyOptions, 'volumeTags' | 'instanceTags'>): Record<string, string> {
+  return {
+    ...(iam.volumeTags === undefined ? {} : { VOLUME_TAGS: iam.volumeTags }),
+    ...(iam.instanceTags === undefined ? {} : { INSTANCE_TAGS: iam.instanceTags }),
+  };
+}
+
+async function iamModel(options: StackPolicyOptions): Promise<IamModel> {
+  const principal = await controllerPrincipal(options);
+  return { principals: new Map([[CREDENTIALS.accessKeyId, principal]]), evaluator: SHARED_EVALUATOR, region: LOCAL_REGION };
 }

@@ -93,6 +93,13 @@ export class ControllerAlarms extends Construct {
       threshold: 1,
       description: 'A volume was detached while the kubelet may still hold it (timeout, out-of-service, stopped or gone instance).',
     });
+    this.add('UnauthorizedCalls', {
+      metric: metric(Metric.UnauthorizedCalls),
+      threshold: 1,
+      description:
+        'EC2 or the Kubernetes API refused the role: a volume or instance lacks the tags the role requires, an encrypted volume’s key is not in kmsKeyArns, or RBAC is missing (`ebs-attach-detach explain` names the missing tag).',
+    });
+    // The Fenced alarm (a pass that ran while the csi-attacher sidecar held its Lease) belongs to the handover (issue 28).
     this.add('PassFailures', {
       metric: metric(Metric.PassFailures),
       threshold: 3,

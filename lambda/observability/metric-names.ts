@@ -44,6 +44,9 @@ export const Metric = {
   UnwantedAttachments: 'UnwantedAttachments',
   /** Count of passes that aborted (cluster or store unreadable). */
   PassFailures: 'PassFailures',
+  /** Count per pass of calls refused the role: EC2 `UnauthorizedOperation` (or no grant on a volume's KMS key), Kubernetes 403. */
+  UnauthorizedCalls: 'UnauthorizedCalls',
+  // Fenced (attacher mode: a pass that ran while the sidecar held its Lease) belongs to the handover work (issue 28).
 } as const;
 
 export type MetricName = (typeof Metric)[keyof typeof Metric];

@@ -30,6 +30,7 @@ export function recordPass(metrics: Metrics, report: PassReport): void {
   const conflicts = report.results.filter((r) => r.kind === 'multiAttachConflict').length;
   metrics.addMetric(Metric.MultiAttachConflicts, MetricUnit.Count, conflicts);
   metrics.addMetric(Metric.Ec2Throttles, MetricUnit.Count, report.results.filter((r) => r.throttled === true).length);
+  metrics.addMetric(Metric.UnauthorizedCalls, MetricUnit.Count, report.unauthorizedCalls);
   metrics.addMetric(Metric.ExpiredOperations, MetricUnit.Count, report.expiredOperations);
   metrics.addMetric(Metric.DetachesHeldBack, MetricUnit.Count, report.heldBack.length);
   metrics.addMetric(Metric.DesiredAttachments, MetricUnit.Count, report.desiredAttachments);

@@ -72,6 +72,7 @@ describe('alarms', () => {
     ['a Multi-Attach conflict', METRICS_NAMESPACE, Metric.MultiAttachConflicts, [cluster, service], 'Sum', 1],
     ['repeated pass failures', METRICS_NAMESPACE, Metric.PassFailures, [cluster, service], 'Sum', 3],
     ['detaches the mass-detach guard held back', METRICS_NAMESPACE, Metric.DetachesHeldBack, [cluster, service], 'Sum', 1],
+    ['a call EC2 or the Kubernetes API refused the role', METRICS_NAMESPACE, Metric.UnauthorizedCalls, [cluster, service], 'Sum', 1],
   ])('fires on %s and notifies the topic', (_behaviour, namespace, metricName, dimensions, statistic, threshold) => {
     const resolved = dimensions.map((d) =>
       d.Name === 'FunctionName'
@@ -150,8 +151,8 @@ describe('alarms', () => {
     });
   });
 
-  it('has exactly these thirteen alarms', () => {
-    template.resourceCountIs('AWS::CloudWatch::Alarm', 13);
+  it('has exactly these fourteen alarms', () => {
+    template.resourceCountIs('AWS::CloudWatch::Alarm', 14);
   });
 
   it('notifies the given topic and creates none of its own', () => {
@@ -200,6 +201,7 @@ describe('metric dimensions', () => {
     [Metric.Ec2Throttles, {}],
     [Metric.PassDuration, { Pass: 'full' }],
     [Metric.DetachesHeldBack, {}],
+    [Metric.UnauthorizedCalls, {}],
     [Metric.ForcedDetaches, { Trigger: 'unmount-timeout' }],
   ])('alarms on %s under exactly the dimension set Powertools publishes it with', (name, extra) => {
     expect(alarmDimensions(name)).toEqual(published(name, extra));

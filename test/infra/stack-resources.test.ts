@@ -59,7 +59,7 @@ describe('functions', () => {
     },
   );
 
-  it("gives every function its mode, what identifies the cluster and only the settings that differ from the handlers' defaults", () => {
+  it("gives every function its mode, what identifies the cluster, the role's tag conditions and only the settings that differ from the handlers' defaults", () => {
     const functions = template.findResources('AWS::Lambda::Function');
     expect(Object.keys(functions)).toHaveLength(3);
     for (const fn of Object.values(functions)) {
@@ -71,6 +71,9 @@ describe('functions', () => {
         CLUSTER_NAME: 'prod',
         CLUSTER_ENDPOINT: 'https://ABC123.gr7.eu-west-1.eks.amazonaws.com',
         CLUSTER_CA: TEST_CA,
+        // Always said, though they are the defaults: the controller names what a refused volume lacks from them.
+        VOLUME_TAGS: 'cluster-name,kubernetes-cluster',
+        INSTANCE_TAGS: 'eks-nodegroup,eks-auto-mode,cluster-name,kubernetes-cluster',
       });
     }
   });

@@ -81,7 +81,12 @@ const operationSchema = z.object({
   prior: z.object({ state: attachmentState, device: z.string().optional() }).optional(),
 });
 
-const backoffSchema = z.object({ failures: z.number().int().positive(), notBefore: time, lastError: z.string() });
+const backoffSchema = z.object({
+  failures: z.number().int().positive(),
+  notBefore: time,
+  lastError: z.string(),
+  untilDetachFrom: z.object({ instanceId: z.string().min(1), attached: z.number().int().nonnegative() }).optional(),
+});
 
 /** A volume record, with the keys of its maps checked against their contents. */
 export const volumeRecordSchema = z
