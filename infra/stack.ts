@@ -141,6 +141,8 @@ function controllerEnvironment(settings: StackSettings, tableName: string): Reco
   const tunables: Partial<Record<keyof typeof SETTING_DEFAULTS, string>> = {
     SYNC_PERIOD_SECONDS: String(settings.syncPeriodSeconds),
     MAX_WAIT_FOR_UNMOUNT_SECONDS: String(settings.maxWaitForUnmountSeconds),
+    LEASE_FENCE_NAMESPACE: settings.leaseFenceNamespace,
+    LEASE_FENCE_NAME: settings.leaseFenceName,
   };
   const differing = Object.entries(tunables).filter(([key, value]) => SETTING_DEFAULTS[key as keyof typeof SETTING_DEFAULTS] !== value);
   return {
@@ -155,8 +157,10 @@ function controllerEnvironment(settings: StackSettings, tableName: string): Reco
     ...(settings.outOfServiceTaint === 'off' ? { OUT_OF_SERVICE_TAINT: 'off' } : {}),
     // The fence is off by default (handover step 2 turns it on).
     ...(settings.leaseFence === 'on' ? { LEASE_FENCE: 'on' } : {}),
-    // Writes are on by default (handover step 1, shadow, turns them off).
-    ...(settings.writes === 'off' ? { WRITES: 'off' } : {}),
+    // Always explicit: the handlers derive it from the mode, and the deployed choice shows in the console.
+    WRITES: settings.writes,
+    // Only the operator's word that no csi-attacher runs lets attacher mode write without the fence.
+    ...(settings.sidecarGone ? { SIDECAR_GONE: 'true' } : {}),
     ...Object.fromEntries(differing),
   };
 }

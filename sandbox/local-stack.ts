@@ -38,6 +38,12 @@ export interface LocalStackOptions {
   controller?: Omit<ControllerOverrides, 'clock'>;
   /** Play kube-controller-manager's attach/detach controller (attacher mode): `stack.kcm.step()` between passes. */
   simulateKcm?: boolean;
+  /**
+   * A csi-attacher sidecar runs beside the controller (the test starts one, sandbox/sidecar/). Without
+   * it no csi-attacher runs here, and an attacher-mode stack says so (SIDECAR_GONE=true), as an
+   * operator who removed the sidecar would; with it, the controller must be fenced or a shadow.
+   */
+  sidecar?: boolean;
 }
 
 export interface Handlers {
@@ -142,6 +148,7 @@ function controllerEnv(
     AWS_SECRET_ACCESS_KEY: CREDENTIALS.secretAccessKey,
     POWERTOOLS_LOG_LEVEL: 'SILENT',
     ...(options.mode === undefined ? {} : { OPERATING_MODE: options.mode }),
+    ...(options.mode === 'attacher' && options.sidecar !== true ? { SIDECAR_GONE: 'true' } : {}),
     ...options.env,
   };
 }

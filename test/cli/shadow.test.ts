@@ -53,7 +53,7 @@ let arranged = 0;
 const mutations = () => mutatingCalls() - arranged;
 
 beforeAll(async () => {
-  world = await startWorld({ nodes: 2, mode: 'attacher', env: { WRITES: 'off' } });
+  world = await startWorld({ nodes: 2, mode: 'attacher', sidecar: true, env: { WRITES: 'off' } });
   for (const name of ['agrees', 'lost', 'new', 'orphan']) volumes.push(await world.createVolume({ name: `data-${name}` }));
   const [agrees, lost, fresh, orphan] = volumes as [WorldVolume, WorldVolume, WorldVolume, WorldVolume];
   await attachInEc2(agrees, world.nodes[0]!.instanceId, '/dev/xvdba');

@@ -63,7 +63,7 @@ async function addPod(name: string, nodeName: string): Promise<void> {
 
 beforeAll(async () => {
   clock = new RunningClock();
-  world = await startWorld({ nodes: 3, clock, mode: 'attacher', simulateKcm: true, env: { LEASE_FENCE: 'on' } });
+  world = await startWorld({ nodes: 3, clock, mode: 'attacher', simulateKcm: true, sidecar: true, env: { LEASE_FENCE: 'on' } });
   handlers = world.handlers();
   kubelets = new Kubelets(world.kube, world.ec2);
   election = sidecarOnKube(world.kube.kubeconfigPath, clock, SIDECAR_POD);
