@@ -40,6 +40,8 @@ export interface Config {
   outOfServiceFollowMs: number;
   /** LEASE_FENCE=on: the sidecar's Lease we hold and how (docs/lease-fence.md); undefined when off. */
   leaseFence?: LeaseFenceConfig;
+  /** Where the csi-attacher sidecar's Lease is (LEASE_FENCE_NAMESPACE, LEASE_FENCE_NAME): the fence holds it, shadow checks it exists. */
+  sidecarLease: { name: string; namespace: string };
   /** The shared budget of EC2's mutating calls, per action, and the table that keeps it. */
   ec2Budget: {
     tableName: string;
@@ -141,6 +143,7 @@ function toConfig(env: Env, runtime: Runtime): Config {
     outOfServiceTaint: env.OUT_OF_SERVICE_TAINT === 'on',
     outOfServiceFollowMs: env.OUT_OF_SERVICE_FOLLOW_SECONDS * 1000,
     ...leaseFence(env),
+    sidecarLease: { name: env.LEASE_FENCE_NAME, namespace: env.LEASE_FENCE_NAMESPACE },
     ec2Budget: {
       tableName: env.EC2_BUDGET_TABLE_NAME ?? env.TABLE_NAME,
       sizes: {

@@ -51,6 +51,7 @@ export class MemoryLease implements LeaseLock {
       leaseDurationSeconds: spec.leaseDurationSeconds,
       leaseTransitions: spec.leaseTransitions,
       acquireTime: spec.acquireTime,
+      renewTime: spec.renewTime,
       spec,
     };
   }
@@ -73,7 +74,8 @@ export class SidecarElector {
     const at = this.now();
     const decision = decideLease(lease, this.observation, this.identity, at);
     if (lease !== undefined) this.observation = observe(lease, this.observation, at);
-    if (decision.kind === 'wait') return false;
+    // client-go creates a missing Lease (`absent` is the fence's refusal, never the elector's).
+    if (decision.kind === 'wait' || decision.kind === 'absent') return false;
     const spec = nextRecord(lease, decision, this.identity, SidecarElector.LEASE_SECONDS, at);
     const written = lease === undefined ? await this.lock.create(spec) : await this.lock.update(spec, lease.resourceVersion);
     return written === 'ok';

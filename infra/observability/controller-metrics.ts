@@ -33,6 +33,11 @@ export const METRIC_VIEWS: Record<MetricName, MetricView> = {
   // A gauge per full pass: the largest in the period is how many stood unclaimed, not a sum over passes.
   [Metric.UnwantedAttachments]: { dimensions: [], statistic: 'Maximum', title: 'Attached with no VolumeAttachment (attacher mode)' },
   [Metric.PassFailures]: { dimensions: [], statistic: 'Sum', title: 'Aborted passes' },
+  [Metric.Fenced]: {
+    dimensions: ['State'],
+    statistic: 'Sum',
+    title: 'Passes under the lease fence by state (held: 0, else 1: only planned)',
+  },
 };
 
 const PERIOD = Duration.minutes(5);

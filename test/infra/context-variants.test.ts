@@ -141,7 +141,7 @@ describe('context', () => {
       },
     });
     const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm'));
-    expect(alarms).toHaveLength(13);
+    expect(alarms).toHaveLength(15);
     for (const alarm of alarms) {
       expect(alarm).toMatchObject({ Properties: { AlarmActions: [{ Ref: topicId }], OKActions: [{ Ref: topicId }] } });
     }

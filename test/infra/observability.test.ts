@@ -72,6 +72,15 @@ describe('alarms', () => {
     ['a Multi-Attach conflict', METRICS_NAMESPACE, Metric.MultiAttachConflicts, [cluster, service], 'Sum', 1],
     ['repeated pass failures', METRICS_NAMESPACE, Metric.PassFailures, [cluster, service], 'Sum', 3],
     ['detaches the mass-detach guard held back', METRICS_NAMESPACE, Metric.DetachesHeldBack, [cluster, service], 'Sum', 1],
+    [
+      'passes fenced after we held the Lease (failback)',
+      METRICS_NAMESPACE,
+      Metric.Fenced,
+      [cluster, { Name: 'State', Value: 'failed-back' }, service],
+      'Sum',
+      1,
+    ],
+    ['a fence that finds no Lease', METRICS_NAMESPACE, Metric.Fenced, [cluster, { Name: 'State', Value: 'no-lease' }, service], 'Sum', 1],
   ])('fires on %s and notifies the topic', (_behaviour, namespace, metricName, dimensions, statistic, threshold) => {
     const resolved = dimensions.map((d) =>
       d.Name === 'FunctionName'
@@ -150,8 +159,8 @@ describe('alarms', () => {
     });
   });
 
-  it('has exactly these thirteen alarms', () => {
-    template.resourceCountIs('AWS::CloudWatch::Alarm', 13);
+  it('has exactly these fifteen alarms', () => {
+    template.resourceCountIs('AWS::CloudWatch::Alarm', 15);
   });
 
   it('notifies the given topic and creates none of its own', () => {
@@ -201,6 +210,7 @@ describe('metric dimensions', () => {
     [Metric.PassDuration, { Pass: 'full' }],
     [Metric.DetachesHeldBack, {}],
     [Metric.ForcedDetaches, { Trigger: 'unmount-timeout' }],
+    [Metric.Fenced, { State: 'failed-back' }],
   ])('alarms on %s under exactly the dimension set Powertools publishes it with', (name, extra) => {
     expect(alarmDimensions(name)).toEqual(published(name, extra));
   });
