@@ -7,6 +7,8 @@
  * (the handback releases the Lease only once none can). Pure rules; the store keeps the record.
  */
 import type { LeaseDecision, LeaseObservation } from '../lease-fence.js';
+import { isLive } from '../operations.js';
+import type { NodeName, OperationKind, VolumeId, VolumeRecord } from '../types.js';
 
 export interface HandoverState {
   /** Compare-and-swap version of the shared fields; 0 while the item does not exist. */
@@ -90,4 +92,31 @@ export function expiredPasses(state: Pick<HandoverState, 'passes'>, now: number)
   return Object.entries(state.passes)
     .filter(([, until]) => until <= now)
     .map(([passId]) => passId);
+}
+
+/** An operation whose lease has not run out: its invocation may still call EC2 for it. */
+export interface LeasedOperation {
+  volumeId: VolumeId;
+  nodeName: NodeName;
+  kind: OperationKind;
+  until: number;
+}
+
+/** What may still act at `now`: registered passes and operations under a live lease, and when the last of them has surely stopped. */
+export interface StillActing {
+  passes: { passId: string; until: number }[];
+  operations: LeasedOperation[];
+  /** The latest `until` of them all; `now` when nothing may act. */
+  until: number;
+}
+
+export function stillActing(state: Pick<HandoverState, 'passes'>, records: Iterable<VolumeRecord>, now: number): StillActing {
+  const passes = passesStillActing(state, now);
+  const operations = [...records].flatMap((record) =>
+    Object.values(record.operations)
+      .filter((op) => isLive(op, now))
+      .map((op) => ({ volumeId: record.volumeId, nodeName: op.nodeName, kind: op.kind, until: op.leaseExpiresAt })),
+  );
+  const until = Math.max(now, ...passes.map((p) => p.until), ...operations.map((op) => op.until));
+  return { passes, operations, until };
 }
