@@ -116,6 +116,11 @@ export function createController(config: Config, overrides: ControllerOverrides 
       whenAbsent: config.sidecarGone ? 'create' : 'refuse',
       now: () => clock.now(),
     });
+  // A shadow checks the sidecar's Lease exists, unless the operator said no sidecar runs.
+  const sidecarLeaseReader =
+    config.mode === 'attacher' && !config.sidecarGone
+      ? { where: `${config.sidecarLease.namespace}/${config.sidecarLease.name}`, lock: sidecarLease }
+      : undefined;
   const handover: Handover | undefined =
     config.mode === 'attacher' || fence
       ? { store: handoverStore, ...(fence ? { fence } : {}), marginMs: config.plan.leaseMarginMs, now: () => clock.now() }
@@ -149,6 +154,7 @@ export function createController(config: Config, overrides: ControllerOverrides 
     newId,
     log: telemetry.logger.createChild({ persistentKeys: { passId } }),
     ...(overrides.progress === undefined ? {} : { progress: overrides.progress }),
+    ...(sidecarLeaseReader === undefined ? {} : { leaseCheck: sidecarLeaseReader }),
   });
   const observed = async (passId: string, label: Record<string, unknown>, run: (deps: ModeDeps) => Promise<PassReport>) => {
     const deps = depsFor(passId);
