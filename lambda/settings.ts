@@ -241,7 +241,7 @@ export const SETTING_SPECS = {
     default: 'off',
     expected: '"on" or "off" (e.g. on)',
     meaning:
-      "Attacher mode on EKS: hold the `csi-attacher` sidecar's leader-election Lease so the sidecar stays a standby (docs/lease-fence.md). Each pass takes or renews it first and runs as a dry run while another holder's record is live; every AttachVolume and DetachVolume first checks we still hold it. Needs `get`, `create`, `update` on that Lease. Rollback: stop the schedule, wait one function timeout, delete the Lease.",
+      "Attacher mode on EKS: hold the `csi-attacher` sidecar's leader-election Lease so the sidecar stays a standby (docs/lease-fence.md). Each pass takes or renews it first and runs as a dry run while another holder's record is live (the first sight of that record is kept in the state table, so every invocation counts from it) or when there is no Lease (unless SIDECAR_GONE=true); every AttachVolume and DetachVolume first reads it again when our last read is older than 5 s. Needs `get`, `create`, `update` on that Lease. Hand back with `ebs-attach-detach handback`.",
   }),
   LEASE_FENCE_NAME: setting({
     schema: text,
@@ -261,7 +261,7 @@ export const SETTING_SPECS = {
     default: '180',
     expected: 'a whole number of seconds, 30 or more (e.g. 180)',
     meaning:
-      'The `leaseDurationSeconds` we write: the sidecar waits this long after our last renewal before it takes the Lease, so it covers our schedule (the default: two missed 60 s ticks and a pass). Our own calls stop 15 s before our record expires unless a re-read renews it; it is also how long the sidecar stays idle after our passes stop.',
+      'The `leaseDurationSeconds` we write: the sidecar waits this long after our last renewal before it takes the Lease, so it covers our schedule (the default: two missed 60 s ticks and a pass). It is also how long the sidecar stays idle after our passes stop (then a failback: the `FencedAfterHeld` alarm).',
   }),
   LEASE_FENCE_IDENTITY: setting({
     schema: text,

@@ -68,8 +68,11 @@ export interface LocalStack {
   config: Config;
   /** The first execution environment. */
   controller: Controller;
-  /** Another execution environment: its own composition root, clients and caches; the EC2 budget is the store's. */
-  invocation(overrides?: Omit<ControllerOverrides, 'clock'>): Controller;
+  /**
+   * Another execution environment: its own composition root, clients and caches; the EC2 budget is
+   * the store's. `env`: settings on top of the stack's, as a redeploy with other settings gives them.
+   */
+  invocation(overrides?: Omit<ControllerOverrides, 'clock'>, env?: Record<string, string>): Controller;
   /** The real Lambda handlers, wired to `runner` (default: the first execution environment). */
   handlers(runner?: PassRunner): Handlers;
   /** The simulated kube-controller-manager, when `simulateKcm` asked for it. */
@@ -98,8 +101,9 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     stoppers.push(() => Promise.resolve(ec2Client.destroy()));
     const env = controllerEnv(options, { dynamo: dynamo.endpoint, ec2: ec2.endpoint, kubeconfig: kube.kubeconfigPath, tableName });
     const config = loadConfig(env, 'local');
-    const invocation = (overrides: Omit<ControllerOverrides, 'clock'> = {}) => {
-      const controller = createController(config, { ...options.controller, ...overrides, clock });
+    const invocation = (overrides: Omit<ControllerOverrides, 'clock'> = {}, extra?: Record<string, string>) => {
+      const settings = extra === undefined ? config : loadConfig({ ...env, ...extra }, 'local');
+      const controller = createController(settings, { ...options.controller, ...overrides, clock });
       stoppers.push(() => controller.close());
       return controller;
     };
