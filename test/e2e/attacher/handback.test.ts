@@ -6,13 +6,14 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runMain, type Io } from '../../../lambda/cli/run.js';
-import { RunningClock } from '../../../sandbox/clock.js';
+import type { RunningClock } from '../../../sandbox/clock.js';
 import { lambdaContext } from '../../../sandbox/events.js';
-import { Kubelets } from '../../../sandbox/kubelets.js';
-import { SIDECAR_LEASE, sidecarOnKube } from '../../../sandbox/lease-election.js';
+import type { Kubelets } from '../../../sandbox/kubelets.js';
+import { SIDECAR_LEASE } from '../../../sandbox/lease-election.js';
 import type { Handlers } from '../../../sandbox/local-stack.js';
-import { createSidecar, runSidecarFor, type Sidecar } from '../../../sandbox/sidecar/sidecar.js';
-import { startWorld, type World, type WorldVolume } from '../../../sandbox/world.js';
+import { runSidecarFor, type Sidecar } from '../../../sandbox/sidecar/sidecar.js';
+import type { World, WorldVolume } from '../../../sandbox/world.js';
+import { startSidecarWorld, type SidecarWorld } from './fixture.js';
 
 const S = 1000;
 const US = 'ebs-attach-detach/world';
@@ -22,7 +23,6 @@ let world: World;
 let clock: RunningClock;
 let handlers: Handlers;
 let kubelets: Kubelets;
-let election: ReturnType<typeof sidecarOnKube>;
 let sidecar: Sidecar;
 
 const lease = () =>
@@ -52,23 +52,18 @@ async function addPod(name: string, node: string): Promise<WorldVolume> {
   return volume;
 }
 
+let started: SidecarWorld;
+
 beforeAll(async () => {
-  clock = new RunningClock();
-  world = await startWorld({ nodes: 2, clock, mode: 'attacher', simulateKcm: true, sidecar: true, env: { LEASE_FENCE: 'on' } });
-  handlers = world.handlers();
-  kubelets = new Kubelets(world.kube, world.ec2);
-  election = sidecarOnKube(world.kube.kubeconfigPath, clock, SIDECAR_POD);
-  sidecar = createSidecar({ kube: world.kube, ec2: world.ec2Client, elector: election.elector });
+  started = await startSidecarWorld(2, SIDECAR_POD);
+  ({ world, clock, handlers, kubelets, sidecar } = started);
   // The takeover (Step 2): the sidecar led, its controller was scaled to 0, our passes took the Lease.
   await sidecar.step();
   await fullPass();
   clock.advance(16 * S);
   await fullPass();
 });
-afterAll(async () => {
-  await election.close();
-  await world.stop();
-});
+afterAll(() => started.stop());
 
 describe('handback to the csi-attacher sidecar, and takeover again', () => {
   it('we lead: a new pod is attached by our passes', async () => {
