@@ -72,8 +72,16 @@ export interface StackSettings {
   outOfServiceTaint: 'on' | 'off';
   /** The lease fence on the EBS CSI csi-attacher's Lease (`LEASE_FENCE`, docs/lease-fence.md); `on` needs infra/k8s/rbac-lease-fence.yaml. */
   leaseFence: 'on' | 'off';
-  /** `off`: every pass is a dry run (`WRITES`), the shadow step of the EKS handover (docs/eks.md). */
+  /** The sidecar's Lease the fence holds (`LEASE_FENCE_NAMESPACE`, `LEASE_FENCE_NAME`): where the EBS CSI controller runs. */
+  leaseFenceNamespace: string;
+  leaseFenceName: string;
+  /**
+   * `off`: every pass is a dry run (`WRITES`), the shadow step of the EKS handover (docs/eks.md).
+   * In attacher mode `off` unless the fence is on or `sidecarGone` says no csi-attacher runs.
+   */
   writes: 'on' | 'off';
+  /** `SIDECAR_GONE`: no EBS CSI csi-attacher runs (removed, or stopped for good), so attacher mode may write without the fence. */
+  sidecarGone: boolean;
 }
 
 /** The keys read from context; anything else in context is CDK's own. */
@@ -103,7 +111,10 @@ const CONTEXT_KEYS = [
   'ec2BudgetTableName',
   'outOfServiceTaint',
   'leaseFence',
+  'leaseFenceNamespace',
+  'leaseFenceName',
   'writes',
+  'sidecarGone',
 ] as const;
 
 export type ContextKey = (typeof CONTEXT_KEYS)[number];
@@ -127,6 +138,9 @@ const idList = (pattern: RegExp, what: string) =>
         : value,
     z.array(z.string().regex(pattern, `must be ${what}`)).min(1),
   );
+
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
+const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 
 const positiveInt = (max: number) => z.coerce.number().int().min(1).max(max);
 
@@ -174,7 +188,15 @@ const schema = z.object({
   ec2BudgetTableName: optional(z.string().regex(/^[A-Za-z0-9_.-]{3,255}$/, 'must be a DynamoDB table name')),
   outOfServiceTaint: choice(['on', 'off'], 'on'),
   leaseFence: choice(['on', 'off'], 'off'),
-  writes: choice(['on', 'off'], 'on'),
+  // Kubernetes object names: a DNS-1123 label for the namespace, a DNS-1123 subdomain for the Lease.
+  leaseFenceNamespace: z.preprocess(blankAsUnset, z.string().regex(DNS_LABEL, 'must be a namespace name').default('kube-system')),
+  leaseFenceName: z.preprocess(
+    blankAsUnset,
+    z.string().max(253).regex(DNS_SUBDOMAIN, 'must be a Lease name').default('external-attacher-leader-ebs-csi-aws-com'),
+  ),
+  // Unset: derived from the mode (safeWrites), so attacher mode starts as a shadow.
+  writes: optional(z.enum(['on', 'off'])),
+  sidecarGone: z.preprocess(blankAsUnset, z.enum(['true', 'false']).default('false')),
 });
 
 type Parsed = z.output<typeof schema>;
@@ -197,8 +219,31 @@ function vpcProblems(data: Parsed): { path: string; message: string }[] {
   return problems;
 }
 
+/**
+ * Attacher mode never deploys as a second live attacher (DESIGN §8): writes go on only behind the
+ * lease fence, or when the operator says no csi-attacher sidecar runs (docs/eks.md).
+ */
+function secondAttacher(data: Parsed): boolean {
+  return data.mode === 'attacher' && data.leaseFence === 'off' && data.sidecarGone === 'false';
+}
+
+function safeWrites(data: Parsed): 'on' | 'off' {
+  return data.writes ?? (secondAttacher(data) ? 'off' : 'on');
+}
+
+function writesProblems(data: Parsed): { path: string; message: string }[] {
+  if (data.writes !== 'on' || !secondAttacher(data)) return [];
+  return [
+    {
+      path: 'writes',
+      message:
+        "writes=on in attacher mode needs leaseFence=on (the csi-attacher sidecar's Lease keeps it a standby) or sidecarGone=true (no csi-attacher runs); otherwise two attachers act on every VolumeAttachment (docs/eks.md)",
+    },
+  ];
+}
+
 const checkedSchema = schema.superRefine((data, ctx) => {
-  for (const problem of vpcProblems(data)) ctx.addIssue({ code: 'custom', path: [problem.path], message: problem.message });
+  for (const problem of [...vpcProblems(data), ...writesProblems(data)]) ctx.addIssue({ code: 'custom', path: [problem.path], message: problem.message });
   for (const [path, side] of [
     ['volumeTags', 'volume'],
     ['instanceTags', 'instance'],
@@ -248,6 +293,9 @@ export function readSettings(lookup: (key: ContextKey) => unknown): StackSetting
     ec2BudgetTableName: data.ec2BudgetTableName,
     outOfServiceTaint: data.outOfServiceTaint,
     leaseFence: data.leaseFence,
-    writes: data.writes,
+    leaseFenceNamespace: data.leaseFenceNamespace,
+    leaseFenceName: data.leaseFenceName,
+    writes: safeWrites(data),
+    sidecarGone: data.sidecarGone === 'true',
   };
 }

@@ -7,9 +7,9 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
-import { SETTING_DEFAULTS } from '../lambda/config.js';
 import { parseTagList, type TagScheme } from '../lambda/core/tag-scheme.js';
 import { HANDLER_ENTRIES } from './contracts.js';
+import { controllerEnvironment } from './environment.js';
 import { ControllerFunction } from './constructs/controller-function.js';
 import { FULL_PASS_SIZE, TARGETED_PASS_SIZE, type FunctionSize } from './function-sizes.js';
 import { EventQueue, secureQueue } from './constructs/event-queue.js';
@@ -131,38 +131,6 @@ export class AttachDetachStack extends Stack {
       });
     }
   }
-}
-
-/**
- * The environment every handler validates at cold start (lambda/config.ts): what identifies the
- * cluster, and the settings whose values differ from the handlers' own defaults.
- */
-function controllerEnvironment(settings: StackSettings, tableName: string): Record<string, string> {
-  // Leases need no setting here: each ends at its own invocation's end (the function timeout) plus a margin.
-  const tunables: Partial<Record<keyof typeof SETTING_DEFAULTS, string>> = {
-    SYNC_PERIOD_SECONDS: String(settings.syncPeriodSeconds),
-    MAX_WAIT_FOR_UNMOUNT_SECONDS: String(settings.maxWaitForUnmountSeconds),
-  };
-  const differing = Object.entries(tunables).filter(([key, value]) => SETTING_DEFAULTS[key as keyof typeof SETTING_DEFAULTS] !== value);
-  return {
-    // Always explicit, though `controller` is the handlers' default: the deployed mode shows in the console.
-    OPERATING_MODE: settings.mode,
-    TABLE_NAME: tableName,
-    CLUSTER_NAME: settings.clusterName,
-    CLUSTER_ENDPOINT: settings.apiEndpoint,
-    CLUSTER_CA: settings.certificateAuthority,
-    // The role's tag conditions, so the controller can name the tag a refused volume lacks.
-    VOLUME_TAGS: settings.volumeTags,
-    INSTANCE_TAGS: settings.instanceTags,
-    ...(settings.ec2BudgetTableName ? { EC2_BUDGET_TABLE_NAME: settings.ec2BudgetTableName } : {}),
-    // The handlers taint by default; off only needs saying.
-    ...(settings.outOfServiceTaint === 'off' ? { OUT_OF_SERVICE_TAINT: 'off' } : {}),
-    // The fence is off by default (handover step 2 turns it on).
-    ...(settings.leaseFence === 'on' ? { LEASE_FENCE: 'on' } : {}),
-    // Writes are on by default (handover step 1, shadow, turns them off).
-    ...(settings.writes === 'off' ? { WRITES: 'off' } : {}),
-    ...Object.fromEntries(differing),
-  };
 }
 
 /**

@@ -53,6 +53,12 @@ export interface LocalStackOptions {
    * (on by default: tags and KMS keys must be as a real account needs them); `false` lets it do everything.
    */
   iam?: false | Pick<StackPolicyOptions, 'volumeTags' | 'instanceTags' | 'kmsKeyArns'>;
+  /**
+   * A csi-attacher sidecar runs beside the controller (the test starts one, sandbox/sidecar/). Without
+   * it no csi-attacher runs here, and an attacher-mode stack says so (SIDECAR_GONE=true), as an
+   * operator who removed the sidecar would; with it, the controller must be fenced or a shadow.
+   */
+  sidecar?: boolean;
 }
 
 export interface Handlers {
@@ -77,8 +83,11 @@ export interface LocalStack {
   config: Config;
   /** The first execution environment. */
   controller: Controller;
-  /** Another execution environment: its own composition root, clients and caches; the EC2 budget is the store's. */
-  invocation(overrides?: Omit<ControllerOverrides, 'clock'>): Controller;
+  /**
+   * Another execution environment: its own composition root, clients and caches; the EC2 budget is
+   * the store's. `env`: settings on top of the stack's, as a redeploy with other settings gives them.
+   */
+  invocation(overrides?: Omit<ControllerOverrides, 'clock'>, env?: Record<string, string>): Controller;
   /** The real Lambda handlers, wired to `runner` (default: the first execution environment). */
   handlers(runner?: PassRunner): Handlers;
   /** The simulated kube-controller-manager, when `simulateKcm` asked for it. */
@@ -114,8 +123,9 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     stoppers.push(() => Promise.resolve(ec2Client.destroy()));
     const env = controllerEnv(options, { dynamo: dynamo.endpoint, ec2: ec2.endpoint, kubeconfig: kube.kubeconfigPath, tableName });
     const config = loadConfig(env, 'local');
-    const invocation = (overrides: Omit<ControllerOverrides, 'clock'> = {}) => {
-      const controller = createController(config, { ...options.controller, ...overrides, clock });
+    const invocation = (overrides: Omit<ControllerOverrides, 'clock'> = {}, extra?: Record<string, string>) => {
+      const settings = extra === undefined ? config : loadConfig({ ...env, ...extra }, 'local');
+      const controller = createController(settings, { ...options.controller, ...overrides, clock });
       stoppers.push(() => controller.close());
       return controller;
     };
@@ -166,6 +176,7 @@ function controllerEnv(
     // The tags the role requires, as the stack would set them (the defaults when unset).
     ...(options.iam ? tagSettings(options.iam) : {}),
     ...(options.mode === undefined ? {} : { OPERATING_MODE: options.mode }),
+    ...(options.mode === 'attacher' && options.sidecar !== true ? { SIDECAR_GONE: 'true' } : {}),
     ...options.env,
   };
 }

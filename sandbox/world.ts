@@ -22,6 +22,8 @@ export interface WorldOptions {
   env?: LocalStackOptions['env'];
   controller?: LocalStackOptions['controller'];
   simulateKcm?: boolean;
+  /** A csi-attacher sidecar runs beside the controller (LocalStackOptions.sidecar). */
+  sidecar?: boolean;
 }
 
 export interface WorldVolume {
@@ -71,6 +73,7 @@ export async function startWorld(options: WorldOptions = {}): Promise<World> {
     ...(options.mode === undefined ? {} : { mode: options.mode }),
     controller: { ...FAST_CONTROLLER, ...options.controller },
     ...(options.simulateKcm ? { simulateKcm: true } : {}),
+    ...(options.sidecar ? { sidecar: true } : {}),
   });
   const client = stack.ec2Client;
   const nodes: GenNode[] = [];

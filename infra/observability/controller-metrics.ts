@@ -42,6 +42,11 @@ export const METRIC_VIEWS: Record<MetricName, MetricView> = {
     statistic: 'Sum',
     title: 'Calls refused the role (EC2 UnauthorizedOperation, Kubernetes 403)',
   },
+  [Metric.Fenced]: {
+    dimensions: ['State'],
+    statistic: 'Sum',
+    title: 'Passes under the lease fence by state (held: 0, else 1: only planned)',
+  },
 };
 
 const PERIOD = Duration.minutes(5);

@@ -39,6 +39,14 @@ export function recordPass(metrics: Metrics, report: PassReport): void {
   if (!report.clusterComplete) recordPassFailure(metrics);
   for (const [verdict, count] of Object.entries(report.shadow?.counts ?? {}))
     single(metrics, { Verdict: verdict }).addMetric(Metric.ShadowVerdicts, MetricUnit.Count, count);
+  if (report.fence !== undefined) recordFence(metrics, report.fence);
+}
+
+/** One per pass under the fence: 0 while we hold the Lease, 1 when fenced, by State; who held it as a property (not a dimension: pod names come and go). */
+function recordFence(metrics: Metrics, fence: NonNullable<PassReport['fence']>): void {
+  const one = single(metrics, { State: fence.state });
+  if (fence.holder !== undefined) one.addMetadata('holder', fence.holder);
+  one.addMetric(Metric.Fenced, MetricUnit.Count, fence.state === 'held' ? 0 : 1);
 }
 
 /** A pass that could not run at all (cluster or store unreadable, a bug). */

@@ -59,7 +59,7 @@ describe('functions', () => {
     },
   );
 
-  it("gives every function its mode, what identifies the cluster, the role's tag conditions and only the settings that differ from the handlers' defaults", () => {
+  it("gives every function its mode, writes (explicit: the handlers derive it from the mode), what identifies the cluster, the role's tag conditions and only the settings that differ from the handlers' defaults", () => {
     const functions = template.findResources('AWS::Lambda::Function');
     expect(Object.keys(functions)).toHaveLength(3);
     for (const fn of Object.values(functions)) {
@@ -67,6 +67,7 @@ describe('functions', () => {
         .Properties.Environment.Variables;
       expect(variables).toEqual({
         OPERATING_MODE: 'controller',
+        WRITES: 'on',
         TABLE_NAME: { Ref: resourceId(template, 'AWS::DynamoDB::Table', 'StateTable') },
         CLUSTER_NAME: 'prod',
         CLUSTER_ENDPOINT: 'https://ABC123.gr7.eu-west-1.eks.amazonaws.com',
