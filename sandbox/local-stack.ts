@@ -15,6 +15,7 @@ import type { PassRunner } from '../lambda/handlers/middleware.js';
 import { scheduledHandler } from '../lambda/handlers/scheduled-handler.js';
 import { clusterEventHandler, ec2EventHandler } from '../lambda/handlers/sqs-handler.js';
 import { RunningClock, type SandboxClock } from './clock.js';
+import { clockTimers } from './clock-timers.js';
 import { createVolumeTable, LOCAL_REGION, localDynamoClient } from './dynamodb.js';
 import { startLocalEc2, type LocalEc2, type LocalEc2Options } from './ec2/server.js';
 import { startKubeSandbox, type KubeSandbox } from './kube/index.js';
@@ -83,7 +84,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     stoppers.push(() => dynamo.stop());
     const ec2 = await startLocalEc2({ ...options.ec2, clock });
     stoppers.push(() => ec2.stop());
-    const kube = await startKubeSandbox({ now: () => new Date(clock.now()) });
+    // Watch deadlines and bookmarks run on the stack's clock, like every other timed thing here.
+    const kube = await startKubeSandbox({ now: () => new Date(clock.now()), watchScheduler: clockTimers(clock) });
     stoppers.push(() => kube.stop());
     const tableName = options.tableName ?? 'ebs-attach-detach-volumes';
     const setup = localDynamoClient(dynamo.endpoint);
