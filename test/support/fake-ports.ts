@@ -23,6 +23,7 @@ import type {
   VolumeAttachmentStatus,
 } from '../../lambda/ports/cluster.js';
 import type { ControllerState, DeviceHolder, VolumeStore, WriteResult } from '../../lambda/ports/volume-store.js';
+import type { WatchedKind, WatchedObject, WatchOptions, WatchSignal } from '../../lambda/ports/cluster-watch.js';
 import type { PodRef } from '../../lambda/core/types.js';
 import type { ModeDeps } from '../../lambda/reconcile/operating-mode.js';
 import type { ReconcileDeps } from '../../lambda/reconcile/pass/types.js';
@@ -88,6 +89,15 @@ export class FakeStore implements VolumeStore {
   }
 }
 
+/** A watch the fake cluster opened: the test plays the API server through `send`. */
+export interface FakeWatch {
+  kind: WatchedKind;
+  resourceVersion: string;
+  options: WatchOptions;
+  stopped: boolean;
+  send(signal: WatchSignal): void;
+}
+
 export class FakeCluster implements Cluster {
   readonly events: { pod: PodRef; event: ClusterEvent }[] = [];
   readonly statusWrites: { node: string; volumes: AttachedVolume[] }[] = [];
@@ -105,6 +115,33 @@ export class FakeCluster implements Cluster {
   failStatusWrites = false;
 
   constructor(public snapshot: ClusterSnapshot) {}
+
+  /** The resourceVersion a list reports; every list is logged in `lists`, every watch opened in `watches`. */
+  listRevision = '100';
+  readonly lists: WatchedKind[] = [];
+  readonly watches: FakeWatch[] = [];
+  listToWatch(kind: WatchedKind) {
+    this.lists.push(kind);
+    const of: Record<WatchedKind, WatchedObject[]> = {
+      pods: this.snapshot.pods,
+      nodes: this.snapshot.nodes,
+      volumeattachments: this.snapshot.volumeAttachments,
+    };
+    return Promise.resolve({ objects: structuredClone(of[kind]), resourceVersion: this.listRevision });
+  }
+  watch(kind: WatchedKind, resourceVersion: string, listener: (signal: WatchSignal) => void, options: WatchOptions) {
+    const watch: FakeWatch = {
+      kind,
+      resourceVersion,
+      options,
+      stopped: false,
+      send: (signal) => {
+        if (!watch.stopped) listener(signal);
+      },
+    };
+    this.watches.push(watch);
+    return Promise.resolve({ stop: () => void (watch.stopped = true) });
+  }
 
   readAll() {
     return Promise.resolve(structuredClone(this.snapshot));
