@@ -10,6 +10,7 @@ import { defaultProvider } from '@aws-sdk/credential-provider-node';
 import { DynamoMassDetachWindow } from './adapters/dynamodb/mass-detach-window.js';
 import { DynamoRateBudget } from './adapters/dynamodb/rate-budget.js';
 import { DynamoVolumeStore } from './adapters/dynamodb/volume-store.js';
+import { DynamoWatcherStore } from './adapters/dynamodb/watcher-store.js';
 import { Ec2BlockStorage, type Ec2BlockStorageOptions } from './adapters/ec2/block-storage.js';
 import { createEc2Client, type Ec2ClientOptions } from './adapters/ec2/client.js';
 import { withoutSdkLogger } from './adapters/sdk-logger.js';
@@ -25,7 +26,11 @@ import { recordPass, recordPassFailure } from './observability/pass-metrics.js';
 import { createTelemetry, type Telemetry } from './observability/telemetry.js';
 import { fencedBlockStorage, LeaseFence, underFence } from './reconcile/attacher/fence.js';
 import type { Cluster } from './ports/cluster.js';
+import type { WatcherStore } from './ports/watcher-store.js';
 import { operatingMode, type ModeDeps } from './reconcile/operating-mode.js';
+import { DEFAULT_WATCHER_SETTINGS } from './reconcile/watch/settings.js';
+import type { Reaction, WatcherReport, WatcherSettings } from './reconcile/watch/types.js';
+import { runWatcher } from './reconcile/watch/watcher.js';
 import {
   targetKey,
   type Budget,
@@ -37,8 +42,8 @@ import {
   type Waits,
 } from './reconcile/pass/types.js';
 
-/** Every port a pass may use: the shared ones and the Cluster port, whose one adapter serves both modes' roles. */
-export type Ports = PassPorts & { cluster: Cluster };
+/** Every port a pass may use: the shared ones and the Cluster port, whose one adapter serves both modes' roles; the watchers' lease and checkpoints. */
+export type Ports = PassPorts & { cluster: Cluster; watchers: WatcherStore };
 
 export interface Controller extends Telemetry {
   config: Config;
@@ -46,6 +51,8 @@ export interface Controller extends Telemetry {
   ports: Ports;
   fullPass(budget: Budget, options?: PassOptions): Promise<PassReport>;
   targetedPass(target: Target, budget: Budget, options?: PassOptions): Promise<PassReport>;
+  /** A watcher invocation: joins the lease (or ends at once), lists and watches, runs a targeted pass per change until its deadline. */
+  watch(budget: Budget): Promise<WatcherReport>;
   /** Closes pooled connections (CLI runs and tests; a Lambda keeps them warm). */
   close(): Promise<void>;
 }
@@ -73,6 +80,8 @@ export interface ControllerOverrides {
   wrapPorts?: (ports: Ports) => Ports;
   /** Told items done / total of long work (takeover seeding, a pass's actions): the CLI and the bench show it. */
   progress?: ReconcileDeps['progress'];
+  /** The watcher's pace, how it idles between its checks (the clock's sleep by default), and who hears of its passes. */
+  watcher?: Partial<WatcherSettings> & { idle?: (ms: number) => Promise<void>; onReaction?: (reaction: Reaction) => void };
 }
 
 /** Before an EC2 mutating call our Lease record must have this long left, or it is re-read and renewed first (docs/lease-fence.md). */
@@ -114,6 +123,7 @@ export function createController(config: Config, overrides: ControllerOverrides 
     blockStorage: fence ? fencedBlockStorage(ec2Storage, fence) : ec2Storage,
     massDetachWindow: new DynamoMassDetachWindow({ client: dynamo, tableName: config.tableName }),
     nodeTaints: new KubernetesNodeTaints(kubeClients.core, tuning.kubernetes?.maxConflictRetries ?? NODE_TAINT_RETRIES),
+    watchers: new DynamoWatcherStore({ client: dynamo, tableName: config.tableName }),
   };
   const ports = overrides.wrapPorts?.(built) ?? built;
   const settings = { ...reconcileSettings(config), ...overrides.waits };
@@ -145,6 +155,12 @@ export function createController(config: Config, overrides: ControllerOverrides 
   // A dry run (asked for, or every pass under WRITES=off) changes nothing, the sidecar's Lease included.
   const guarded = (options: PassOptions, run: (options: PassOptions) => Promise<PassReport>) =>
     config.writes && options.dryRun !== true ? underFence(fence, options, run) : run({ ...options, dryRun: true });
+  const targetedPass: Controller['targetedPass'] = (target, budget, options = {}) => {
+    const passId = options.passId ?? newId();
+    const label = { pass: 'targeted', target: targetKey(target) };
+    return observed(passId, label, (deps) => guarded({ ...options, passId }, (run) => mode.targetedPass(deps, target, budget, run)));
+  };
+  const { idle, onReaction, ...pace } = overrides.watcher ?? {};
   return {
     ...telemetry,
     config,
@@ -154,11 +170,23 @@ export function createController(config: Config, overrides: ControllerOverrides 
       const passId = options.passId ?? newId();
       return observed(passId, { pass: 'full' }, (deps) => guarded({ ...options, passId }, (run) => mode.fullPass(deps, budget, run)));
     },
-    targetedPass: (target, budget, options = {}) => {
-      const passId = options.passId ?? newId();
-      const label = { pass: 'targeted', target: targetKey(target) };
-      return observed(passId, label, (deps) => guarded({ ...options, passId }, (run) => mode.targetedPass(deps, target, budget, run)));
-    },
+    targetedPass,
+    watch: (budget) =>
+      runWatcher(
+        {
+          cluster: ports.cluster,
+          watchers: ports.watchers,
+          clock: () => clock.now(),
+          idle: idle ?? ((ms) => clock.sleep(ms)),
+          newId,
+          log: telemetry.logger,
+          runTarget: (target, passBudget) => targetedPass(target, passBudget),
+          settings: { ...DEFAULT_WATCHER_SETTINGS, ...pace },
+          ...(onReaction === undefined ? {} : { onReaction }),
+        },
+        mode.watch,
+        budget,
+      ),
     close: async () => {
       await kubeClients.close();
       dynamo.destroy();

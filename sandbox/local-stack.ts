@@ -14,6 +14,7 @@ import { loadConfig, type Config } from '../lambda/config.js';
 import type { PassRunner } from '../lambda/handlers/middleware.js';
 import { scheduledHandler } from '../lambda/handlers/scheduled-handler.js';
 import { clusterEventHandler, ec2EventHandler } from '../lambda/handlers/sqs-handler.js';
+import { watcherHandler } from '../lambda/handlers/watcher-handler.js';
 import { RunningClock, type SandboxClock } from './clock.js';
 import { clockTimers } from './clock-timers.js';
 import { createVolumeTable, LOCAL_REGION, localDynamoClient } from './dynamodb.js';
@@ -45,6 +46,7 @@ export interface Handlers {
   scheduled: ReturnType<typeof scheduledHandler>;
   clusterEvent: ReturnType<typeof clusterEventHandler>;
   ec2Event: ReturnType<typeof ec2EventHandler>;
+  watcher: ReturnType<typeof watcherHandler>;
 }
 
 export interface LocalStack {
@@ -66,7 +68,7 @@ export interface LocalStack {
   /** Another execution environment: its own composition root, clients and caches; the EC2 budget is the store's. */
   invocation(overrides?: Omit<ControllerOverrides, 'clock'>): Controller;
   /** The real Lambda handlers, wired to `runner` (default: the first execution environment). */
-  handlers(runner?: PassRunner): Handlers;
+  handlers(runner?: PassRunner & Pick<Controller, 'watch'>): Handlers;
   /** The simulated kube-controller-manager, when `simulateKcm` asked for it. */
   kcm?: Kcm;
   stop(): Promise<void>;
@@ -94,17 +96,22 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     stoppers.push(() => Promise.resolve(ec2Client.destroy()));
     const env = controllerEnv(options, { dynamo: dynamo.endpoint, ec2: ec2.endpoint, kubeconfig: kube.kubeconfigPath, tableName });
     const config = loadConfig(env, 'local');
+    // The watcher idles on the stack's clock: a jump wakes it, as it wakes every other timed thing.
+    const timers = clockTimers(clock);
+    const idle = (ms: number) => new Promise<void>((resolve) => timers(ms, resolve));
     const invocation = (overrides: Omit<ControllerOverrides, 'clock'> = {}) => {
-      const controller = createController(config, { ...options.controller, ...overrides, clock });
+      const watcher = { idle, ...options.controller?.watcher, ...overrides.watcher };
+      const controller = createController(config, { ...options.controller, ...overrides, watcher, clock });
       stoppers.push(() => controller.close());
       return controller;
     };
     const controller = invocation();
     dynamo.resetMeter();
-    const handlers = (runner: PassRunner = controller): Handlers => ({
+    const handlers = (runner: PassRunner & Pick<Controller, 'watch'> = controller): Handlers => ({
       scheduled: scheduledHandler(runner),
       clusterEvent: clusterEventHandler(runner),
       ec2Event: ec2EventHandler(runner),
+      watcher: watcherHandler(runner),
     });
     return {
       clock,
