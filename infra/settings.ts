@@ -4,7 +4,7 @@
  * at once with the context key it belongs to, before any construct is built.
  */
 import { z } from 'zod';
-import { FULL_PASS_SIZE } from './function-sizes.js';
+import { FULL_PASS_SIZE, WATCHER_SIZE } from './function-sizes.js';
 
 /**
  * `controller`: we are the attach/detach controller (kcm's is off). `attacher`: kcm's
@@ -47,6 +47,12 @@ export interface StackSettings {
   syncPeriodSeconds: number;
   /** Force-detach timeout for a not-Ready node's volumes, or `disabled`. */
   maxWaitForUnmountSeconds: number | 'disabled';
+  /** The watcher (list+watch, a targeted pass per change), started by the schedule. */
+  watcher: 'on' | 'off';
+  /** The watcher function's memory. */
+  watcherMemoryMb: number;
+  /** The event exporter's bus, rule, queue and function; off by default while the watcher runs (README, "Triggers"). */
+  eventExporter: 'on' | 'off';
   /** Custom bus the event exporter writes to. */
   eventBusName: string;
   /** EC2 attach/detach is allowed only on volumes and instances carrying this tag key. */
@@ -79,6 +85,9 @@ const CONTEXT_KEYS = [
   'reservedConcurrency',
   'syncPeriodSeconds',
   'maxWaitForUnmountSeconds',
+  'watcher',
+  'watcherMemoryMb',
+  'eventExporter',
   'eventBusName',
   'clusterTagKey',
   'alarmTopicArn',
@@ -142,6 +151,10 @@ const schema = z.object({
   reservedConcurrency: positiveInt(1000).min(2, "must be at least 2 (the SQS pollers' floor)").default(5),
   syncPeriodSeconds: positiveInt(86_400).default(60),
   maxWaitForUnmountSeconds: z.union([z.literal('disabled'), positiveInt(86_400)]).default(360),
+  watcher: choice(['on', 'off'], 'on'),
+  watcherMemoryMb: positiveInt(10_240).min(256, 'must be at least 256 (MB)').default(WATCHER_SIZE.memoryMb),
+  // Unset: off while the watcher runs (it sees every change first), on without it (the only fast path then).
+  eventExporter: optional(z.enum(['on', 'off'])),
   eventBusName: optional(z.string().regex(/^(?!default$)[/.\-_A-Za-z0-9]{1,256}$/, 'must be a custom EventBridge bus name')),
   clusterTagKey: optional(z.string().min(1).max(128)),
   alarmTopicArn: optional(z.string().regex(/^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]+$/, 'must be an SNS topic ARN')),
@@ -214,6 +227,9 @@ export function readSettings(lookup: (key: ContextKey) => unknown): StackSetting
     reservedConcurrency: data.reservedConcurrency,
     syncPeriodSeconds: data.syncPeriodSeconds,
     maxWaitForUnmountSeconds: data.maxWaitForUnmountSeconds,
+    watcher: data.watcher,
+    watcherMemoryMb: data.watcherMemoryMb,
+    eventExporter: data.eventExporter ?? (data.watcher === 'on' ? 'off' : 'on'),
     eventBusName: data.eventBusName ?? `${data.clusterName}-kubernetes-events`,
     clusterTagKey: data.clusterTagKey ?? `kubernetes.io/cluster/${data.clusterName}`,
     alarmTopicArn: data.alarmTopicArn,

@@ -93,8 +93,8 @@ describe('context', () => {
     template.hasResourceProperties('AWS::Scheduler::Schedule', { ScheduleExpression: 'cron(0/2 * * * ? *)' });
   });
 
-  it('reserves the concurrency for each function and caps the SQS pollers at it', () => {
-    template.resourcePropertiesCountIs('AWS::Lambda::Function', { ReservedConcurrentExecutions: 3 }, 3);
+  it('reserves the concurrency for each function and caps the SQS pollers at it (the watcher keeps its own three)', () => {
+    template.resourcePropertiesCountIs('AWS::Lambda::Function', { ReservedConcurrentExecutions: 3 }, 4);
     template.resourcePropertiesCountIs('AWS::Lambda::EventSourceMapping', { ScalingConfig: { MaximumConcurrency: 3 } }, 2);
   });
 
@@ -135,7 +135,7 @@ describe('context', () => {
       },
     });
     const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm'));
-    expect(alarms).toHaveLength(13);
+    expect(alarms).toHaveLength(16);
     for (const alarm of alarms) {
       expect(alarm).toMatchObject({ Properties: { AlarmActions: [{ Ref: topicId }], OKActions: [{ Ref: topicId }] } });
     }
