@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { DEFAULT_INSTANCE_TAGS, DEFAULT_VOLUME_TAGS, parseTagList } from '../lambda/core/tag-scheme.js';
-import { FULL_PASS_SIZE } from './function-sizes.js';
+import { FULL_PASS_SIZE, WATCHER_SIZE } from './function-sizes.js';
 
 /**
  * `controller`: we are the attach/detach controller (kcm's is off). `attacher`: kcm's
@@ -48,6 +48,12 @@ export interface StackSettings {
   syncPeriodSeconds: number;
   /** Force-detach timeout for a not-Ready node's volumes, or `disabled`. */
   maxWaitForUnmountSeconds: number | 'disabled';
+  /** The watcher (list+watch, a targeted pass per change), started by the schedule. */
+  watcher: 'on' | 'off';
+  /** The watcher function's memory. */
+  watcherMemoryMb: number;
+  /** The event exporter's bus, rule, queue and function; off by default while the watcher runs (README, "Triggers"). */
+  eventExporter: 'on' | 'off';
   /** Custom bus the event exporter writes to. */
   eventBusName: string;
   /**
@@ -94,6 +100,9 @@ const CONTEXT_KEYS = [
   'reservedConcurrency',
   'syncPeriodSeconds',
   'maxWaitForUnmountSeconds',
+  'watcher',
+  'watcherMemoryMb',
+  'eventExporter',
   'eventBusName',
   'volumeTags',
   'instanceTags',
@@ -166,6 +175,10 @@ const schema = z.object({
   reservedConcurrency: positiveInt(1000).min(2, "must be at least 2 (the SQS pollers' floor)").default(5),
   syncPeriodSeconds: positiveInt(86_400).default(60),
   maxWaitForUnmountSeconds: z.union([z.literal('disabled'), positiveInt(86_400)]).default(360),
+  watcher: choice(['on', 'off'], 'on'),
+  watcherMemoryMb: positiveInt(10_240).min(256, 'must be at least 256 (MB)').default(WATCHER_SIZE.memoryMb),
+  // Unset: off while the watcher runs (it sees every change first), on without it (the only fast path then).
+  eventExporter: optional(z.enum(['on', 'off'])),
   eventBusName: optional(z.string().regex(/^(?!default$)[/.\-_A-Za-z0-9]{1,256}$/, 'must be a custom EventBridge bus name')),
   volumeTags: z.preprocess(blankAsUnset, z.string().default(DEFAULT_VOLUME_TAGS)),
   instanceTags: z.preprocess(blankAsUnset, z.string().default(DEFAULT_INSTANCE_TAGS)),
@@ -282,6 +295,9 @@ export function readSettings(lookup: (key: ContextKey) => unknown): StackSetting
     reservedConcurrency: data.reservedConcurrency,
     syncPeriodSeconds: data.syncPeriodSeconds,
     maxWaitForUnmountSeconds: data.maxWaitForUnmountSeconds,
+    watcher: data.watcher,
+    watcherMemoryMb: data.watcherMemoryMb,
+    eventExporter: data.eventExporter ?? (data.watcher === 'on' ? 'off' : 'on'),
     eventBusName: data.eventBusName ?? `${data.clusterName}-kubernetes-events`,
     volumeTags: data.volumeTags,
     instanceTags: data.instanceTags,

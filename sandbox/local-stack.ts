@@ -14,7 +14,9 @@ import { loadConfig, type Config } from '../lambda/config.js';
 import type { PassRunner } from '../lambda/handlers/middleware.js';
 import { scheduledHandler } from '../lambda/handlers/scheduled-handler.js';
 import { clusterEventHandler, ec2EventHandler } from '../lambda/handlers/sqs-handler.js';
+import { watcherHandler } from '../lambda/handlers/watcher-handler.js';
 import { RunningClock, type SandboxClock } from './clock.js';
+import { clockTimers } from './clock-timers.js';
 import { createVolumeTable, LOCAL_REGION, localDynamoClient } from './dynamodb.js';
 import { startLocalEc2, type LocalEc2, type LocalEc2Options } from './ec2/server.js';
 import { startKubeSandbox, type KubeSandbox } from './kube/index.js';
@@ -65,6 +67,7 @@ export interface Handlers {
   scheduled: ReturnType<typeof scheduledHandler>;
   clusterEvent: ReturnType<typeof clusterEventHandler>;
   ec2Event: ReturnType<typeof ec2EventHandler>;
+  watcher: ReturnType<typeof watcherHandler>;
 }
 
 export interface LocalStack {
@@ -89,7 +92,7 @@ export interface LocalStack {
    */
   invocation(overrides?: Omit<ControllerOverrides, 'clock'>, env?: Record<string, string>): Controller;
   /** The real Lambda handlers, wired to `runner` (default: the first execution environment). */
-  handlers(runner?: PassRunner): Handlers;
+  handlers(runner?: PassRunner & Pick<Controller, 'watch'>): Handlers;
   /** The simulated kube-controller-manager, when `simulateKcm` asked for it. */
   kcm?: Kcm;
   stop(): Promise<void>;
@@ -110,8 +113,10 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     const iam = options.iam === false ? undefined : await iamModel({ clusterName, mode: options.mode ?? 'controller', ...options.iam });
     const ec2 = await startLocalEc2({ ...options.ec2, ...turns, clock, ...(iam === undefined ? {} : { iam }) });
     stoppers.push(() => ec2.stop());
+    // Watch deadlines and bookmarks run on the stack's clock, like every other timed thing here.
     const kube = await startKubeSandbox({
       now: () => new Date(clock.now()),
+      watchScheduler: clockTimers(clock),
       ...turns,
       ...(options.kubeTransport === undefined ? {} : { transport: options.kubeTransport }),
     });
@@ -123,18 +128,23 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     stoppers.push(() => Promise.resolve(ec2Client.destroy()));
     const env = controllerEnv(options, { dynamo: dynamo.endpoint, ec2: ec2.endpoint, kubeconfig: kube.kubeconfigPath, tableName });
     const config = loadConfig(env, 'local');
+    // The watcher idles on the stack's clock: a jump wakes it, as it wakes every other timed thing.
+    const timers = clockTimers(clock);
+    const idle = (ms: number) => new Promise<void>((resolve) => timers(ms, resolve));
     const invocation = (overrides: Omit<ControllerOverrides, 'clock'> = {}, extra?: Record<string, string>) => {
       const settings = extra === undefined ? config : loadConfig({ ...env, ...extra }, 'local');
-      const controller = createController(settings, { ...options.controller, ...overrides, clock });
+      const watcher = { idle, ...options.controller?.watcher, ...overrides.watcher };
+      const controller = createController(settings, { ...options.controller, ...overrides, watcher, clock });
       stoppers.push(() => controller.close());
       return controller;
     };
     const controller = invocation();
     dynamo.resetMeter();
-    const handlers = (runner: PassRunner = controller): Handlers => ({
+    const handlers = (runner: PassRunner & Pick<Controller, 'watch'> = controller): Handlers => ({
       scheduled: scheduledHandler(runner),
       clusterEvent: clusterEventHandler(runner),
       ec2Event: ec2EventHandler(runner),
+      watcher: watcherHandler(runner),
     });
     return {
       clock,

@@ -20,8 +20,13 @@ export interface ControllerAlarmsProps {
   functions: Record<string, ControllerFunction>;
   deadLetterQueues: Record<string, sqs.IQueue>;
   fullPassStaleMinutes: number;
+  /** The watcher runs: alarm when none has for a while. */
+  watcher: boolean;
   topic: sns.ITopic;
 }
+
+/** A watcher ends about every four minutes: none in this long means none is running. */
+const WATCHER_STALE = Duration.minutes(15);
 
 /** Every trigger of a forced detach (all but `unmounted`, and kcm's `released`): keyed by the type, so none can be left out. */
 const FORCED_TRIGGERS: Record<Exclude<DetachTrigger, 'unmounted' | 'released'>, true> = {
@@ -126,6 +131,14 @@ export class ControllerAlarms extends Construct {
       missing: cloudwatch.TreatMissingData.BREACHING,
       description: `No full pass succeeded in ${props.fullPassStaleMinutes} minutes: the safety net is not running.`,
     });
+    if (props.watcher)
+      this.add('NoWatcher', {
+        metric: controllerMetric(props.clusterName, Metric.WatcherRuns, { statistic: 'Sum', period: WATCHER_STALE }),
+        threshold: 1,
+        comparison: cloudwatch.ComparisonOperator.LESS_THAN_THRESHOLD,
+        missing: cloudwatch.TreatMissingData.BREACHING,
+        description: `No watcher ran in ${WATCHER_STALE.toMinutes()} minutes: changes wait for the full pass (every minute) instead of seconds.`,
+      });
   }
 
   private add(id: string, spec: AlarmSpec): void {

@@ -62,6 +62,7 @@ export function killable(ports: Ports, kill: Kill | undefined): Killable {
       cluster: wrap(ports.cluster),
       store: wrap(ports.store),
       blockStorage: wrap(ports.blockStorage),
+      watchers: wrap(ports.watchers),
       ...(ports.massDetachWindow === undefined ? {} : { massDetachWindow: wrap(ports.massDetachWindow) }),
     },
     killed,

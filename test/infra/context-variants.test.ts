@@ -100,8 +100,8 @@ describe('context', () => {
     template.hasResourceProperties('AWS::Scheduler::Schedule', { ScheduleExpression: 'cron(0/2 * * * ? *)' });
   });
 
-  it('reserves the concurrency for each function and caps the SQS pollers at it', () => {
-    template.resourcePropertiesCountIs('AWS::Lambda::Function', { ReservedConcurrentExecutions: 3 }, 3);
+  it('reserves the concurrency for each function and caps the SQS pollers at it (the watcher keeps its own three)', () => {
+    template.resourcePropertiesCountIs('AWS::Lambda::Function', { ReservedConcurrentExecutions: 3 }, 4);
     template.resourcePropertiesCountIs('AWS::Lambda::EventSourceMapping', { ScalingConfig: { MaximumConcurrency: 3 } }, 2);
   });
 

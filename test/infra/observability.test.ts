@@ -59,6 +59,15 @@ describe('alarms', () => {
       'Maximum',
       1,
     ],
+    ['a Lambda error in the watcher function', 'AWS/Lambda', 'Errors', [{ Name: 'FunctionName', Value: 'WatcherFunction' }], 'Sum', 1],
+    [
+      'a watcher invocation in the DLQ',
+      'AWS/SQS',
+      'ApproximateNumberOfMessagesVisible',
+      [{ Name: 'QueueName', Value: 'WatcherDeadLetterQueue' }],
+      'Maximum',
+      1,
+    ],
     [
       'an EC2 event in the DLQ',
       'AWS/SQS',
@@ -160,6 +169,20 @@ describe('alarms', () => {
     });
   });
 
+  it('fires when no watcher ran for 15 minutes, missing data included (one ends about every four)', () => {
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      Namespace: METRICS_NAMESPACE,
+      MetricName: Metric.WatcherRuns,
+      Dimensions: [cluster, service],
+      Statistic: 'Sum',
+      Period: 900,
+      Threshold: 1,
+      ComparisonOperator: 'LessThanThreshold',
+      TreatMissingData: 'breaching',
+      AlarmActions: [TOPIC],
+    });
+  });
+
   it('has exactly these sixteen alarms', () => {
     template.resourceCountIs('AWS::CloudWatch::Alarm', 16);
   });
@@ -241,11 +264,13 @@ describe('dashboard', () => {
   it('graphs the functions and queues behind the passes', () => {
     for (const title of [
       'Scheduled function',
+      'Watcher function',
       'ClusterEvent function',
       'Ec2Event function',
       'ClusterEvents queue',
       'Ec2Events queue',
       'ScheduledPass dead-letter queue',
+      'Watcher dead-letter queue',
       'ClusterEvents dead-letter queue',
       'Ec2Events dead-letter queue',
     ]) {

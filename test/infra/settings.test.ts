@@ -20,6 +20,10 @@ describe('readSettings', () => {
       reservedConcurrency: 5,
       syncPeriodSeconds: 60,
       maxWaitForUnmountSeconds: 360,
+      watcher: 'on',
+      watcherMemoryMb: 512,
+      // The watcher sees every change first: the exporter's route is not made unless asked for.
+      eventExporter: 'off',
       eventBusName: 'prod-kubernetes-events',
       volumeTags: 'cluster-name,kubernetes-cluster',
       instanceTags: 'eks-nodegroup,eks-auto-mode,cluster-name,kubernetes-cluster',

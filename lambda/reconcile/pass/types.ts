@@ -77,7 +77,9 @@ export type Target =
     }
   | { kind: 'node'; name: NodeName }
   | { kind: 'instance'; instanceId: InstanceId }
-  | { kind: 'volume'; volumeId: VolumeId };
+  | { kind: 'volume'; volumeId: VolumeId }
+  /** One VolumeAttachment by name (attacher mode's watcher: kcm created, changed or is deleting it). */
+  | { kind: 'volumeAttachment'; name: string };
 
 /** A target's stable key: one batch runs one pass per target, and logs name it. */
 export function targetKey(target: Target): string {
@@ -90,6 +92,8 @@ export function targetKey(target: Target): string {
       return `instance/${target.instanceId}`;
     case 'volume':
       return `volume/${target.volumeId}`;
+    case 'volumeAttachment':
+      return `volumeattachment/${target.name}`;
   }
 }
 
