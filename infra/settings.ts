@@ -256,7 +256,8 @@ function writesProblems(data: Parsed): { path: string; message: string }[] {
 }
 
 const checkedSchema = schema.superRefine((data, ctx) => {
-  for (const problem of [...vpcProblems(data), ...writesProblems(data)]) ctx.addIssue({ code: 'custom', path: [problem.path], message: problem.message });
+  for (const problem of [...vpcProblems(data), ...writesProblems(data)])
+    ctx.addIssue({ code: 'custom', path: [problem.path], message: problem.message });
   for (const [path, side] of [
     ['volumeTags', 'volume'],
     ['instanceTags', 'instance'],
