@@ -152,7 +152,7 @@ describe('context', () => {
       },
     });
     const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm'));
-    expect(alarms).toHaveLength(16);
+    expect(alarms).toHaveLength(19);
     for (const alarm of alarms) {
       expect(alarm).toMatchObject({ Properties: { AlarmActions: [{ Ref: topicId }], OKActions: [{ Ref: topicId }] } });
     }

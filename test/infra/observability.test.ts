@@ -183,8 +183,8 @@ describe('alarms', () => {
     });
   });
 
-  it('has exactly these sixteen alarms', () => {
-    template.resourceCountIs('AWS::CloudWatch::Alarm', 16);
+  it('has exactly these nineteen alarms', () => {
+    template.resourceCountIs('AWS::CloudWatch::Alarm', 19);
   });
 
   it('notifies the given topic and creates none of its own', () => {
