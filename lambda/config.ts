@@ -29,6 +29,8 @@ export interface Config {
   mode: 'controller' | 'attacher';
   /** WRITES=on; off: every pass is a dry run (attacher mode's shadow of the sidecar, issue #12). */
   writes: boolean;
+  /** SIDECAR_GONE=true: the operator says no csi-attacher runs (attacher mode may write without the fence). */
+  sidecarGone: boolean;
   /** Attacher mode: how long a `Scheduled` event polls for kcm's VolumeAttachments. */
   attacherWaitMs: number;
   syncPeriodMs: number;
@@ -41,6 +43,8 @@ export interface Config {
   outOfServiceFollowMs: number;
   /** LEASE_FENCE=on: the sidecar's Lease we hold and how (docs/lease-fence.md); undefined when off. */
   leaseFence?: LeaseFenceConfig;
+  /** Where the csi-attacher sidecar's Lease is (LEASE_FENCE_NAMESPACE, LEASE_FENCE_NAME): the fence holds it, shadow checks it exists. */
+  sidecarLease: { name: string; namespace: string };
   /** The shared budget of EC2's mutating calls, per action, and the table that keeps it. */
   ec2Budget: {
     tableName: string;
@@ -103,9 +107,23 @@ function runtimeProblems(env: Env, runtime: Runtime): string[] {
       (problem) => `${name}: ${problem}; takes ${SETTING_SPECS[name].expected}`,
     ),
   );
-  if (runtime === 'local') return tagProblems;
+  const attachers = secondAttacher(env) && env.WRITES === 'on' ? [SECOND_ATTACHER] : [];
+  if (runtime === 'local') return [...tagProblems, ...attachers];
   const missing = (['CLUSTER_NAME', 'CLUSTER_ENDPOINT', 'CLUSTER_CA'] as const).filter((name) => env[name] === undefined);
-  return [...tagProblems, ...missing.map((name) => `${name}: required in Lambda: ${SETTING_SPECS[name].expected}`)];
+  return [...tagProblems, ...missing.map((name) => `${name}: required in Lambda: ${SETTING_SPECS[name].expected}`), ...attachers];
+}
+
+/** Attacher mode beside a csi-attacher that nothing fences: writing would make two live attachers (DESIGN §8). */
+function secondAttacher(env: Env): boolean {
+  return env.OPERATING_MODE === 'attacher' && env.LEASE_FENCE === 'off' && env.SIDECAR_GONE === 'false';
+}
+
+const SECOND_ATTACHER =
+  "WRITES: on in attacher mode needs LEASE_FENCE=on (the csi-attacher sidecar's Lease keeps it a standby) or SIDECAR_GONE=true (no csi-attacher runs); otherwise two attachers act on every VolumeAttachment. Unset, WRITES is off there (the shadow step, docs/eks.md)";
+
+/** WRITES unset: on, except where writing would make a second live attacher (then the shadow). */
+function writesOf(env: Env): boolean {
+  return (env.WRITES ?? (secondAttacher(env) ? 'off' : 'on')) === 'on';
 }
 
 function toConfig(env: Env, runtime: Runtime): Config {
@@ -128,7 +146,8 @@ function toConfig(env: Env, runtime: Runtime): Config {
     },
     ...localCredentials(env, runtime),
     mode: env.OPERATING_MODE,
-    writes: env.WRITES === 'on',
+    writes: writesOf(env),
+    sidecarGone: env.SIDECAR_GONE === 'true',
     attacherWaitMs: env.ATTACHER_POLL_SECONDS * 1000,
     syncPeriodMs: env.SYNC_PERIOD_SECONDS * 1000,
     maxAttachWaitMs: env.MAX_ATTACH_WAIT_SECONDS * 1000,
@@ -136,6 +155,7 @@ function toConfig(env: Env, runtime: Runtime): Config {
     outOfServiceTaint: env.OUT_OF_SERVICE_TAINT === 'on',
     outOfServiceFollowMs: env.OUT_OF_SERVICE_FOLLOW_SECONDS * 1000,
     ...leaseFence(env),
+    sidecarLease: { name: env.LEASE_FENCE_NAME, namespace: env.LEASE_FENCE_NAMESPACE },
     ec2Budget: {
       tableName: env.EC2_BUDGET_TABLE_NAME ?? env.TABLE_NAME,
       sizes: {

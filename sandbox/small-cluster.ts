@@ -76,8 +76,17 @@ function genVolume(volumeId: string, zone: string, options: { name?: string; nam
   };
 }
 
-/** A running pod on `nodeName` that mounts the claims (Pending and unscheduled when nodeName is undefined). */
-export function genPod(name: string, namespace: string, claims: string[], nodeName: string | undefined): GenPod {
+/**
+ * A pod on `nodeName` that mounts the claims (Pending and unscheduled when nodeName is undefined).
+ * `phase`: Running by default; a pod just bound to its node is Pending until its kubelet has mounted its volumes.
+ */
+export function genPod(
+  name: string,
+  namespace: string,
+  claims: string[],
+  nodeName: string | undefined,
+  phase: GenPod['phase'] = 'Running',
+): GenPod {
   return {
     namespace,
     name,
@@ -86,6 +95,6 @@ export function genPod(name: string, namespace: string, claims: string[], nodeNa
     owner: { kind: 'StatefulSet', name, uid: uidOf('owner', namespace, name) },
     ...(nodeName === undefined ? {} : { nodeName }),
     claims,
-    phase: nodeName === undefined ? 'Pending' : 'Running',
+    phase: nodeName === undefined ? 'Pending' : phase,
   };
 }

@@ -22,6 +22,8 @@ export interface WorldOptions {
   env?: LocalStackOptions['env'];
   controller?: LocalStackOptions['controller'];
   simulateKcm?: boolean;
+  /** A csi-attacher sidecar runs beside the controller (LocalStackOptions.sidecar). */
+  sidecar?: boolean;
 }
 
 export interface WorldVolume {
@@ -45,8 +47,11 @@ export interface World extends LocalStack {
     /** Without the cluster's tags (as a volume made outside the EBS CSI driver, or with k8sTagClusterId unset). */
     untagged?: boolean;
   }): Promise<WorldVolume>;
-  /** A running pod on `nodeName` that mounts the volume's claim (unscheduled when nodeName is undefined). */
-  addPod(name: string, volume: WorldVolume, nodeName: string | undefined): void;
+  /**
+   * A pod on `nodeName` that mounts the volume's claim (unscheduled when nodeName is undefined): Running, or, as
+   * kube-scheduler leaves a pod it just bound, `Pending` (its kubelet starts it once the volume is mounted).
+   */
+  addPod(name: string, volume: WorldVolume, nodeName: string | undefined, phase?: 'Running' | 'Pending'): void;
 }
 
 /** EC2 polling and waits short enough for the sandbox's short delays. */
@@ -71,6 +76,7 @@ export async function startWorld(options: WorldOptions = {}): Promise<World> {
     ...(options.mode === undefined ? {} : { mode: options.mode }),
     controller: { ...FAST_CONTROLLER, ...options.controller },
     ...(options.simulateKcm ? { simulateKcm: true } : {}),
+    ...(options.sidecar ? { sidecar: true } : {}),
   });
   const client = stack.ec2Client;
   const nodes: GenNode[] = [];
@@ -92,6 +98,7 @@ export async function startWorld(options: WorldOptions = {}): Promise<World> {
         namespace: volume.claim.namespace,
       };
     },
-    addPod: (name, volume, nodeName) => stack.kube.seed([podObject(genPod(name, volume.namespace, [volume.claimName], nodeName))]),
+    addPod: (name, volume, nodeName, phase) =>
+      stack.kube.seed([podObject(genPod(name, volume.namespace, [volume.claimName], nodeName, phase))]),
   };
 }

@@ -42,6 +42,18 @@ export const METRIC_VIEWS: Record<MetricName, MetricView> = {
     statistic: 'Sum',
     title: 'Calls refused the role (EC2 UnauthorizedOperation, Kubernetes 403)',
   },
+  [Metric.Fenced]: {
+    dimensions: ['State'],
+    statistic: 'Sum',
+    title: 'Passes under the lease fence by state (held: 0, else 1: only planned)',
+  },
+  [Metric.WatcherRuns]: { dimensions: [], statistic: 'Sum', title: 'Watchers that ran (one ends about every four minutes)' },
+  [Metric.WatchChanges]: { dimensions: [], statistic: 'Sum', title: 'Watched changes received' },
+  [Metric.WatchPasses]: { dimensions: [], statistic: 'Sum', title: 'Targeted passes the watcher ran' },
+  [Metric.WatchStalls]: { dimensions: [], statistic: 'Sum', title: 'Watch streams cut after going silent' },
+  [Metric.WatchRelists]: { dimensions: [], statistic: 'Sum', title: 'Watch lists (no checkpoint, or a 410)' },
+  [Metric.WatchAbandoned]: { dimensions: [], statistic: 'Sum', title: 'Watched targets given up (left to the full pass)' },
+  [Metric.WatchQueueWait]: { dimensions: [], statistic: 'Maximum', title: 'Change → pass start, largest (ms)' },
 };
 
 const PERIOD = Duration.minutes(5);

@@ -20,6 +20,8 @@ export const SKIP_CODES = [
   'pv-claim-mismatch',
   /** The PV or inline volume says EBS but its volume id is malformed. */
   'invalid-volume-id',
+  /** The EBS CSI driver refuses the PV's access modes and volume mode (read-only-many, filesystem read-write-many, …). */
+  'capability-refused',
   /** The pod's node object does not exist. */
   'node-not-found',
   /** The node lacks the controller-managed-attach-detach annotation: the kubelet attaches itself. */

@@ -75,7 +75,7 @@ export function parseOptions(argv: string[]): DemoOptions | 'help' {
 interface Story {
   chapters: Chapter[];
   cluster: Omit<Parameters<typeof generateCluster>[0], 'seed' | 'nodes'>;
-  stack: Pick<LocalStackOptions, 'mode' | 'simulateKcm' | 'env' | 'iam'>;
+  stack: Pick<LocalStackOptions, 'mode' | 'simulateKcm' | 'env' | 'iam' | 'sidecar'>;
 }
 
 const STORIES: Record<Mode, Story> = {
@@ -89,7 +89,7 @@ const STORIES: Record<Mode, Story> = {
   attacher: {
     chapters: ATTACHER_CHAPTERS,
     cluster: { volumesPerNode: 0, podsPerNode: 6, multiAttachReaders: 0 },
-    stack: { mode: 'attacher', simulateKcm: true, env: { LEASE_FENCE: 'on' }, iam: { kmsKeyArns: [DEMO_KMS_KEY] } },
+    stack: { mode: 'attacher', simulateKcm: true, sidecar: true, env: { LEASE_FENCE: 'on' }, iam: { kmsKeyArns: [DEMO_KMS_KEY] } },
   },
 };
 

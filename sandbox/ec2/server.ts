@@ -13,6 +13,7 @@ import { ActionHooks, type ActionHook } from './hooks.js';
 import { dispatch } from './protocol/dispatch.js';
 import { settle } from './state/lifecycle.js';
 import { DEFAULT_MODEL_CONFIG, World, type Delays, type ModelConfig } from './state/model.js';
+import type { Turnstile } from '../turnstile.js';
 import { EC2_THROTTLE, Throttle, type ThrottleConfig } from './throttle.js';
 import type { IamModel } from './iam/authorize.js';
 
@@ -25,6 +26,8 @@ export interface LocalEc2Options {
   model?: Partial<Omit<ModelConfig, 'delays'>>;
   /** EC2's buckets by default; `false` disables throttling. */
   throttle?: Partial<ThrottleConfig> | false;
+  /** Serve requests in turns (sandbox/turnstile.ts), as a seeded run needs. */
+  turnstile?: Turnstile;
   /** IAM in front of EC2 for the principals it names (iam/authorize.ts); unset: every credential may do everything. */
   iam?: IamModel;
 }
@@ -107,6 +110,7 @@ export async function startLocalEc2(options: LocalEc2Options = {}): Promise<Loca
       });
   });
   await new Promise<void>((resolve) => server.listen(options.port ?? 0, options.host ?? '127.0.0.1', resolve));
+  options.turnstile?.gate(server);
   const { port } = server.address() as AddressInfo;
   return {
     ...controls,

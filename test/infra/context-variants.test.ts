@@ -26,7 +26,10 @@ beforeAll(() => {
     ec2BudgetTableName: 'ebs-attach-detach-ec2-budget',
     outOfServiceTaint: 'off',
     leaseFence: 'on',
+    leaseFenceNamespace: 'ebs-csi',
+    leaseFenceName: 'external-attacher-leader-ebs-csi-aws-com-2',
     writes: 'off',
+    sidecarGone: 'true',
   }));
 }, SYNTH_TIMEOUT_MS);
 
@@ -40,7 +43,7 @@ describe('context', () => {
     expect(stack.stackName).toBe('ebs-attach-detach-other');
   });
 
-  it('passes cluster name, sync period, the disabled unmount wait, the taint switched off, the fence on and writes off to every function', () => {
+  it('passes cluster name, sync period, the disabled unmount wait, the taint switched off, the fence and its Lease, writes off and the gone sidecar to every function', () => {
     for (const env of variables()) {
       expect(env).toMatchObject({
         CLUSTER_NAME: 'other',
@@ -48,7 +51,10 @@ describe('context', () => {
         MAX_WAIT_FOR_UNMOUNT_SECONDS: 'disabled',
         OUT_OF_SERVICE_TAINT: 'off',
         LEASE_FENCE: 'on',
+        LEASE_FENCE_NAMESPACE: 'ebs-csi',
+        LEASE_FENCE_NAME: 'external-attacher-leader-ebs-csi-aws-com-2',
         WRITES: 'off',
+        SIDECAR_GONE: 'true',
       });
     }
   });
@@ -94,8 +100,8 @@ describe('context', () => {
     template.hasResourceProperties('AWS::Scheduler::Schedule', { ScheduleExpression: 'cron(0/2 * * * ? *)' });
   });
 
-  it('reserves the concurrency for each function and caps the SQS pollers at it', () => {
-    template.resourcePropertiesCountIs('AWS::Lambda::Function', { ReservedConcurrentExecutions: 3 }, 3);
+  it('reserves the concurrency for each function and caps the SQS pollers at it (the watcher keeps its own three)', () => {
+    template.resourcePropertiesCountIs('AWS::Lambda::Function', { ReservedConcurrentExecutions: 3 }, 4);
     template.resourcePropertiesCountIs('AWS::Lambda::EventSourceMapping', { ScalingConfig: { MaximumConcurrency: 3 } }, 2);
   });
 
@@ -146,7 +152,7 @@ describe('context', () => {
       },
     });
     const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm'));
-    expect(alarms).toHaveLength(14);
+    expect(alarms).toHaveLength(19);
     for (const alarm of alarms) {
       expect(alarm).toMatchObject({ Properties: { AlarmActions: [{ Ref: topicId }], OKActions: [{ Ref: topicId }] } });
     }

@@ -82,8 +82,10 @@ describe('controller role', () => {
       { Effect: 'Allow', Action: LOG_WRITE, Resource: arnOf('AWS::Logs::LogGroup', 'ScheduledPassLogs') },
       { Effect: 'Allow', Action: 'sqs:SendMessage', Resource: arnOf('AWS::SQS::Queue', 'ScheduledPassDeadLetterQueue') },
       { Effect: 'Allow', Action: ['xray:PutTraceSegments', 'xray:PutTelemetryRecords'], Resource: '*' },
-      { Effect: 'Allow', Action: LOG_WRITE, Resource: arnOf('AWS::Logs::LogGroup', 'ClusterEventPassLogs') },
       { Effect: 'Allow', Action: LOG_WRITE, Resource: arnOf('AWS::Logs::LogGroup', 'Ec2EventPassLogs') },
+      { Effect: 'Allow', Action: LOG_WRITE, Resource: arnOf('AWS::Logs::LogGroup', 'WatcherLogs') },
+      { Effect: 'Allow', Action: 'sqs:SendMessage', Resource: arnOf('AWS::SQS::Queue', 'WatcherDeadLetterQueue') },
+      { Effect: 'Allow', Action: LOG_WRITE, Resource: arnOf('AWS::Logs::LogGroup', 'ClusterEventPassLogs') },
       { Effect: 'Allow', Action: SQS_CONSUME, Resource: arnOf('AWS::SQS::Queue', 'ClusterEventsQueue') },
       { Effect: 'Allow', Action: SQS_CONSUME, Resource: arnOf('AWS::SQS::Queue', 'Ec2EventsQueue') },
     ]);

@@ -20,6 +20,10 @@ describe('readSettings', () => {
       reservedConcurrency: 5,
       syncPeriodSeconds: 60,
       maxWaitForUnmountSeconds: 360,
+      watcher: 'on',
+      watcherMemoryMb: 512,
+      // The watcher sees every change first: the exporter's route is not made unless asked for.
+      eventExporter: 'off',
       eventBusName: 'prod-kubernetes-events',
       volumeTags: 'cluster-name,kubernetes-cluster',
       instanceTags: 'eks-nodegroup,eks-auto-mode,cluster-name,kubernetes-cluster',
@@ -31,8 +35,37 @@ describe('readSettings', () => {
       ec2BudgetTableName: undefined,
       outOfServiceTaint: 'on',
       leaseFence: 'off',
+      leaseFenceNamespace: 'kube-system',
+      leaseFenceName: 'external-attacher-leader-ebs-csi-aws-com',
       writes: 'on',
+      sidecarGone: false,
     });
+  });
+
+  it.each([
+    ['attacher mode alone: a shadow (writes off)', { mode: 'attacher' }, 'off'],
+    ['attacher mode with the fence: writes on behind it', { mode: 'attacher', leaseFence: 'on' }, 'on'],
+    ['attacher mode with no sidecar left: writes on', { mode: 'attacher', sidecarGone: 'true' }, 'on'],
+    ['attacher mode, writes off asked for behind the fence', { mode: 'attacher', leaseFence: 'on', writes: 'off' }, 'off'],
+    ['controller mode: writes on', { mode: 'controller' }, 'on'],
+  ])('writes by default: %s', (_case, context, writes) => {
+    expect(readSettings(lookup({ ...minimal, ...context })).writes).toBe(writes);
+  });
+
+  it('refuses writes=on in attacher mode without the fence unless the sidecar is gone, saying both ways out', () => {
+    expect(() => readSettings(lookup({ ...minimal, mode: 'attacher', writes: 'on' }))).toThrow(
+      /writes[\s\S]*leaseFence=on[\s\S]*sidecarGone=true[\s\S]*two attachers/,
+    );
+    expect(readSettings(lookup({ ...minimal, mode: 'attacher', writes: 'on', sidecarGone: 'true' }))).toMatchObject({
+      writes: 'on',
+      sidecarGone: true,
+    });
+  });
+
+  it("reads the sidecar's Lease namespace and name", () => {
+    expect(
+      readSettings(lookup({ ...minimal, leaseFenceNamespace: 'ebs', leaseFenceName: 'external-attacher-leader-ebs-csi-aws-com' })),
+    ).toMatchObject({ leaseFenceNamespace: 'ebs', leaseFenceName: 'external-attacher-leader-ebs-csi-aws-com' });
   });
 
   it('coerces the strings `cdk -c key=value` passes', () => {
@@ -119,6 +152,9 @@ describe('readSettings', () => {
     ],
     ['a taint switch other than on or off', { outOfServiceTaint: 'yes' }, 'outOfServiceTaint'],
     ['a writes switch other than on or off', { writes: 'dry' }, 'writes'],
+    ['a sidecarGone other than true or false', { sidecarGone: 'yes' }, 'sidecarGone'],
+    ['a Lease namespace Kubernetes would refuse', { leaseFenceNamespace: 'Kube_System' }, 'leaseFenceNamespace'],
+    ['a Lease name Kubernetes would refuse', { leaseFenceName: 'Leader!' }, 'leaseFenceName'],
     ['a budget table name DynamoDB would refuse', { ec2BudgetTableName: 'a b' }, 'ec2BudgetTableName'],
     ['a full pass memory a mid-sized cluster outgrows', { fullPassMemoryMb: '512' }, 'fullPassMemoryMb'],
     ["a full pass memory beyond Lambda's largest", { fullPassMemoryMb: 16_384 }, 'fullPassMemoryMb'],

@@ -27,6 +27,8 @@ const SENTENCES: Record<ChainCode, (f: Facts) => string> = {
   'pv-claim-mismatch': (f) => `Not attached: ${f.reason}; nothing happens until the PV and the claim are bound to each other.`,
   'invalid-volume-id': (f) =>
     `Not attached, and never will be as written: ${f.reason}; the pod gets a FailedAttachVolume event on every pass until the volume source is fixed.`,
+  'capability-refused': (f) =>
+    `Not attached, and never will be as written: ${f.reason}; the pod gets a FailedAttachVolume event on every pass until the PV asks for ReadWriteOnce, ReadWriteOncePod, or ReadWriteMany with volumeMode Block.`,
   'node-not-found': (f) => `Not attached: ${f.reason}; nothing happens until the pod runs on a node that exists.`,
   'node-unmanaged': (f) =>
     f.reason.startsWith('pod ')

@@ -6,6 +6,7 @@
 import type { Action, Deferred, HeldBack } from '../../core/actions.js';
 import type { PlanConfig } from '../../core/config.js';
 import type { DetachTrigger } from '../../core/actions.js';
+import type { FenceState } from '../../core/attacher/handover.js';
 import type { ShadowComparison } from '../../core/attacher/shadow.js';
 import type { NotAttached } from '../../core/convergence.js';
 import type { InstanceId, NodeName, SkippedVolume, VolumeId } from '../../core/types.js';
@@ -76,7 +77,9 @@ export type Target =
     }
   | { kind: 'node'; name: NodeName }
   | { kind: 'instance'; instanceId: InstanceId }
-  | { kind: 'volume'; volumeId: VolumeId };
+  | { kind: 'volume'; volumeId: VolumeId }
+  /** One VolumeAttachment by name (attacher mode's watcher: kcm created, changed or is deleting it). */
+  | { kind: 'volumeAttachment'; name: string };
 
 /** A target's stable key: one batch runs one pass per target, and logs name it. */
 export function targetKey(target: Target): string {
@@ -89,6 +92,8 @@ export function targetKey(target: Target): string {
       return `instance/${target.instanceId}`;
     case 'volume':
       return `volume/${target.volumeId}`;
+    case 'volumeAttachment':
+      return `volumeattachment/${target.name}`;
   }
 }
 
@@ -143,6 +148,10 @@ export interface PassReport {
   clusterError?: string;
   /** LEASE_FENCE: why we do not hold the sidecar's Lease (the pass then only planned, as a dry run). */
   fenced?: string;
+  /** LEASE_FENCE: how the pass stood with the fence (the `Fenced` metric), and who held the Lease when not us. */
+  fence?: { state: FenceState; holder?: string };
+  /** Why the pass only planned: a handback turned writes off in the store. */
+  writesOff?: string;
   verified: boolean;
   seeded: boolean;
   /** A takeover pass: claimed volumes it took over, and how many it left to the next pass (then it planned nothing). */

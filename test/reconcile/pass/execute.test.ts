@@ -319,7 +319,7 @@ describe('a Multi-Attach conflict after the old node let go of the volume in thi
       nodeA: outOfService,
       mounted: true,
       detach: 'ok',
-      stage: (ec2) => void ec2.volumes.set(V, onNodeA()),
+      stage: (ec2) => void (ec2.volumes.set(V, onNodeA()), ec2.readLag.add(V)),
     },
   ])('$case', async ({ nodeA, mounted, detach, stage }) => {
     const { pass, ec2, kube } = harness(rescheduled(nodeA), [record(V, [attachment('node-a', { mounted })])]);
