@@ -1,14 +1,17 @@
+import { readFileSync } from 'node:fs';
+import { Alarm } from 'aws-cdk-lib/aws-cloudwatch';
 import type { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { METRICS_NAMESPACE, Metric, SERVICE_NAME, type MetricName } from '../../lambda/observability/metric-names.js';
 import { METRIC_VIEWS } from '../../infra/observability/controller-metrics.js';
 import { createTelemetry } from '../../lambda/observability/telemetry.js';
-import { SYNTH_TIMEOUT_MS, resourceId, synthesize } from './synth.js';
+import { SYNTH_TIMEOUT_MS, resourceId, synthesize, type Synthesized } from './synth.js';
 
 let template: Template;
+let stack: Synthesized['stack'];
 beforeAll(() => {
-  ({ template } = synthesize());
+  ({ template, stack } = synthesize());
 }, SYNTH_TIMEOUT_MS);
 
 const TOPIC = 'arn:aws:sns:eu-west-1:123456789012:ops';
@@ -185,6 +188,18 @@ describe('alarms', () => {
 
   it('has exactly these nineteen alarms', () => {
     template.resourceCountIs('AWS::CloudWatch::Alarm', 19);
+  });
+
+  // docs/runbook.md: what each alarm means, how to confirm it, what to do (issue 27).
+  it('has a runbook row for every alarm', () => {
+    const rows = readFileSync(new URL('../../docs/runbook.md', import.meta.url), 'utf8')
+      .split('\n')
+      .filter((line) => line.startsWith('| `'))
+      .map((line) => line.split(' | ')[0] ?? '');
+    const alarms = stack.node.findAll().filter((c): c is Alarm => c instanceof Alarm);
+    expect(alarms).toHaveLength(19);
+    const without = alarms.map((alarm) => alarm.node.id).filter((id) => !rows.some((row) => row.includes(`\`${id}\``)));
+    expect(without).toEqual([]);
   });
 
   it('notifies the given topic and creates none of its own', () => {
