@@ -88,7 +88,7 @@ export interface ControllerOverrides {
  * mutating call: the sidecar's retry period, so a pass in flight learns of a lost Lease within the
  * time the sidecar's standby needs to notice it is free (docs/lease-fence.md, the bound).
  */
-const FENCE_REREAD_MS = 5_000;
+export const FENCE_REREAD_MS = 5_000;
 
 /** Re-reads of a node after another writer changed it between our read and our taint patch. */
 const NODE_TAINT_RETRIES = 5;

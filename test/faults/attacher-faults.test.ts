@@ -1,6 +1,8 @@
 /**
  * The fault suite in attacher mode: the same seeded scenarios (faults at every kind of step,
- * passes killed at random calls) with kcm deciding what is attached, the attacher-mode invariants
+ * passes killed at random calls) with kcm deciding what is attached, each seed in one of the
+ * attacher themes (themes/index.ts: the plain world, a Lease taken over mid-pass, a deleting
+ * object handed over from the sidecar), the attacher-mode invariants
  * (sandbox/oracle/attacher/README.md) checked around every step and convergence at the end.
  * Seed N here is always attacher mode; a failing seed prints its replay command
  * (`npm run soak -- --seed N --mode attacher`).

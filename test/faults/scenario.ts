@@ -5,6 +5,7 @@
  * decides what is attached (it acts between passes and, now and then, in the middle of one) and
  * the invariants are attacher mode's (sandbox/oracle/attacher/README.md).
  */
+import type { Ports } from '../../lambda/composition.js';
 import type { Target } from '../../lambda/reconcile/pass/types.js';
 import { Random } from '../../sandbox/generate/random.js';
 import { Kubelets } from '../../sandbox/kubelets.js';
@@ -90,9 +91,10 @@ function describePass(spec: PassSpec): string {
 
 type PassOutcome = 'done' | 'killed' | 'threw';
 
-async function runPass(world: World, spec: PassSpec): Promise<PassOutcome> {
+/** `wrap`: what the step's script does to every pass's ports (e.g. a store whose writes conflict). */
+async function runPass(world: World, spec: PassSpec, wrap: (ports: Ports) => Ports = (ports) => ports): Promise<PassOutcome> {
   let dying: Killable | undefined;
-  const controller = world.invocation((ports) => (dying = killable(ports, spec.kill)).ports);
+  const controller = world.invocation((ports) => (dying = killable(wrap(ports), spec.kill)).ports);
   const budget = { deadline: world.clock.now() + 5 * MINUTE };
   const pass = spec.target ? controller.targetedPass(spec.target, budget) : controller.fullPass(budget);
   if (process.env.DEBUG_PASSES)
@@ -123,10 +125,10 @@ async function settleInFlight(): Promise<void> {
 }
 
 export async function runScenario(rig: Rig, seed: number, stepCount = 8, mode: Mode = 'controller'): Promise<ScenarioResult> {
-  const world = await rig.world(seed, mode);
+  const theme = themeOf(seed, mode);
+  const world = await rig.world(seed, mode, theme.stack);
   const random = new Random(seed);
   const unmounts = random.fork();
-  const theme = themeOf(seed, mode);
   const ledger = new ApiLedger(world.ec2, world.kube);
   const result: ScenarioResult = {
     seed,
@@ -188,6 +190,7 @@ async function playStep(parts: Parts, cluster: FaultCluster, step: number): Prom
   const changes = script.changes ?? [drawnChange];
   for (const change of changes) applyChange(world, cluster, random, change);
   mode.act();
+  const prepared = script.prepare === undefined ? undefined : await script.prepare(themeCtx);
   // Everything is drawn, scripted or not, so a script never shifts the draws of later steps.
   const drawn = { faults: pickFaults(random, world.mode), passes: pickPasses(cluster, random), restart: pickRestart(random) };
   const drawnAdvance = random.pick(ADVANCES);
@@ -206,7 +209,7 @@ async function playStep(parts: Parts, cluster: FaultCluster, step: number): Prom
   const armed = armRestart(world, cluster, random, { kubelets, oracle }, restart);
   const kcmArmed = armKcmRound(world, cluster, random, kubelets, kcmRound);
   const themeArmed = script.arm?.(themeCtx) ?? NOTHING_ARMED;
-  const first = await Promise.all(passes.map((spec) => runPass(world, spec)));
+  const first = await Promise.all(passes.map((spec) => runPass(world, spec, script.wrapPorts)));
   const then = script.then ? await followUp(parts, cluster, script.then) : { outcomes: [], note: undefined };
   const outcomes = [...first, ...then.outcomes];
   await settleInFlight(); // let a killed pass's last request land
@@ -214,7 +217,9 @@ async function playStep(parts: Parts, cluster: FaultCluster, step: number): Prom
   kcmArmed.stop();
   themeArmed.stop();
   clearFaults(world);
-  result.trace.push([label, armed.note(), kcmArmed.note(), themeArmed.note(), then.note].filter((part) => part !== undefined).join('; '));
+  result.trace.push(
+    [label, prepared, armed.note(), kcmArmed.note(), themeArmed.note(), then.note].filter((part) => part !== undefined).join('; '),
+  );
   result.passes += outcomes.length;
   result.kills += outcomes.filter((o) => o === 'killed').length;
   await check(parts, before, label, stored);
