@@ -13,7 +13,8 @@ import { measureBundles } from './bundles.js';
 import { measureEnvironmentBurst } from './burst-environments.js';
 import { measureDeadInstances } from './dead-instance.js';
 import { goalRows } from './goals.js';
-import { markdown, shortTable, type BenchFigures } from './report.js';
+import type { BenchFigures } from './figures.js';
+import { markdown, shortTable } from './report.js';
 import { measureSize } from './size.js';
 
 // Metrics in embedded metric format mean nothing outside Lambda.

@@ -26,6 +26,9 @@ export function controllerEnvironment(settings: StackSettings, tableName: string
     CLUSTER_NAME: settings.clusterName,
     CLUSTER_ENDPOINT: settings.apiEndpoint,
     CLUSTER_CA: settings.certificateAuthority,
+    // The role's tag conditions, so the controller can name the tag a refused volume lacks.
+    VOLUME_TAGS: settings.volumeTags,
+    INSTANCE_TAGS: settings.instanceTags,
     ...(settings.ec2BudgetTableName ? { EC2_BUDGET_TABLE_NAME: settings.ec2BudgetTableName } : {}),
     // The handlers taint by default; off only needs saying.
     ...(settings.outOfServiceTaint === 'off' ? { OUT_OF_SERVICE_TAINT: 'off' } : {}),

@@ -4,7 +4,8 @@
  * at once with the context key it belongs to, before any construct is built.
  */
 import { z } from 'zod';
-import { FULL_PASS_SIZE } from './function-sizes.js';
+import { DEFAULT_INSTANCE_TAGS, DEFAULT_VOLUME_TAGS, parseTagList } from '../lambda/core/tag-scheme.js';
+import { FULL_PASS_SIZE, WATCHER_SIZE } from './function-sizes.js';
 
 /**
  * `controller`: we are the attach/detach controller (kcm's is off). `attacher`: kcm's
@@ -47,10 +48,22 @@ export interface StackSettings {
   syncPeriodSeconds: number;
   /** Force-detach timeout for a not-Ready node's volumes, or `disabled`. */
   maxWaitForUnmountSeconds: number | 'disabled';
+  /** The watcher (list+watch, a targeted pass per change), started by the schedule. */
+  watcher: 'on' | 'off';
+  /** The watcher function's memory. */
+  watcherMemoryMb: number;
+  /** The event exporter's bus, rule, queue and function; off by default while the watcher runs (README, "Triggers"). */
+  eventExporter: 'on' | 'off';
   /** Custom bus the event exporter writes to. */
   eventBusName: string;
-  /** EC2 attach/detach is allowed only on volumes and instances carrying this tag key. */
-  clusterTagKey: string;
+  /**
+   * The tags the role requires (VOLUME_TAGS / INSTANCE_TAGS): attach and detach only where the volume
+   * carries one of `volumeTags` and the instance one of `instanceTags`, key and value (core/tag-scheme.ts).
+   */
+  volumeTags: string;
+  instanceTags: string;
+  /** Customer-managed KMS keys of encrypted volumes: the role may create grants on them for EC2. */
+  kmsKeyArns: string[];
   /** Existing SNS topic that alarms notify; without it the stack creates one (output AlarmTopicArn). */
   alarmTopicArn?: string;
   /** Alarm when no full pass has completed for this many minutes. */
@@ -87,7 +100,13 @@ const CONTEXT_KEYS = [
   'reservedConcurrency',
   'syncPeriodSeconds',
   'maxWaitForUnmountSeconds',
+  'watcher',
+  'watcherMemoryMb',
+  'eventExporter',
   'eventBusName',
+  'volumeTags',
+  'instanceTags',
+  'kmsKeyArns',
   'clusterTagKey',
   'alarmTopicArn',
   'fullPassStaleMinutes',
@@ -156,8 +175,18 @@ const schema = z.object({
   reservedConcurrency: positiveInt(1000).min(2, "must be at least 2 (the SQS pollers' floor)").default(5),
   syncPeriodSeconds: positiveInt(86_400).default(60),
   maxWaitForUnmountSeconds: z.union([z.literal('disabled'), positiveInt(86_400)]).default(360),
+  watcher: choice(['on', 'off'], 'on'),
+  watcherMemoryMb: positiveInt(10_240).min(256, 'must be at least 256 (MB)').default(WATCHER_SIZE.memoryMb),
+  // Unset: off while the watcher runs (it sees every change first), on without it (the only fast path then).
+  eventExporter: optional(z.enum(['on', 'off'])),
   eventBusName: optional(z.string().regex(/^(?!default$)[/.\-_A-Za-z0-9]{1,256}$/, 'must be a custom EventBridge bus name')),
-  clusterTagKey: optional(z.string().min(1).max(128)),
+  volumeTags: z.preprocess(blankAsUnset, z.string().default(DEFAULT_VOLUME_TAGS)),
+  instanceTags: z.preprocess(blankAsUnset, z.string().default(DEFAULT_INSTANCE_TAGS)),
+  kmsKeyArns: optional(
+    idList(/^arn:aws[a-z-]*:kms:[a-z0-9-]+:\d{12}:key\/[A-Za-z0-9-]+$/, 'KMS key ARNs (arn:aws:kms:…:key/…, comma-separated)'),
+  ),
+  // Replaced by volumeTags and instanceTags: a bare key named no value, and any key could span clusters.
+  clusterTagKey: optional(z.never({ error: 'is replaced by volumeTags and instanceTags (key and value; infra/README.md)' })),
   alarmTopicArn: optional(z.string().regex(/^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]+$/, 'must be an SNS topic ARN')),
   fullPassStaleMinutes: positiveInt(1440).min(2, 'must be at least 2').default(10),
   // Up to Lambda's largest; the bench measures full passes from 1,024 MB up, nothing smaller.
@@ -229,6 +258,13 @@ function writesProblems(data: Parsed): { path: string; message: string }[] {
 const checkedSchema = schema.superRefine((data, ctx) => {
   for (const problem of [...vpcProblems(data), ...writesProblems(data)])
     ctx.addIssue({ code: 'custom', path: [problem.path], message: problem.message });
+  for (const [path, side] of [
+    ['volumeTags', 'volume'],
+    ['instanceTags', 'instance'],
+  ] as const) {
+    for (const problem of parseTagList(data[path], side, data.clusterName).problems)
+      ctx.addIssue({ code: 'custom', path: [path], message: problem });
+  }
 });
 
 function vpcOf(data: Parsed): VpcSettings | undefined {
@@ -260,8 +296,13 @@ export function readSettings(lookup: (key: ContextKey) => unknown): StackSetting
     reservedConcurrency: data.reservedConcurrency,
     syncPeriodSeconds: data.syncPeriodSeconds,
     maxWaitForUnmountSeconds: data.maxWaitForUnmountSeconds,
+    watcher: data.watcher,
+    watcherMemoryMb: data.watcherMemoryMb,
+    eventExporter: data.eventExporter ?? (data.watcher === 'on' ? 'off' : 'on'),
     eventBusName: data.eventBusName ?? `${data.clusterName}-kubernetes-events`,
-    clusterTagKey: data.clusterTagKey ?? `kubernetes.io/cluster/${data.clusterName}`,
+    volumeTags: data.volumeTags,
+    instanceTags: data.instanceTags,
+    kmsKeyArns: data.kmsKeyArns ?? [],
     alarmTopicArn: data.alarmTopicArn,
     fullPassStaleMinutes: data.fullPassStaleMinutes,
     fullPassMemoryMb: data.fullPassMemoryMb,

@@ -11,6 +11,7 @@ import { DynamoHandoverStore } from './adapters/dynamodb/handover.js';
 import { DynamoMassDetachWindow } from './adapters/dynamodb/mass-detach-window.js';
 import { DynamoRateBudget } from './adapters/dynamodb/rate-budget.js';
 import { DynamoVolumeStore } from './adapters/dynamodb/volume-store.js';
+import { DynamoWatcherStore } from './adapters/dynamodb/watcher-store.js';
 import { Ec2BlockStorage, type Ec2BlockStorageOptions } from './adapters/ec2/block-storage.js';
 import { createEc2Client, type Ec2ClientOptions } from './adapters/ec2/client.js';
 import { withoutSdkLogger } from './adapters/sdk-logger.js';
@@ -29,7 +30,11 @@ import { underHandover, type Handover } from './reconcile/attacher/handover.js';
 import type { Cluster } from './ports/cluster.js';
 import type { HandoverStore } from './ports/handover.js';
 import type { LeaseLock } from './ports/lease-lock.js';
+import type { WatcherStore } from './ports/watcher-store.js';
 import { operatingMode, type ModeDeps } from './reconcile/operating-mode.js';
+import { DEFAULT_WATCHER_SETTINGS } from './reconcile/watch/settings.js';
+import type { Reaction, WatcherReport, WatcherSettings } from './reconcile/watch/types.js';
+import { runWatcher } from './reconcile/watch/watcher.js';
 import {
   targetKey,
   type Budget,
@@ -43,10 +48,11 @@ import {
 
 /**
  * Every port a pass may use: the shared ones and the Cluster port, whose one adapter serves both
- * modes' roles; and the handover's (attacher mode, and wherever the fence is on): its record in the
- * store and the csi-attacher sidecar's Lease, which the CLI's handback and takeover use too.
+ * modes' roles; the watchers' lease and checkpoints; and the handover's (attacher mode, and wherever
+ * the fence is on): its record in the store and the csi-attacher sidecar's Lease, which the CLI's
+ * handback and takeover use too.
  */
-export type Ports = PassPorts & { cluster: Cluster; handover?: HandoverStore; sidecarLease?: LeaseLock };
+export type Ports = PassPorts & { cluster: Cluster; watchers: WatcherStore; handover?: HandoverStore; sidecarLease?: LeaseLock };
 
 export interface Controller extends Telemetry {
   config: Config;
@@ -54,6 +60,8 @@ export interface Controller extends Telemetry {
   ports: Ports;
   fullPass(budget: Budget, options?: PassOptions): Promise<PassReport>;
   targetedPass(target: Target, budget: Budget, options?: PassOptions): Promise<PassReport>;
+  /** A watcher invocation: joins the lease (or ends at once), lists and watches, runs a targeted pass per change until its deadline. */
+  watch(budget: Budget): Promise<WatcherReport>;
   /** Closes pooled connections (CLI runs and tests; a Lambda keeps them warm). */
   close(): Promise<void>;
 }
@@ -81,6 +89,8 @@ export interface ControllerOverrides {
   wrapPorts?: (ports: Ports) => Ports;
   /** Told items done / total of long work (takeover seeding, a pass's actions): the CLI and the bench show it. */
   progress?: ReconcileDeps['progress'];
+  /** The watcher's pace, how it idles between its checks (the clock's sleep by default), and who hears of its passes. */
+  watcher?: Partial<WatcherSettings> & { idle?: (ms: number) => Promise<void>; onReaction?: (reaction: Reaction) => void };
 }
 
 /**
@@ -139,6 +149,7 @@ export function createController(config: Config, overrides: ControllerOverrides 
     blockStorage: fence ? fencedBlockStorage(ec2Storage, fence) : ec2Storage,
     massDetachWindow: new DynamoMassDetachWindow({ client: dynamo, tableName: config.tableName }),
     nodeTaints: new KubernetesNodeTaints(kubeClients.core, tuning.kubernetes?.maxConflictRetries ?? NODE_TAINT_RETRIES),
+    watchers: new DynamoWatcherStore({ client: dynamo, tableName: config.tableName }),
     ...(handover ? { handover: handoverStore, sidecarLease } : {}),
   };
   const ports = overrides.wrapPorts?.(built) ?? built;
@@ -174,6 +185,14 @@ export function createController(config: Config, overrides: ControllerOverrides 
     if (!config.writes || options.dryRun === true) return run({ ...options, dryRun: true });
     return handover ? underHandover(handover, budget, options, run) : run(options);
   };
+  const targetedPass: Controller['targetedPass'] = (target, budget, options = {}) => {
+    const passId = options.passId ?? newId();
+    const label = { pass: 'targeted', target: targetKey(target) };
+    return observed(passId, label, (deps) =>
+      guarded(budget, { ...options, passId }, (run) => mode.targetedPass(deps, target, budget, run)),
+    );
+  };
+  const { idle, onReaction, ...pace } = overrides.watcher ?? {};
   return {
     ...telemetry,
     config,
@@ -185,13 +204,23 @@ export function createController(config: Config, overrides: ControllerOverrides 
         guarded(budget, { ...options, passId }, (run) => mode.fullPass(deps, budget, run)),
       );
     },
-    targetedPass: (target, budget, options = {}) => {
-      const passId = options.passId ?? newId();
-      const label = { pass: 'targeted', target: targetKey(target) };
-      return observed(passId, label, (deps) =>
-        guarded(budget, { ...options, passId }, (run) => mode.targetedPass(deps, target, budget, run)),
-      );
-    },
+    targetedPass,
+    watch: (budget) =>
+      runWatcher(
+        {
+          cluster: ports.cluster,
+          watchers: ports.watchers,
+          clock: () => clock.now(),
+          idle: idle ?? ((ms) => clock.sleep(ms)),
+          newId,
+          log: telemetry.logger,
+          runTarget: (target, passBudget) => targetedPass(target, passBudget),
+          settings: { ...DEFAULT_WATCHER_SETTINGS, ...pace },
+          ...(onReaction === undefined ? {} : { onReaction }),
+        },
+        mode.watch,
+        budget,
+      ),
     close: async () => {
       await kubeClients.close();
       dynamo.destroy();

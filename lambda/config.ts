@@ -5,6 +5,7 @@
  */
 import type { z } from 'zod';
 import { DEFAULT_PLAN_CONFIG, type PlanConfig } from './core/config.js';
+import { parseTagList, type TagScheme } from './core/tag-scheme.js';
 import type { ReconcileSettings } from './reconcile/pass/types.js';
 import { ENV_SCHEMA, SETTING_SPECS, SETTINGS, type Env, type SettingName } from './settings.js';
 
@@ -14,6 +15,8 @@ export type Runtime = 'lambda' | 'local';
 export interface Config {
   tableName: string;
   clusterName: string;
+  /** The tags the role requires on volumes and instances (VOLUME_TAGS, INSTANCE_TAGS). */
+  tagScheme: TagScheme;
   /** How the Kubernetes API is reached: EKS endpoint + CA + token, or a kubeconfig file (default path when undefined). */
   /** EKS: `caData` is the cluster CA as EKS hands it out (base64 of the PEM). */
   kube: { kind: 'eks'; endpoint: string; caData: string } | { kind: 'kubeconfig'; path?: string };
@@ -99,10 +102,15 @@ function withoutBlanks(env: Record<string, string | undefined>): Record<string, 
 }
 
 function runtimeProblems(env: Env, runtime: Runtime): string[] {
+  const tagProblems = (['VOLUME_TAGS', 'INSTANCE_TAGS'] as const).flatMap((name) =>
+    parseTagList(env[name], name === 'VOLUME_TAGS' ? 'volume' : 'instance', env.CLUSTER_NAME ?? 'local').problems.map(
+      (problem) => `${name}: ${problem}; takes ${SETTING_SPECS[name].expected}`,
+    ),
+  );
   const attachers = secondAttacher(env) && env.WRITES === 'on' ? [SECOND_ATTACHER] : [];
-  if (runtime === 'local') return attachers;
+  if (runtime === 'local') return [...tagProblems, ...attachers];
   const missing = (['CLUSTER_NAME', 'CLUSTER_ENDPOINT', 'CLUSTER_CA'] as const).filter((name) => env[name] === undefined);
-  return [...missing.map((name) => `${name}: required in Lambda: ${SETTING_SPECS[name].expected}`), ...attachers];
+  return [...tagProblems, ...missing.map((name) => `${name}: required in Lambda: ${SETTING_SPECS[name].expected}`), ...attachers];
 }
 
 /** Attacher mode beside a csi-attacher that nothing fences: writing would make two live attachers (DESIGN §8). */
@@ -124,6 +132,10 @@ function toConfig(env: Env, runtime: Runtime): Config {
   return {
     tableName: env.TABLE_NAME,
     clusterName: env.CLUSTER_NAME ?? 'local',
+    tagScheme: {
+      volume: parseTagList(env.VOLUME_TAGS, 'volume', env.CLUSTER_NAME ?? 'local').tags,
+      instance: parseTagList(env.INSTANCE_TAGS, 'instance', env.CLUSTER_NAME ?? 'local').tags,
+    },
     kube: useEndpoint
       ? { kind: 'eks', endpoint: env.CLUSTER_ENDPOINT as string, caData: env.CLUSTER_CA as string }
       : { kind: 'kubeconfig', path: env.KUBECONFIG },

@@ -6,6 +6,7 @@
  */
 import { z } from 'zod';
 import { DEFAULT_PLAN_CONFIG } from './core/config.js';
+import { DEFAULT_INSTANCE_TAGS, DEFAULT_VOLUME_TAGS } from './core/tag-scheme.js';
 import { METRICS_NAMESPACE, SERVICE_NAME } from './observability/metric-names.js';
 
 interface Setting<S extends z.ZodType = z.ZodType> {
@@ -221,6 +222,20 @@ export const SETTING_SPECS = {
     expected: seconds('300'),
     meaning:
       "The mass-detach window, kept in the state table: the passes of one window together detach at most the fraction one pass may (the default is the full pass's timeout, so every pass overlapping another shares its window).",
+  }),
+  VOLUME_TAGS: setting({
+    schema: text,
+    default: DEFAULT_VOLUME_TAGS,
+    expected: `volume tag schemes and key=value pairs naming the cluster, comma-separated (e.g. ${DEFAULT_VOLUME_TAGS})`,
+    meaning:
+      "The tags the role requires on a volume before it may attach or detach it (one of them, key and value): `cluster-name` (ebs.csi.aws.com/cluster-name=<cluster>), `kubernetes-cluster` (kubernetes.io/cluster/<cluster>=owned), `csi-any-cluster` (AmazonEBSCSIDriverPolicyV2's tags: every cluster of the account). The stack sets it from `-c volumeTags`; the controller uses it to name the tag a refused volume lacks.",
+  }),
+  INSTANCE_TAGS: setting({
+    schema: text,
+    default: DEFAULT_INSTANCE_TAGS,
+    expected: `instance tag schemes and key=value pairs naming the cluster, comma-separated (e.g. ${DEFAULT_INSTANCE_TAGS})`,
+    meaning:
+      'The tags the role requires on an instance (one of them): `eks-nodegroup` (eks:cluster-name=<cluster>), `eks-auto-mode` (eks:eks-cluster-name=<cluster>), `cluster-name` (ebs.csi.aws.com/cluster-name=<cluster>), `kubernetes-cluster` (kubernetes.io/cluster/<cluster>=owned). Set by the stack from `-c instanceTags`.',
   }),
   OUT_OF_SERVICE_TAINT: setting({
     schema: z.enum(['on', 'off']),

@@ -44,6 +44,8 @@ export const WAIT_CODES = [
   'lease-expired',
   /** The last attempts failed: backing off until a time, with EC2's last error. */
   'backing-off',
+  /** EC2 answered AttachmentLimitExceeded for the node: no attach there until something detaches from it. */
+  'attachment-limit',
   /** An action on the same lock is already planned in this pass. */
   'planned-this-pass',
   /** The record says attaching but EC2 was not asked this pass: a stuck attach is judged on EC2's word only. */

@@ -50,6 +50,20 @@ export const Metric = {
   Fenced: 'Fenced',
   /** Count of passes that aborted (cluster or store unreadable). */
   PassFailures: 'PassFailures',
+  /** Count per pass of calls refused the role: EC2 `UnauthorizedOperation` (or no grant on a volume's KMS key), Kubernetes 403. */
+  UnauthorizedCalls: 'UnauthorizedCalls',
+  /** Count, per watcher invocation that watched (sent when it ends): none for a while means no watcher runs. */
+  WatcherRuns: 'WatcherRuns',
+  /** Count per watcher: changes received, and targeted passes run for them. */
+  WatchChanges: 'WatchChanges',
+  WatchPasses: 'WatchPasses',
+  /** Count per watcher: streams cut after saying nothing for the stall bound, and lists after a 410. */
+  WatchStalls: 'WatchStalls',
+  WatchRelists: 'WatchRelists',
+  /** Count per watcher: targets given up after repeated failed passes (left to the full pass). */
+  WatchAbandoned: 'WatchAbandoned',
+  /** Milliseconds from a change's arrival to the start of its pass, the largest of a watcher. */
+  WatchQueueWait: 'WatchQueueWait',
 } as const;
 
 export type MetricName = (typeof Metric)[keyof typeof Metric];

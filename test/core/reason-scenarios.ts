@@ -106,6 +106,25 @@ export const WAIT_SCENARIOS: WaitScenario[] = [
     world: world({ records: [record(V, [], { operations: { volume: op('attach', 'node-a', { leaseExpiresAt: T0 - 1 }) } })] }),
   },
   {
+    code: 'attachment-limit',
+    nodeName: 'node-a',
+    operation: 'attach',
+    world: world({
+      records: [
+        record(V, [], {
+          backoff: {
+            'attach:node-a': {
+              failures: 1,
+              notBefore: T0 - 30_000,
+              lastError: 'AttachmentLimitExceeded',
+              untilDetachFrom: { instanceId: instanceOf('node-a'), attached: 0 },
+            },
+          },
+        }),
+      ],
+    }),
+  },
+  {
     code: 'backing-off',
     nodeName: 'node-a',
     operation: 'attach',

@@ -18,7 +18,8 @@ beforeAll(() => {
     syncPeriodSeconds: '120',
     maxWaitForUnmountSeconds: 'disabled',
     eventBusName: 'k8s-events',
-    clusterTagKey: 'ebs.csi.aws.com/cluster',
+    volumeTags: 'csi-any-cluster',
+    instanceTags: 'eks-nodegroup',
     alarmTopicArn: '',
     fullPassStaleMinutes: '20',
     fullPassMemoryMb: '3008',
@@ -99,8 +100,8 @@ describe('context', () => {
     template.hasResourceProperties('AWS::Scheduler::Schedule', { ScheduleExpression: 'cron(0/2 * * * ? *)' });
   });
 
-  it('reserves the concurrency for each function and caps the SQS pollers at it', () => {
-    template.resourcePropertiesCountIs('AWS::Lambda::Function', { ReservedConcurrentExecutions: 3 }, 3);
+  it('reserves the concurrency for each function and caps the SQS pollers at it (the watcher keeps its own three)', () => {
+    template.resourcePropertiesCountIs('AWS::Lambda::Function', { ReservedConcurrentExecutions: 3 }, 4);
     template.resourcePropertiesCountIs('AWS::Lambda::EventSourceMapping', { ScalingConfig: { MaximumConcurrency: 3 } }, 2);
   });
 
@@ -108,13 +109,21 @@ describe('context', () => {
     template.hasResourceProperties('AWS::Events::EventBus', { Name: 'k8s-events' });
   });
 
-  it('conditions attach and detach on the tag key', () => {
+  it('conditions attach and detach on the chosen tags, key and value', () => {
     template.hasResourceProperties('AWS::IAM::Policy', {
       PolicyDocument: {
         Statement: Match.arrayWith([
           Match.objectLike({
-            Sid: 'AttachDetachClusterVolumes',
-            Condition: { Null: { 'aws:ResourceTag/ebs.csi.aws.com/cluster': 'false' } },
+            Sid: 'AttachDetachVolumeTagged1',
+            Condition: { StringEquals: { 'aws:ResourceTag/ebs.csi.aws.com/cluster': 'true' } },
+          }),
+          Match.objectLike({
+            Sid: 'AttachDetachVolumeTagged2',
+            Condition: { StringLike: { 'aws:ResourceTag/kubernetes.io/created-for/pvc/name': '*' } },
+          }),
+          Match.objectLike({
+            Sid: 'AttachDetachInstanceTagged1',
+            Condition: { StringEquals: { 'aws:ResourceTag/eks:cluster-name': 'other' } },
           }),
         ]),
       },
@@ -132,16 +141,18 @@ describe('context', () => {
     });
   });
 
-  it('creates an encrypted, TLS-only topic when none is given, and every alarm notifies it', () => {
+  it('creates a topic encrypted with its own key, TLS-only, when none is given, and every alarm notifies it', () => {
     const topicId = resourceId(template, 'AWS::SNS::Topic', 'AlarmTopic');
-    expect(JSON.stringify(template.findResources('AWS::SNS::Topic'))).toContain(':alias/aws/sns');
+    template.hasResourceProperties('AWS::SNS::Topic', {
+      KmsMasterKeyId: { 'Fn::GetAtt': [resourceId(template, 'AWS::KMS::Key', 'AlarmTopicKey'), 'Arn'] },
+    });
     template.hasResourceProperties('AWS::SNS::TopicPolicy', {
       PolicyDocument: {
         Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]),
       },
     });
     const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm'));
-    expect(alarms).toHaveLength(15);
+    expect(alarms).toHaveLength(19);
     for (const alarm of alarms) {
       expect(alarm).toMatchObject({ Properties: { AlarmActions: [{ Ref: topicId }], OKActions: [{ Ref: topicId }] } });
     }

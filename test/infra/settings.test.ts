@@ -20,8 +20,14 @@ describe('readSettings', () => {
       reservedConcurrency: 5,
       syncPeriodSeconds: 60,
       maxWaitForUnmountSeconds: 360,
+      watcher: 'on',
+      watcherMemoryMb: 512,
+      // The watcher sees every change first: the exporter's route is not made unless asked for.
+      eventExporter: 'off',
       eventBusName: 'prod-kubernetes-events',
-      clusterTagKey: 'kubernetes.io/cluster/prod',
+      volumeTags: 'cluster-name,kubernetes-cluster',
+      instanceTags: 'eks-nodegroup,eks-auto-mode,cluster-name,kubernetes-cluster',
+      kmsKeyArns: [],
       alarmTopicArn: undefined,
       fullPassStaleMinutes: 10,
       fullPassMemoryMb: 1769,
@@ -82,27 +88,32 @@ describe('readSettings', () => {
     });
   });
 
-  it('keeps explicit bus name, tag key and alarm topic', () => {
+  it('keeps explicit bus name, tag schemes, KMS keys and alarm topic', () => {
+    const key = 'arn:aws:kms:eu-west-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab';
     const settings = readSettings(
       lookup({
         ...minimal,
         eventBusName: 'k8s-events',
-        clusterTagKey: 'ebs.csi.aws.com/cluster',
+        volumeTags: 'csi-any-cluster',
+        instanceTags: 'eks-nodegroup,team/cluster=prod',
+        kmsKeyArns: key,
         alarmTopicArn: 'arn:aws:sns:eu-west-1:123456789012:ops',
       }),
     );
     expect(settings).toMatchObject({
       eventBusName: 'k8s-events',
-      clusterTagKey: 'ebs.csi.aws.com/cluster',
+      volumeTags: 'csi-any-cluster',
+      instanceTags: 'eks-nodegroup,team/cluster=prod',
+      kmsKeyArns: [key],
       alarmTopicArn: 'arn:aws:sns:eu-west-1:123456789012:ops',
     });
   });
 
   it('treats empty placeholders (cdk.json "", `-c key=`) as unset', () => {
-    const settings = readSettings(lookup({ ...minimal, clusterTagKey: '', eventBusName: '', alarmTopicArn: '' }));
+    const settings = readSettings(lookup({ ...minimal, volumeTags: '', eventBusName: '', alarmTopicArn: '' }));
     expect(settings).toMatchObject({
       eventBusName: 'prod-kubernetes-events',
-      clusterTagKey: 'kubernetes.io/cluster/prod',
+      volumeTags: 'cluster-name,kubernetes-cluster',
       alarmTopicArn: undefined,
     });
   });
@@ -119,6 +130,10 @@ describe('readSettings', () => {
     ['an unmount wait that is neither seconds nor disabled', { maxWaitForUnmountSeconds: 'never' }, 'maxWaitForUnmountSeconds'],
     ['the default bus as the exporter bus', { eventBusName: 'default' }, 'eventBusName'],
     ['an alarm topic that is not an SNS ARN', { alarmTopicArn: 'ops-channel' }, 'alarmTopicArn'],
+    ['a free-text volume tag that names no cluster (it would span clusters)', { volumeTags: 'kubernetes.io/role=data' }, 'volumeTags'],
+    ['an unknown instance tag scheme', { instanceTags: 'karpenter' }, 'instanceTags'],
+    ['the old bare tag key', { clusterTagKey: 'kubernetes.io/cluster/prod' }, 'clusterTagKey'],
+    ['a KMS key that is not a key ARN', { kmsKeyArns: 'alias/ebs' }, 'kmsKeyArns'],
     ['a mode other than controller or attacher', { mode: 'sidecar' }, 'mode'],
     ['a VPC id that is not one', { vpcId: 'prod-vpc', subnetIds: SUBNETS, routeTableIds: ROUTES }, 'vpcId'],
     ['a VPC without subnets', { vpcId: VPC }, 'subnetIds'],

@@ -11,6 +11,7 @@ import type {
   AttachRequest,
   BlockStorage,
   DetachOutcome,
+  DetachRequest,
   WaitRequest,
   WaitResult,
   SeenInstance,
@@ -23,6 +24,9 @@ import type {
   VolumeAttachmentStatus,
 } from '../../lambda/ports/cluster.js';
 import type { ControllerState, DeviceHolder, VolumeStore, WriteResult } from '../../lambda/ports/volume-store.js';
+import type { WatchedKind, WatchedObject, WatchOptions, WatchSignal } from '../../lambda/ports/cluster-watch.js';
+import type { WatchCheckpoint, WatcherLease } from '../../lambda/core/watch.js';
+import type { WatcherStore } from '../../lambda/ports/watcher-store.js';
 import type { PodRef } from '../../lambda/core/types.js';
 import type { ModeDeps } from '../../lambda/reconcile/operating-mode.js';
 import type { ReconcileDeps } from '../../lambda/reconcile/pass/types.js';
@@ -88,6 +92,15 @@ export class FakeStore implements VolumeStore {
   }
 }
 
+/** A watch the fake cluster opened: the test plays the API server through `send`. */
+export interface FakeWatch {
+  kind: WatchedKind;
+  resourceVersion: string;
+  options: WatchOptions;
+  stopped: boolean;
+  send(signal: WatchSignal): void;
+}
+
 export class FakeCluster implements Cluster {
   readonly events: { pod: PodRef; event: ClusterEvent }[] = [];
   readonly statusWrites: { node: string; volumes: AttachedVolume[] }[] = [];
@@ -105,6 +118,33 @@ export class FakeCluster implements Cluster {
   failStatusWrites = false;
 
   constructor(public snapshot: ClusterSnapshot) {}
+
+  /** The resourceVersion a list reports; every list is logged in `lists`, every watch opened in `watches`. */
+  listRevision = '100';
+  readonly lists: WatchedKind[] = [];
+  readonly watches: FakeWatch[] = [];
+  listToWatch(kind: WatchedKind) {
+    this.lists.push(kind);
+    const of: Record<WatchedKind, WatchedObject[]> = {
+      pods: this.snapshot.pods,
+      nodes: this.snapshot.nodes,
+      volumeattachments: this.snapshot.volumeAttachments,
+    };
+    return Promise.resolve({ objects: structuredClone(of[kind]), resourceVersion: this.listRevision });
+  }
+  watch(kind: WatchedKind, resourceVersion: string, listener: (signal: WatchSignal) => void, options: WatchOptions) {
+    const watch: FakeWatch = {
+      kind,
+      resourceVersion,
+      options,
+      stopped: false,
+      send: (signal) => {
+        if (!watch.stopped) listener(signal);
+      },
+    };
+    this.watches.push(watch);
+    return Promise.resolve({ stop: () => void (watch.stopped = true) });
+  }
 
   readAll() {
     return Promise.resolve(structuredClone(this.snapshot));
@@ -228,7 +268,10 @@ export class FakeCluster implements Cluster {
   }
 }
 
-/** EC2 whose answers the test scripts; unscripted calls succeed at once. */
+/**
+ * EC2 whose answers the test scripts; unscripted calls succeed at once. Like EC2 it lets go of an
+ * attachment once DetachVolume succeeds (or a wait sees it detached): `volumes` no longer shows it.
+ */
 export class FakeBlockStorage implements BlockStorage {
   readonly calls: string[] = [];
   attachOutcome: AttachOutcome = { kind: 'started', device: '/dev/xvdaa' };
@@ -237,6 +280,8 @@ export class FakeBlockStorage implements BlockStorage {
   /** The last wait asked for, with the caller's `giveUp`. */
   lastWait?: WaitRequest;
   volumes = new Map<VolumeId, VolumeObservation>();
+  /** Volumes whose reads lag behind a detach (eventual consistency): EC2 lets go, `volumes` still shows the attachment. */
+  readonly readLag = new Set<VolumeId>();
 
   /** Device names an attach proposes, as the EC2 adapter would from a new instance's mappings. */
   candidates = ['/dev/xvdaa', '/dev/xvdab', '/dev/xvdac'];
@@ -247,9 +292,16 @@ export class FakeBlockStorage implements BlockStorage {
     if (device === undefined) return { kind: 'limit-reached' as const, message: 'no free device name' };
     return { ...this.attachOutcome, device };
   }
-  detach(request: { volumeId: VolumeId }) {
+  detach(request: DetachRequest) {
     this.calls.push(`detach ${request.volumeId}`);
+    if (this.detachOutcome.kind === 'started' || this.detachOutcome.kind === 'already-detached') this.letGo(request);
     return Promise.resolve(this.detachOutcome);
+  }
+  /** EC2 no longer shows the volume on the instance. */
+  private letGo({ volumeId, instanceId }: { volumeId: VolumeId; instanceId: InstanceId }): void {
+    const seen = this.volumes.get(volumeId);
+    if (seen !== undefined && !this.readLag.has(volumeId))
+      this.volumes.set(volumeId, { ...seen, attachments: seen.attachments.filter((a) => a.instanceId !== instanceId) });
   }
   /** The ids of every DescribeVolumes, in order. */
   readonly describes: VolumeId[][] = [];
@@ -270,13 +322,43 @@ export class FakeBlockStorage implements BlockStorage {
   waitFor(request: WaitRequest) {
     this.calls.push(`wait ${request.target}`);
     this.lastWait = request;
-    return Promise.resolve(this.waitResult ?? { state: request.target, device: '/dev/xvdaa', reachedTarget: true });
+    const result = this.waitResult ?? { state: request.target, device: '/dev/xvdaa', reachedTarget: true };
+    if (request.target === 'detached' && result.reachedTarget) this.letGo(request);
+    return Promise.resolve(result);
   }
 }
 
 const quiet = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
 
 /** A pass's dependencies over fakes at T0, with the settings every reconcile test shares. */
+/** The watchers' lease and checkpoints in memory, with the port's compare-and-swap; every save is logged. */
+export class FakeWatcherStore implements WatcherStore {
+  lease: WatcherLease = { holders: {}, version: 0 };
+  readonly checkpoints = new Map<WatchedKind, WatchCheckpoint>();
+  readonly saves: string[] = [];
+  readLease() {
+    return Promise.resolve(structuredClone(this.lease));
+  }
+  writeLease(next: WatcherLease) {
+    if (next.version !== this.lease.version) return Promise.resolve(false);
+    this.lease = { ...structuredClone(next), version: next.version + 1 };
+    return Promise.resolve(true);
+  }
+  readCheckpoints(kinds: readonly WatchedKind[]) {
+    const found: Partial<Record<WatchedKind, WatchCheckpoint>> = {};
+    for (const kind of kinds) {
+      const checkpoint = this.checkpoints.get(kind);
+      if (checkpoint !== undefined) found[kind] = { ...checkpoint };
+    }
+    return Promise.resolve(found);
+  }
+  saveCheckpoint(kind: WatchedKind, checkpoint: WatchCheckpoint) {
+    this.saves.push(`${kind} ${checkpoint.resourceVersion}`);
+    this.checkpoints.set(kind, { ...checkpoint });
+    return Promise.resolve();
+  }
+}
+
 export function fakeDeps(ports: Pick<ModeDeps, 'cluster' | 'store'> & Partial<ReconcileDeps>): ModeDeps {
   return {
     blockStorage: new FakeBlockStorage(),

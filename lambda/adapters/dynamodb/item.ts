@@ -44,6 +44,9 @@ export const INSTANCE_PREFIX = 'instance#';
 export const BUDGET_PREFIX = 'budget#';
 export const MASS_DETACH_WINDOW_KEY = 'guard#mass-detach';
 export const HANDOVER_KEY = 'handover#csi-attacher';
+/** The watchers' lease and their checkpoints (watcher-store.ts). */
+export const WATCHER_LEASE_KEY = 'watcher#lease';
+export const WATCHER_CHECKPOINT_PREFIX = 'watcher#checkpoint#';
 export const volumeKey = (volumeId: VolumeId): Item => ({ pk: { S: `${VOLUME_PREFIX}${volumeId}` } });
 
 const time = z.number().int().nonnegative();
@@ -84,7 +87,12 @@ const operationSchema = z.object({
   prior: z.object({ state: attachmentState, device: z.string().optional() }).optional(),
 });
 
-const backoffSchema = z.object({ failures: z.number().int().positive(), notBefore: time, lastError: z.string() });
+const backoffSchema = z.object({
+  failures: z.number().int().positive(),
+  notBefore: time,
+  lastError: z.string(),
+  untilDetachFrom: z.object({ instanceId: z.string().min(1), attached: z.number().int().nonnegative() }).optional(),
+});
 
 /** A volume record, with the keys of its maps checked against their contents. */
 export const volumeRecordSchema = z
@@ -155,7 +163,14 @@ function unmarshallSafely(item: Item): { native: Record<string, unknown> } | { p
 export function parseItem(item: Item): ParsedItem {
   const key = itemKey(item);
   if (key === CONTROLLER_STATE_KEY) return { kind: 'controller' };
-  if (key.startsWith(INSTANCE_PREFIX) || key.startsWith(BUDGET_PREFIX) || key === MASS_DETACH_WINDOW_KEY || key === HANDOVER_KEY)
+  if (
+    key.startsWith(INSTANCE_PREFIX) ||
+    key.startsWith(BUDGET_PREFIX) ||
+    key === MASS_DETACH_WINDOW_KEY ||
+    key === HANDOVER_KEY ||
+    key === WATCHER_LEASE_KEY ||
+    key.startsWith(WATCHER_CHECKPOINT_PREFIX)
+  )
     return { kind: 'coordination' };
   if (!key.startsWith(VOLUME_PREFIX)) return { kind: 'corrupt', key, problem: `not a volume item (pk must start with ${VOLUME_PREFIX})` };
   const read = unmarshallSafely(item);

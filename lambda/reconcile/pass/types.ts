@@ -77,7 +77,9 @@ export type Target =
     }
   | { kind: 'node'; name: NodeName }
   | { kind: 'instance'; instanceId: InstanceId }
-  | { kind: 'volume'; volumeId: VolumeId };
+  | { kind: 'volume'; volumeId: VolumeId }
+  /** One VolumeAttachment by name (attacher mode's watcher: kcm created, changed or is deleting it). */
+  | { kind: 'volumeAttachment'; name: string };
 
 /** A target's stable key: one batch runs one pass per target, and logs name it. */
 export function targetKey(target: Target): string {
@@ -90,6 +92,8 @@ export function targetKey(target: Target): string {
       return `instance/${target.instanceId}`;
     case 'volume':
       return `volume/${target.volumeId}`;
+    case 'volumeAttachment':
+      return `volumeattachment/${target.name}`;
   }
 }
 
@@ -120,6 +124,8 @@ export interface ActionResult {
   /** For detaches that did not wait for an unmount. */
   forcedTrigger?: Exclude<DetachTrigger, 'unmounted' | 'released'>;
   throttled?: boolean;
+  /** EC2 refused the role (UnauthorizedOperation, or no grant on the volume's KMS key). */
+  unauthorized?: boolean;
 }
 
 export interface PassOptions {
@@ -162,8 +168,10 @@ export interface PassReport {
   problems: { source: 'kubernetes' | 'dynamodb'; message: string }[];
   /** Reporting steps that failed (node status, VolumeAttachments, events). */
   reportErrors: string[];
-  /** Attacher mode, complete full passes: attachments EC2 shows that no VolumeAttachment asks for (left attached). */
+  /** Complete full passes: attachments EC2 shows that no VolumeAttachment (attacher mode) or node status (controller mode) names (left attached). */
   unwantedAttachments?: number;
+  /** Calls EC2 or the Kubernetes API refused the role (UnauthorizedOperation, 403 Forbidden). */
+  unauthorizedCalls: number;
   /** Pod volumes the desired state leaves out, each with its code and reason (unbound claim, unmanaged node, …). */
   skipped: SkippedVolume[];
   /** Desired attachments that ended the pass not attached to their node's instance or not reported on the node. */
