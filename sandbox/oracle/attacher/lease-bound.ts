@@ -8,7 +8,7 @@
  */
 import type { Violation } from '../checks.js';
 
-export interface LeaseSight {
+interface LeaseSight {
   holderIdentity?: string;
   /** When the holder took it (epoch ms), as the Lease says. */
   acquireTime?: number;
