@@ -24,6 +24,8 @@ export interface WorldOptions {
   simulateKcm?: boolean;
   /** A csi-attacher sidecar runs beside the controller (LocalStackOptions.sidecar). */
   sidecar?: boolean;
+  /** The role policy's tag schemes and KMS keys, as the stack's settings give them (LocalStackOptions.iam). */
+  iam?: LocalStackOptions['iam'];
 }
 
 export interface WorldVolume {
@@ -77,6 +79,7 @@ export async function startWorld(options: WorldOptions = {}): Promise<World> {
     controller: { ...FAST_CONTROLLER, ...options.controller },
     ...(options.simulateKcm ? { simulateKcm: true } : {}),
     ...(options.sidecar ? { sidecar: true } : {}),
+    ...(options.iam === undefined ? {} : { iam: options.iam }),
   });
   const client = stack.ec2Client;
   const nodes: GenNode[] = [];

@@ -209,4 +209,26 @@ export const PLANTED_BUGS: PlantedBug[] = [
       },
     ],
   },
+  {
+    name: 'fence-trusts-pass-start',
+    invariant: 'A6: an EC2 mutating call trusts the Lease as the pass found it at its start, never reading it again',
+    edits: [
+      {
+        file: 'lambda/reconcile/attacher/fence.ts',
+        find: 'if (this.confirmedAt !== undefined && this.options.now() - this.confirmedAt < this.options.rereadMs) return true;',
+        replace: 'if (this.confirmedAt !== undefined) return true;',
+      },
+    ],
+  },
+  {
+    name: 'release-without-asking-ec2',
+    invariant: 'A3: a deleting VolumeAttachment with our finalizer and no record of ours is let go without asking EC2',
+    edits: [
+      {
+        file: 'lambda/core/attacher/status.ts',
+        find: '  return !ec2ShowsAttachment({ instanceId: target.instanceId }, observation);\n}',
+        replace: '  return true;\n}',
+      },
+    ],
+  },
 ];

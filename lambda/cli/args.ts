@@ -13,6 +13,8 @@ export interface CliArgs {
   help: boolean;
   /** init: print how to create the table in AWS instead of creating it. */
   print: boolean;
+  /** takeover: begin even though the shadow's preflight says EC2 would refuse (or did not answer) a call. */
+  despitePreflight: boolean;
   /** status: refresh every `intervalMs`. */
   watch: boolean;
   intervalMs: number;
@@ -88,13 +90,16 @@ rollback), saying what it did at each step:
 Run it again at any time: it picks up where it is. \`ebs-attach-detach takeover\` turns writes on again.
 Exit codes: 0 handed back (or nothing of ours held the Lease), 1 error (not attacher mode, the Lease
 changed under the release: run it again).`,
-  takeover: `Usage: ebs-attach-detach takeover [--json] [--table <name>]
+  takeover: `Usage: ebs-attach-detach takeover [--despite-preflight] [--json] [--table <name>]
 
 Turns writes on again in the store's handover record after a handback (OPERATING_MODE=attacher):
 passes act from their next start; with LEASE_FENCE=on they take the sidecar's Lease once it
 lapses (docs/eks.md, Step 2). The store forgets the Lease it held before, so passes fenced
 until the takeover count as waiting, not as a failback.
-Exit codes: 0 writes on, 1 error.`,
+First it runs the shadow with its preflight (EC2 dry-runs each VolumeAttachment's next call): while
+any row says would-be-denied or preflight-unanswered it prints them and changes nothing, unless
+--despite-preflight.
+Exit codes: 0 writes on, 1 error or refused by the preflight.`,
   status: `Usage: ebs-attach-detach status [--watch [--interval <seconds>]] [--json] [--table <name>]
 
 Prints the persisted actual state: one row per (volume, node) with state, device, mounted, the
@@ -150,6 +155,7 @@ export function parseCli(argv: string[]): CliArgs {
         json: { type: 'boolean', default: false },
         table: { type: 'string' },
         print: { type: 'boolean', default: false },
+        'despite-preflight': { type: 'boolean', default: false },
         watch: { type: 'boolean', default: false },
         interval: { type: 'string' },
         help: { type: 'boolean', short: 'h', default: false },
@@ -164,6 +170,7 @@ export function parseCli(argv: string[]): CliArgs {
   if (command !== 'explain' && rest.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(rest[0])}`);
   if (values['dry-run'] && command !== 'reconcile') throw new UsageError('--dry-run applies to reconcile only');
   if (values.print && command !== 'init') throw new UsageError('--print applies to init only');
+  if (values['despite-preflight'] && command !== 'takeover') throw new UsageError('--despite-preflight applies to takeover only');
   if ((values.watch || values.interval !== undefined) && command !== 'status')
     throw new UsageError('--watch and --interval apply to status only');
   const help = values.help || command === undefined;
@@ -174,6 +181,7 @@ export function parseCli(argv: string[]): CliArgs {
     ...(values.table === undefined ? {} : { table: values.table }),
     help,
     print: values.print,
+    despitePreflight: values['despite-preflight'],
     watch: values.watch,
     intervalMs: interval(values.interval),
     ...(command === 'explain' && !help ? { explain: explainTarget(rest) } : {}),

@@ -47,7 +47,7 @@ export const Metric = {
   UnwantedAttachments: 'UnwantedAttachments',
   /**
    * Count per pass under the lease fence: 0 while we hold the Lease, 1 when the pass only planned;
-   * dimension State = one of FENCE_STATES (core/attacher/handover.ts: held | waiting | failed-back |
+   * dimension State = a FenceState (core/attacher/handover.ts: held | waiting | failed-back |
    * no-lease | lost-race); the Lease's holder rides along as the property `holder`.
    */
   Fenced: 'Fenced',

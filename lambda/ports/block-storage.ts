@@ -103,9 +103,29 @@ export interface WaitResult {
   attachTime?: number;
 }
 
+/**
+ * The next call on a pair, asked of EC2 with DryRun (the shadow's preflight): IAM is evaluated
+ * with the real volume, instance and device, so tag conditions on either resource count; nothing
+ * changes. An attach names no device: the adapter takes the first name the real attach would try
+ * (without claiming it), from `seen` or a DescribeInstances of its own.
+ */
+export type PreflightRequest =
+  | { action: 'attach'; volumeId: VolumeId; instanceId: InstanceId; seen?: SeenInstance }
+  | { action: 'detach'; volumeId: VolumeId; instanceId: InstanceId; device?: string };
+
+export type PreflightOutcome =
+  /** `DryRunOperation`: the call would have been allowed. */
+  | { kind: 'allowed'; call: string }
+  /** `UnauthorizedOperation`: EC2's own words, which name the action, the resource and why. */
+  | { kind: 'denied'; call: string; code: string; message: string }
+  /** Throttled, EC2 unreachable, or any other answer: nothing proven either way. */
+  | { kind: 'unanswered'; call: string; message: string };
+
 export interface BlockStorage {
   attach(request: AttachRequest): Promise<AttachOutcome>;
   detach(request: DetachRequest): Promise<DetachOutcome>;
+  /** AttachVolume or DetachVolume with DryRun, paced by the same budget as the real calls. Never throws. */
+  preflight(request: PreflightRequest): Promise<PreflightOutcome>;
   /** Batched DescribeVolumes (≤ 500 ids a call). Unknown ids come back with `exists: false`. */
   describeVolumes(volumeIds: VolumeId[]): Promise<Map<VolumeId, VolumeObservation>>;
   /** The volumes attached to one instance (DescribeVolumes filtered by attachment.instance-id, all pages). */

@@ -8,8 +8,8 @@ import { volumeIdOf } from '../../lambda/core/volume-id.js';
 import type { DetachCall, Ec2Mutation } from './calls.js';
 import { ec2Attachment, type Truth, type TruthNode } from './truth.js';
 
-/** DESIGN §11's numbers; `A1`…`A5` are their attacher-mode restatements (oracle/attacher/README.md). */
-export type InvariantId = 1 | 2 | 3 | 4 | 5 | 6 | 'A1' | 'A2' | 'A3' | 'A4' | 'A5';
+/** DESIGN §11's numbers; `A1`…`A5` are their attacher-mode restatements, A6 the lease fence's bound (oracle/attacher/README.md). */
+export type InvariantId = 1 | 2 | 3 | 4 | 5 | 6 | 'A1' | 'A2' | 'A3' | 'A4' | 'A5' | 'A6';
 
 export interface Violation {
   invariant: InvariantId;
@@ -28,6 +28,7 @@ export const INVARIANT_TITLES: Record<InvariantId, string> = {
   A3: 'our VolumeAttachment finalizer is never removed while EC2 still holds the volume on that instance',
   A4: "after a crashed pass's lease, no EC2 attachment is unknown to the store",
   A5: 'an exclusive volume is never attached to two instances',
+  A6: "no EC2 mutating call of ours once another holder has held the sidecar's Lease for the fence's re-read bound",
 };
 
 const RUNNING = 'running';

@@ -44,16 +44,20 @@ const run = async (argv: string[], env: Record<string, string | undefined> = wor
   const code = await runMain(argv, env, io);
   return { code, out: out.join('\n'), err: err.join('\n') };
 };
-const mutatingCalls = () => {
-  const calls = world.ec2.counters().calls;
-  return (calls.AttachVolume ?? 0) + (calls.DetachVolume ?? 0);
-};
+/** AttachVolume and DetachVolume EC2 carried out (its hooks hear no dry run: those end at DryRunOperation). */
+let carriedOut = 0;
+const mutatingCalls = () => carriedOut;
 /** The arrangement's own AttachVolume calls. */
 let arranged = 0;
 const mutations = () => mutatingCalls() - arranged;
 
 beforeAll(async () => {
   world = await startWorld({ nodes: 2, mode: 'attacher', sidecar: true, env: { WRITES: 'off' } });
+  world.ec2.onAction({
+    before: (action) => {
+      if (action === 'AttachVolume' || action === 'DetachVolume') carriedOut += 1;
+    },
+  });
   for (const name of ['agrees', 'lost', 'new', 'orphan']) volumes.push(await world.createVolume({ name: `data-${name}` }));
   const [agrees, lost, fresh, orphan] = volumes as [WorldVolume, WorldVolume, WorldVolume, WorldVolume];
   await attachInEc2(agrees, world.nodes[0]!.instanceId, '/dev/xvdba');
@@ -175,6 +179,8 @@ describe('shadow metrics of every dry-run attacher pass', () => {
       'plan-differs': 0,
       unverified: 0,
       'no-sidecar-lease': 1,
+      'would-be-denied': 0,
+      'preflight-unanswered': 0,
     });
     expect(mutations()).toBe(0);
   });

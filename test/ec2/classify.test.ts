@@ -1,6 +1,13 @@
 /** The error classifier: every EC2 code the adapter knows, and the outcomes attach and detach make of them. */
 import { describe, expect, it } from 'vitest';
-import { attachOutcomeOf, classifyEc2Error, detachOutcomeOf, idsInMessage, type Ec2ErrorReason } from '../../lambda/adapters/ec2/errors.js';
+import {
+  attachOutcomeOf,
+  classifyEc2Error,
+  detachOutcomeOf,
+  idsInMessage,
+  preflightOutcomeOf,
+  type Ec2ErrorReason,
+} from '../../lambda/adapters/ec2/errors.js';
 
 /** An error shaped as the SDK throws it: name = EC2 code, HTTP status in $metadata. */
 function ec2Error(code: string, message = 'message', status = 400): Error {
@@ -93,6 +100,17 @@ describe('detachOutcomeOf', () => {
   it('throttling and transient errors may be retried', () => {
     expect(detachOutcomeOf(classifyEc2Error(ec2Error('RequestLimitExceeded', 'm', 503)))).toEqual({ kind: 'throttled', message: 'm' });
     expect(detachOutcomeOf(classifyEc2Error(socketError('ECONNRESET')))).toMatchObject({ kind: 'transient' });
+  });
+});
+
+describe('preflightOutcomeOf: a dry run answers with an error, always', () => {
+  it.each([
+    ['DryRunOperation', 412, { kind: 'allowed', call: 'c' }],
+    ['UnauthorizedOperation', 403, { kind: 'denied', call: 'c', code: 'UnauthorizedOperation', message: 'm' }],
+    ['RequestLimitExceeded', 503, { kind: 'unanswered', call: 'c', message: 'RequestLimitExceeded: m' }],
+    ['InvalidVolume.NotFound', 400, { kind: 'unanswered', call: 'c', message: 'InvalidVolume.NotFound: m' }],
+  ])('%s → %o', (code, status, expected) => {
+    expect(preflightOutcomeOf(ec2Error(code, 'm', status), 'c')).toEqual(expected);
   });
 });
 

@@ -65,7 +65,11 @@ function podSide(world: World): PodSide {
  * writes node status (5 is its field); A5 and 6 hold as in controller mode, A1 at the step end.
  */
 function attacherMode(world: World, kubelets: Kubelets): ScenarioMode {
-  const oracle = new AttacherLiveOracle(world.ec2, world.kube);
+  const oracle = new AttacherLiveOracle(
+    world.ec2,
+    world.kube,
+    world.fence === undefined ? undefined : { ...world.fence, now: () => world.clock.now() },
+  );
   const kcm = world.kcm;
   if (kcm === undefined) throw new Error('attacher mode needs the simulated kcm');
   return {

@@ -14,7 +14,8 @@
  */
 import { ScanCommand } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import type { Controller } from '../../lambda/composition.js';
+import type { EC2Client } from '@aws-sdk/client-ec2';
+import { FENCE_REREAD_MS, type Controller } from '../../lambda/composition.js';
 import type { Ports } from '../../lambda/composition.js';
 import { ManualClock } from '../../sandbox/clock.js';
 import type { LocalEc2 } from '../../sandbox/ec2/server.js';
@@ -42,6 +43,20 @@ export const LEASE_BOUND_MS = 5 * 60_000 + 15_000;
 
 export type Mode = 'controller' | 'attacher';
 
+/** How a theme's world differs from the usual one (attacher mode): a csi-attacher beside us, and the controller's settings. */
+export interface StackChoice {
+  /** A csi-attacher sidecar stands beside the controller (no SIDECAR_GONE): with LEASE_FENCE=on, the fence is at work. */
+  sidecar?: boolean;
+  env?: Record<string, string>;
+}
+
+/** The lease fence as the oracle judges it (A6): where the sidecar's Lease is, our identity, the re-read bound. */
+export interface WorldFence {
+  lease: { namespace: string; name: string };
+  ours: string;
+  boundMs: number;
+}
+
 export interface World {
   seed: number;
   mode: Mode;
@@ -51,6 +66,10 @@ export interface World {
   ec2: LocalEc2;
   kube: KubeSandbox;
   dynamo: MeteredDynamo;
+  /** A client of the local EC2 that is not the controller's (a simulated sidecar's). */
+  ec2Client: EC2Client;
+  /** The lease fence, when the world runs it (LEASE_FENCE=on beside a sidecar). */
+  fence?: WorldFence;
   /** Serves every request in turns; `drained()` waits for the last one (a killed pass's too). */
   turnstile: Pick<Turnstile, 'drained' | 'untimely'>;
   /** A new execution environment whose ports pass through `wrap` (e.g. to kill it mid-pass). */
@@ -61,12 +80,12 @@ export interface World {
 }
 
 export interface Rig {
-  world(seed: number, mode?: Mode): Promise<World>;
+  world(seed: number, mode?: Mode, choice?: StackChoice): Promise<World>;
 }
 
 export function startRig(): Rig {
   return {
-    async world(seed, mode = 'controller') {
+    async world(seed, mode = 'controller', choice = {}) {
       const clock = new ManualClock();
       const turnstile = new Turnstile();
       const stack: LocalStack = await startLocalStack({
@@ -78,8 +97,9 @@ export function startRig(): Rig {
         // The generated cluster's resources carry this cluster's tags: the local EC2 holds the passes to the stack's role policy.
         clusterName: GENERATED_CLUSTER,
         ...(mode === 'attacher' ? { mode, simulateKcm: true } : {}),
+        ...(choice.sidecar === true ? { sidecar: true } : {}),
         ec2: { throttle: false, delays: { attachMs: 1_000, detachMs: 1_000 } },
-        env: { MAX_CONCURRENT_OPERATIONS: '4' },
+        env: { MAX_CONCURRENT_OPERATIONS: '4', ...choice.env },
         controller: {
           tuning: {
             ec2: { maxAttempts: 1, requestTimeoutMs: REQUEST_TIMEOUT_MS },
@@ -105,6 +125,10 @@ export function startRig(): Rig {
         ec2: stack.ec2,
         kube: stack.kube,
         dynamo: stack.dynamo,
+        ec2Client: stack.ec2Client,
+        ...(choice.sidecar === true && stack.config.leaseFence !== undefined
+          ? { fence: { lease: stack.config.sidecarLease, ours: stack.config.leaseFence.identity, boundMs: FENCE_REREAD_MS } }
+          : {}),
         turnstile,
         invocation: (wrap) => {
           const id = ++invocations;

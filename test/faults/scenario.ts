@@ -5,6 +5,7 @@
  * decides what is attached (it acts between passes and, now and then, in the middle of one) and
  * the invariants are attacher mode's (sandbox/oracle/attacher/README.md).
  */
+import type { Ports } from '../../lambda/composition.js';
 import type { ActionResult } from '../../lambda/reconcile/pass/types.js';
 import { Random } from '../../sandbox/generate/random.js';
 import { Kubelets } from '../../sandbox/kubelets.js';
@@ -94,9 +95,10 @@ interface PassRun {
   line: string;
 }
 
-async function runPass(world: World, spec: PassSpec): Promise<PassRun> {
+/** `wrap`: what the step's script does to every pass's ports (e.g. a store whose writes conflict). */
+async function runPass(world: World, spec: PassSpec, wrap: (ports: Ports) => Ports = (ports) => ports): Promise<PassRun> {
   let dying: Killable | undefined;
-  const controller = world.invocation((ports) => (dying = killable(ports, spec.kill)).ports);
+  const controller = world.invocation((ports) => (dying = killable(wrap(ports), spec.kill)).ports);
   const budget = { deadline: world.clock.now() + 5 * MINUTE };
   const pass = spec.target ? controller.targetedPass(spec.target, budget) : controller.fullPass(budget);
   const ended = await Promise.race([
@@ -118,10 +120,10 @@ function describeResult(r: ActionResult): string {
 }
 
 export async function runScenario(rig: Rig, seed: number, stepCount = 8, mode: Mode = 'controller'): Promise<ScenarioResult> {
-  const world = await rig.world(seed, mode);
+  const theme = themeOf(seed, mode);
+  const world = await rig.world(seed, mode, theme.stack);
   const random = new Random(seed);
   const unmounts = random.fork();
-  const theme = themeOf(seed, mode);
   const ledger = new ApiLedger(world.ec2, world.kube);
   const result: ScenarioResult = {
     seed,
@@ -191,6 +193,7 @@ async function playStep(parts: Parts, cluster: FaultCluster, step: number): Prom
   const changes = script.changes ?? [drawnChange];
   for (const change of changes) applyChange(world, cluster, random, change);
   mode.act();
+  const prepared = script.prepare === undefined ? undefined : await script.prepare(themeCtx);
   // Everything is drawn, scripted or not, so a script never shifts the draws of later steps.
   const drawn = { faults: pickFaults(random, world.mode), passes: pickPasses(cluster, random), restart: pickRestart(random) };
   const drawnAdvance = random.pick(ADVANCES);
@@ -209,7 +212,7 @@ async function playStep(parts: Parts, cluster: FaultCluster, step: number): Prom
   const armed = armRestart(world, cluster, random, { kubelets, oracle }, restart);
   const kcmArmed = armKcmRound(world, cluster, random, kubelets, kcmRound);
   const themeArmed = script.arm?.(themeCtx) ?? NOTHING_ARMED;
-  const first = await Promise.all(passes.map((spec) => runPass(world, spec)));
+  const first = await Promise.all(passes.map((spec) => runPass(world, spec, script.wrapPorts)));
   const then = script.then ? await followUp(parts, cluster, script.then) : { outcomes: [], note: undefined };
   const runs = [...first, ...then.outcomes];
   await world.turnstile.drained(); // a killed pass's requests already sent land, whatever else they lead to
@@ -217,7 +220,9 @@ async function playStep(parts: Parts, cluster: FaultCluster, step: number): Prom
   kcmArmed.stop();
   themeArmed.stop();
   clearFaults(world);
-  result.trace.push([label, armed.note(), kcmArmed.note(), themeArmed.note(), then.note].filter((part) => part !== undefined).join('; '));
+  result.trace.push(
+    [label, prepared, armed.note(), kcmArmed.note(), themeArmed.note(), then.note].filter((part) => part !== undefined).join('; '),
+  );
   result.passes += runs.length;
   result.kills += runs.filter((r) => r.outcome === 'killed').length;
   result.outcomes.push(`step ${step}`, ...runs.map((r) => `  ${r.line}`));

@@ -1,6 +1,6 @@
 /** How seeds pick their scenario theme, and how a theme's own steps follow the settling ones. */
 import { describe, expect, it } from 'vitest';
-import { THEMES, themeOf } from './themes/index.js';
+import { ATTACHER_THEMES, THEMES, themeOf } from './themes/index.js';
 import { OPERATOR_DETACH } from './themes/operator-detach.js';
 import { CALM_STEP, onSettledCluster, PLAIN, type ScriptedStep, type ThemeContext } from './themes/theme.js';
 
@@ -12,8 +12,10 @@ describe('themeOf', () => {
     expect(themeOf(THEMES.length + 1, 'controller')).toBe(themeOf(1, 'controller'));
   });
 
-  it('leaves attacher-mode seeds in the plain world', () => {
-    expect(THEMES.map((_, seed) => themeOf(seed, 'attacher').name)).toEqual(THEMES.map(() => PLAIN.name));
+  it('gives attacher-mode seeds the attacher themes in turn: the plain world, a Lease taken mid-pass, a deleting object handed over', () => {
+    const names = ATTACHER_THEMES.map((_, seed) => themeOf(seed, 'attacher').name);
+    expect(names).toEqual([PLAIN.name, 'lease-taken-mid-pass', 'handed-over-deleting']);
+    expect(themeOf(ATTACHER_THEMES.length + 2, 'attacher')).toBe(themeOf(2, 'attacher'));
   });
 });
 

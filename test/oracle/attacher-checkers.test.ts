@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { ATTACHER_FINALIZER, NODE_ID_ANNOTATION } from '../../lambda/core/attacher/names.js';
 import { detachUnderLiveVa, finalizerReleasedEarly, vaOverclaims } from '../../sandbox/oracle/attacher/checks.js';
+import { callBesideForeignLease, leaseSight } from '../../sandbox/oracle/attacher/lease-bound.js';
 import { exclusiveOnceA5 } from '../../sandbox/oracle/attacher/live.js';
 import { readVaFacts, type VaFact, type VaSide } from '../../sandbox/oracle/attacher/truth.js';
 import type { AttachmentStateName } from '../../sandbox/ec2/state/lifecycle.js';
@@ -121,6 +122,32 @@ describe('A5: an exclusive volume on two instances', () => {
     { name: 'attached to one', ec2: [on('i-a')], fires: false },
   ])('$name → fires: $fires', ({ ec2, fires }) => {
     expect(exclusiveOnceA5(truth(ec2)).map((v) => v.invariant)).toEqual(fires ? ['A5'] : []);
+  });
+});
+
+describe("A6: an EC2 mutating call beside another holder's Lease", () => {
+  const bound = { ours: 'ebs-attach-detach/local', boundMs: 5_000 };
+  const T = Date.parse('2026-03-02T09:00:00Z');
+  it.each([
+    { name: 'the sidecar has held it for the bound', lease: { holderIdentity: 'sidecar', acquireTime: T }, at: T + 5_000, fires: true },
+    {
+      name: 'the sidecar took it less than the bound ago',
+      lease: { holderIdentity: 'sidecar', acquireTime: T },
+      at: T + 4_999,
+      fires: false,
+    },
+    { name: 'we hold it', lease: { holderIdentity: bound.ours, acquireTime: T }, at: T + 60_000, fires: false },
+    { name: 'nobody holds it (released)', lease: { holderIdentity: '', acquireTime: T }, at: T + 60_000, fires: false },
+    { name: 'there is no Lease', lease: undefined, at: T, fires: false },
+  ])('$name → fires: $fires', ({ lease, at, fires }) => {
+    expect(callBesideForeignLease(lease, bound, at, 'AttachVolume vol-1').map((v) => v.invariant)).toEqual(fires ? ['A6'] : []);
+  });
+
+  it('reads the Lease as the API server stores it (MicroTime with six fraction digits)', () => {
+    expect(leaseSight({ spec: { holderIdentity: 'sidecar', acquireTime: '2026-03-02T09:00:00.000000Z' } })).toEqual({
+      holderIdentity: 'sidecar',
+      acquireTime: T,
+    });
   });
 });
 

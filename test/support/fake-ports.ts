@@ -15,6 +15,8 @@ import type {
   WaitRequest,
   WaitResult,
   SeenInstance,
+  PreflightOutcome,
+  PreflightRequest,
 } from '../../lambda/ports/block-storage.js';
 import type {
   Cluster,
@@ -318,6 +320,16 @@ export class FakeBlockStorage implements BlockStorage {
   /** Running instances with no mappings: the attach's device names are the fake's `candidates`. */
   observeInstances(ids: InstanceId[]) {
     return Promise.resolve(new Map<InstanceId, SeenInstance | 'missing'>(ids.map((id) => [id, { state: 'running', mappings: [] }])));
+  }
+  /** Volumes whose dry runs IAM refuses, with the reason EC2 would give. */
+  denied = new Map<VolumeId, string>();
+  preflight(request: PreflightRequest): Promise<PreflightOutcome> {
+    const call = `${request.action === 'attach' ? 'AttachVolume' : 'DetachVolume'} ${request.volumeId}`;
+    this.calls.push(`preflight ${call}`);
+    const why = this.denied.get(request.volumeId);
+    return Promise.resolve(
+      why === undefined ? { kind: 'allowed', call } : { kind: 'denied', call, code: 'UnauthorizedOperation', message: why },
+    );
   }
   waitFor(request: WaitRequest) {
     this.calls.push(`wait ${request.target}`);

@@ -53,7 +53,7 @@ const versionStill = (version: number): Condition =>
     ? { expression: 'attribute_not_exists(#version)', names: { '#version': 'version' }, values: {} }
     : { expression: '#version = :read', names: { '#version': 'version' }, values: { ':read': { N: String(version) } } };
 
-export function parseHandover(item: Item | undefined): HandoverState {
+function parseHandover(item: Item | undefined): HandoverState {
   if (item === undefined) return NO_HANDOVER;
   const native = unmarshall(item);
   const parsed = handoverSchema.safeParse(native);

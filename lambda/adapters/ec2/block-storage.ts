@@ -11,12 +11,15 @@ import type {
   BlockStorage,
   DetachOutcome,
   DetachRequest,
+  PreflightOutcome,
+  PreflightRequest,
   SeenInstance,
   WaitRequest,
   WaitResult,
 } from '../../ports/block-storage.js';
 import { attachVolume, detachVolume, type AttachDetachDeps } from './attach-detach.js';
 import { Ec2Reader } from './describe.js';
+import { preflight } from './dry-run.js';
 import { waitForAttachment } from './wait.js';
 
 export interface Ec2BlockStorageOptions {
@@ -42,6 +45,10 @@ export class Ec2BlockStorage implements BlockStorage {
 
   detach(request: DetachRequest): Promise<DetachOutcome> {
     return detachVolume(this.deps, request);
+  }
+
+  preflight(request: PreflightRequest): Promise<PreflightOutcome> {
+    return preflight(this.deps, request);
   }
 
   describeVolumes(volumeIds: VolumeId[]): Promise<Map<VolumeId, VolumeObservation>> {

@@ -4,7 +4,7 @@
  * Codes: EC2 API Reference "Error codes"; idempotency rules as in aws-ebs-csi-driver's cloud.go.
  */
 import { isThrottlingError, isTransientError } from '@smithy/core/retry';
-import type { AttachOutcome, DetachOutcome } from '../../ports/block-storage.js';
+import type { AttachOutcome, DetachOutcome, PreflightOutcome } from '../../ports/block-storage.js';
 
 export type Ec2ErrorReason =
   | 'throttled'
@@ -124,4 +124,16 @@ export function detachOutcomeOf(error: ClassifiedError): DetachOutcome {
     default:
       return { kind: 'failed', code: error.code, message: error.message };
   }
+}
+
+/**
+ * A DryRun's answer → the preflight's outcome: `DryRunOperation` (the only "error" that means
+ * yes) → allowed; IAM's `UnauthorizedOperation` → denied, with EC2's words; anything else proves
+ * nothing either way (throttled, unreachable, a parameter EC2 checked first).
+ */
+export function preflightOutcomeOf(error: unknown, call: string): PreflightOutcome {
+  const classified = classifyEc2Error(error);
+  if (classified.code === 'DryRunOperation') return { kind: 'allowed', call };
+  if (classified.code === 'UnauthorizedOperation') return { kind: 'denied', call, code: classified.code, message: classified.message };
+  return { kind: 'unanswered', call, message: `${classified.code}: ${classified.message}` };
 }

@@ -1,12 +1,14 @@
 /**
  * `handback`: control back to the csi-attacher sidecar (docs/eks.md, rollback), and `takeover`:
- * writes on again after a handback. Both go through the store's handover record, which every
+ * writes on again after a handback, once the shadow's preflight finds nothing EC2 would refuse. Both go through the store's handover record, which every
  * invocation reads before it acts, so they take effect at once, with no redeploy.
  */
 import type { Controller } from '../../composition.js';
 import { handBack, switchWrites, type HandbackStep } from '../../reconcile/attacher/handback.js';
+import { BLOCKS_TAKEOVER } from '../../core/attacher/shadow.js';
 import type { Io } from '../io.js';
 import { EXIT } from './exit.js';
+import { shadowComparison } from './shadow.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -60,8 +62,29 @@ export async function runHandback(controller: Controller, options: { json: boole
   return last?.step === 'not-released' && last.why.includes('run the handback again') ? EXIT.error : EXIT.converged;
 }
 
-export async function runTakeover(controller: Controller, options: { json: boolean }, io: Io): Promise<number> {
+/** The shadow's preflight first: rows EC2 would refuse (or left unanswered) stop the takeover unless told otherwise. */
+async function preflightAllows(controller: Controller, options: { json: boolean; despitePreflight: boolean }, io: Io): Promise<boolean> {
+  const compared = await shadowComparison(controller, io);
+  if (compared === undefined) return false;
+  const open = compared.shadow.rows.filter((row) => BLOCKS_TAKEOVER.includes(row.verdict));
+  if (open.length === 0) return true;
+  const lines = open.map(
+    (row) => `  ${row.volumeAttachment ?? '-'} ${row.volumeId ?? '-'} on ${row.nodeName ?? '-'}: ${row.verdict}: ${row.detail ?? ''}`,
+  );
+  if (options.despitePreflight) {
+    io.err(`taking over despite ${open.length} preflight row(s) (--despite-preflight):\n${lines.join('\n')}`);
+    return true;
+  }
+  io.err(
+    `not taking over: EC2 would refuse, or did not answer, our next call on ${open.length} VolumeAttachment(s) ` +
+      `(fix the role's tags or policy, run \`ebs-attach-detach shadow\` again, or pass --despite-preflight):\n${lines.join('\n')}`,
+  );
+  return false;
+}
+
+export async function runTakeover(controller: Controller, options: { json: boolean; despitePreflight: boolean }, io: Io): Promise<number> {
   if (!attacherOnly(controller, io)) return EXIT.error;
+  if (!(await preflightAllows(controller, options, io))) return EXIT.error;
   const { state, already } = await switchWrites(controller.ports.handover!, 'on', controller.clock.now(), 'takeover');
   if (options.json) io.out(JSON.stringify({ writes: state.writes, already }, null, 2));
   else

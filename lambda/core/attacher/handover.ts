@@ -55,8 +55,6 @@ export function applyChange(state: HandoverState, change: HandoverChange): Hando
  */
 export type FenceState = 'held' | 'waiting' | 'failed-back' | 'no-lease' | 'lost-race';
 
-export const FENCE_STATES: readonly FenceState[] = ['held', 'waiting', 'failed-back', 'no-lease', 'lost-race'];
-
 export function fenceStateOf(decision: LeaseDecision, heldBefore: boolean): FenceState {
   if (decision.kind === 'absent') return 'no-lease';
   if (decision.kind !== 'wait') return 'held';
@@ -80,7 +78,7 @@ export function heldChange(state: HandoverState, now: number): HandoverChange | 
 }
 
 /** Passes that may still act at `now`, soonest done first. */
-export function passesStillActing(state: Pick<HandoverState, 'passes'>, now: number): { passId: string; until: number }[] {
+function passesStillActing(state: Pick<HandoverState, 'passes'>, now: number): { passId: string; until: number }[] {
   return Object.entries(state.passes)
     .filter(([, until]) => until > now)
     .map(([passId, until]) => ({ passId, until }))
@@ -95,7 +93,7 @@ export function expiredPasses(state: Pick<HandoverState, 'passes'>, now: number)
 }
 
 /** An operation whose lease has not run out: its invocation may still call EC2 for it. */
-export interface LeasedOperation {
+interface LeasedOperation {
   volumeId: VolumeId;
   nodeName: NodeName;
   kind: OperationKind;

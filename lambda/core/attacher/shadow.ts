@@ -9,6 +9,7 @@ import type { Action, HeldBack } from '../actions.js';
 import { compareText } from '../compare.js';
 import { type InstanceId, type NodeName, type Observations, pairKey, type VolumeId, type VolumeObservation } from '../types.js';
 import { NODE_ID_ANNOTATION } from './names.js';
+import { preflightVerdict, type PreflightSeen } from './preflight.js';
 import type { VaTarget } from './targets.js';
 
 export const SHADOW_VERDICTS = [
@@ -32,7 +33,14 @@ export const SHADOW_VERDICTS = [
   'unverified',
   /** The sidecar's leader-election Lease is not where the fence looks (or cannot be read): the fence would act on nothing. */
   'no-sidecar-lease',
+  /** EC2 refused the dry run of our next call on the pair (UnauthorizedOperation): our role may not do what the sidecar does. */
+  'would-be-denied',
+  /** The dry run of our next call got no verdict (throttled, unreachable, another error): nothing proven. */
+  'preflight-unanswered',
 ] as const;
+
+/** Verdicts the takeover does not begin under unless told to (`takeover --despite-preflight`). */
+export const BLOCKS_TAKEOVER: readonly ShadowVerdict[] = ['would-be-denied', 'preflight-unanswered'];
 
 type ShadowVerdict = (typeof SHADOW_VERDICTS)[number];
 
@@ -75,6 +83,8 @@ export interface ShadowInputs {
   heldBack: readonly HeldBack[];
   /** Instance → node of every node we know, to name an unrequested attachment. */
   nodeOfInstance: ReadonlyMap<InstanceId, NodeName>;
+  /** EC2's answers to the dry run of each VA's next call, by VA name (absent: no preflight this pass). */
+  preflights?: ReadonlyMap<string, PreflightSeen>;
 }
 
 function ec2State(observation: VolumeObservation | undefined, instanceId: InstanceId | undefined): string {
@@ -148,8 +158,16 @@ function targetRow(inputs: ShadowInputs, target: VaTarget): ShadowRow {
     ...(annotation === undefined ? {} : { nodeIdAnnotation: annotation }),
     ec2: target.volumeId === undefined ? 'not asked' : ec2State(observation, target.instanceId),
     planned,
-    ...judge(target, observation, planned),
+    ...withPreflight(judge(target, observation, planned), inputs.preflights?.get(target.name)),
   };
+}
+
+/** A refused dry run outranks any other verdict (the takeover would fail on it); an unanswered one only hides `agrees`. */
+function withPreflight(judged: Judged, seen: PreflightSeen | undefined): Judged {
+  const preflight = preflightVerdict(seen);
+  if (preflight === undefined) return judged;
+  if (preflight.verdict === 'would-be-denied' || judged.verdict === 'agrees') return preflight;
+  return judged;
 }
 
 /** Attachments EC2 shows for a volume the cluster names, on an instance (or node) no VA, live or deleting, names. */

@@ -141,7 +141,7 @@ export function nextRecord(
 
 const FENCED = { kind: 'failed', code: 'LeaseFenceLost', message: 'we do not hold the csi-attacher lease: no EC2 mutating call' } as const;
 
-/** AttachVolume and DetachVolume go out only while the fence holds; reads are never fenced. */
+/** AttachVolume and DetachVolume go out only while the fence holds; reads and dry runs (they change nothing) are never fenced. */
 export function fencedBlockStorage(inner: BlockStorage, fence: Pick<LeaseFence, 'holds'>): BlockStorage {
   return {
     describeVolumes: (ids) => inner.describeVolumes(ids),
@@ -149,6 +149,7 @@ export function fencedBlockStorage(inner: BlockStorage, fence: Pick<LeaseFence, 
     describeInstances: (ids) => inner.describeInstances(ids),
     observeInstances: (ids) => inner.observeInstances(ids),
     waitFor: (request) => inner.waitFor(request),
+    preflight: (request) => inner.preflight(request),
     attach: async (request): Promise<AttachOutcome> => ((await fence.holds()) ? inner.attach(request) : FENCED),
     detach: async (request): Promise<DetachOutcome> => ((await fence.holds()) ? inner.detach(request) : FENCED),
   };

@@ -22,7 +22,7 @@ import { verifyAgainstEc2 } from '../pass/verify.js';
 import { reportUnwanted } from './after-execute.js';
 import type { AttacherDeps } from './deps.js';
 import { attacherMode } from './reports.js';
-import { reportShadow, seeSidecarLease, shadowVolumes } from './shadow.js';
+import { preflightTargets, reportShadow, seeSidecarLease, shadowVolumes } from './shadow.js';
 
 const NOTHING_READ: AttacherView = { volumeAttachments: [], pvs: [], csiNodes: [], nodes: [] };
 
@@ -78,6 +78,7 @@ export async function attacherFullPass(
     // kcm detaches a dead instance's volumes at once only when the node carries the out-of-service taint.
     if (!dryRun && cluster.complete) await markOutOfService(ctx, view.nodes);
     const executed = await planAndExecute(ctx, dryRun);
+    const preflights = dryRun && options.preflight === true && cluster.complete ? await preflightTargets(ctx, targets) : undefined;
     const unwanted = !dryRun && cluster.complete ? reportUnwanted(ctx, targets) : undefined;
     if (verified) await rememberVerification(ctx, controllerState, { seeded: false, at: startedAt });
     return {
@@ -91,7 +92,7 @@ export async function attacherFullPass(
       corrupt: scanned.corrupt,
       ...(unwanted === undefined ? {} : { unwantedAttachments: unwanted }),
       // The report sets the sidecar's VolumeAttachments beside EC2's word and our plan (issue 12).
-      ...(dryRun && cluster.complete ? { extra: { shadow: reportShadow(ctx, targets, executed, await leaseSeen) } } : {}),
+      ...(dryRun && cluster.complete ? { extra: { shadow: reportShadow(ctx, targets, executed, await leaseSeen, preflights) } } : {}),
     };
   });
   return { report, ...read };

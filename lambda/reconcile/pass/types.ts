@@ -131,6 +131,12 @@ export interface ActionResult {
 export interface PassOptions {
   /** Plan only: read, plan and report what would be done, change nothing. */
   dryRun?: boolean;
+  /**
+   * Attacher mode, with `dryRun`: EC2 dry-runs each VolumeAttachment's next call (the shadow's
+   * preflight). Asked by the CLI's shadow and takeover, not by every scheduled shadow pass: each
+   * dry run costs a token of the shared EC2 budget.
+   */
+  preflight?: boolean;
   /** The id logs and the report carry (one is made up when absent). */
   passId?: string;
 }

@@ -11,6 +11,7 @@ import type { RequestInfo } from '../../kube/paths.js';
 import { exclusiveOnce, type Violation } from '../checks.js';
 import { readTruth, type Truth } from '../truth.js';
 import { detachUnderLiveVa, finalizerReleasedEarly, vaOverclaims } from './checks.js';
+import { callBesideForeignLease, leaseSight, type LeaseBound } from './lease-bound.js';
 import { readVaFacts, type VaFact } from './truth.js';
 
 /** Invariant 1's checker under its attacher-mode name. */
@@ -33,10 +34,13 @@ export class AttacherLiveOracle {
   constructor(
     private readonly ec2: LocalEc2,
     private readonly kube: KubeSandbox,
+    /** A6, in a world with the lease fence on: where the sidecar's Lease is, whose it is, the bound and the clock. */
+    private readonly fence?: LeaseBound & { lease: { namespace: string; name: string }; now: () => number },
   ) {
     this.stops = [
       ec2.onAction({
         before: (action, params) => {
+          if (action === 'AttachVolume' || action === 'DetachVolume') this.judgeLease(`${action} ${params.get('VolumeId') ?? ''}`);
           if (action !== 'DetachVolume') return;
           this.record(detachUnderLiveVa(this.truth(), readVaFacts(kube), params.get('VolumeId') ?? '', params.get('InstanceId')));
         },
@@ -103,6 +107,13 @@ export class AttacherLiveOracle {
 
   stop(): void {
     for (const stop of this.stops) stop();
+  }
+
+  private judgeLease(call: string): void {
+    if (this.fence === undefined) return;
+    const { lease, now } = this.fence;
+    const stored = this.kube.get('Lease', lease.namespace, lease.name) as Parameters<typeof leaseSight>[0];
+    this.record(callBesideForeignLease(leaseSight(stored), this.fence, now(), call));
   }
 
   private truth(): Truth {

@@ -1,10 +1,12 @@
 /**
  * The scenario themes (theme.ts), one line each. A controller-mode seed plays
- * `THEMES[seed % THEMES.length]`; attacher-mode seeds play the plain world.
+ * `THEMES[seed % THEMES.length]`, an attacher-mode seed `ATTACHER_THEMES[seed % ATTACHER_THEMES.length]`.
  */
 import type { Mode } from '../rig.js';
 import { API_BLIP_AT_UNREPORT } from './api-blip-at-unreport.js';
 import { DEAD_NODE_AT_TIMEOUT } from './dead-node-timeout.js';
+import { HANDED_OVER_DELETING } from './handed-over-deleting.js';
+import { LEASE_TAKEN_MID_PASS } from './lease-taken-mid-pass.js';
 import { LIST_FAILS_AFTER_ATTACH } from './list-fails-after-attach.js';
 import { LOST_ATTACH_UNDER_LAG } from './lost-attach-under-lag.js';
 import { MASS_DELETION } from './mass-deletion.js';
@@ -29,6 +31,14 @@ export const THEMES: Theme[] = [
   LIST_FAILS_AFTER_ATTACH,
 ];
 
+// prettier-ignore
+export const ATTACHER_THEMES: Theme[] = [
+  PLAIN,
+  LEASE_TAKEN_MID_PASS,
+  HANDED_OVER_DELETING,
+];
+
 export function themeOf(seed: number, mode: Mode): Theme {
-  return mode === 'attacher' ? PLAIN : (THEMES[seed % THEMES.length] ?? PLAIN);
+  const themes = mode === 'attacher' ? ATTACHER_THEMES : THEMES;
+  return themes[seed % themes.length] ?? PLAIN;
 }

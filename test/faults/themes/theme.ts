@@ -1,18 +1,19 @@
 /**
- * Scenario themes: each controller-mode seed plays one, chosen by the seed alone. A theme biases
+ * Scenario themes: each seed plays one of its mode's, chosen by the seed alone. A theme biases
  * the seeded world towards a situation the plain random world rarely lines up in a few dozen
  * seeds (a dead node at exactly maxWaitForUnmount, a mass deletion in a cluster big enough for the
  * mass-detach guard, …): it may shape the cluster and script some steps; what a scripted step
  * leaves out, and every step it does not script, is drawn as usual. The invariants checked are
  * the same for every theme: a theme makes a situation happen, never a test aimed at one guard.
  */
+import type { Ports } from '../../../lambda/composition.js';
 import type { Random } from '../../../sandbox/generate/random.js';
 import type { Kubelets } from '../../../sandbox/kubelets.js';
 import type { Change, ClusterShape, FaultCluster } from '../cluster.js';
 import { EVICTION_AFTER_MS } from '../eviction.js';
 import type { Fault } from '../faults.js';
 import type { MidPassRestart } from '../mid-pass.js';
-import type { World } from '../rig.js';
+import type { StackChoice, World } from '../rig.js';
 import type { PassSpec } from '../pass-spec.js';
 
 /** What a theme may look at and act on while it scripts a step: one for the whole run. */
@@ -44,6 +45,10 @@ export interface ScriptedStep {
   advance?: number;
   /** Replaces the drawn mid-pass restart (`undefined` given: none this step). */
   restart?: MidPassRestart | undefined;
+  /** Before the step's passes (kcm and the kubelets have acted): what another actor does first; says what it did. */
+  prepare?(ctx: ThemeContext): Promise<string | undefined>;
+  /** What happens to every pass's ports this step (the first round's passes): a port-level fault. */
+  wrapPorts?: (ports: Ports) => Ports;
   /** Something the theme arms for the step's passes. */
   arm?(ctx: ThemeContext): ArmedEvent;
   /** A second round in the same step, seconds later, while the step's faults still hold (scenario.ts `followUp`). */
@@ -58,6 +63,8 @@ export interface FollowUp {
 
 export interface Theme<State = unknown> {
   name: string;
+  /** The world to start, when not the usual one (a csi-attacher beside us, other settings). */
+  stack?: StackChoice;
   /** The cluster to build; the usual small one when left out. */
   shape?: ClusterShape;
   /** The theme's memory for one run, made as the run starts: nothing of a run outlives it. */

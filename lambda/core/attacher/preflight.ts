@@ -1,0 +1,39 @@
+/**
+ * The shadow's preflight (issue 28): before a takeover, each VolumeAttachment's next call is asked
+ * of EC2 with DryRun, so that IAM judges our role on the real volume and instance (tag conditions
+ * on both) before the sidecar stops. The next call: DetachVolume where EC2 shows the volume on the
+ * VA's instance (attached, or a deleting VA still held), AttachVolume for a live VA it is not on.
+ * A deleting VA EC2 no longer holds needs no call. A dry run does not evaluate the KMS grant EC2
+ * creates at attach time (DryRun checks the action's permissions only): that shows at the attach.
+ */
+import type { InstanceId, VolumeId, VolumeObservation } from '../types.js';
+import type { VaTarget } from './targets.js';
+
+type PreflightCall =
+  | { action: 'attach'; volumeId: VolumeId; instanceId: InstanceId }
+  | { action: 'detach'; volumeId: VolumeId; instanceId: InstanceId; device?: string };
+
+/** EC2's answer to one dry run, as the port gives it (`message`: EC2's words when denied or unanswered). */
+export interface PreflightSeen {
+  kind: 'allowed' | 'denied' | 'unanswered';
+  call: string;
+  message?: string;
+}
+
+/** The call a takeover would make next on this VA, or undefined when there is none (or no way to name it). */
+export function nextCall(target: VaTarget, observation: VolumeObservation | undefined): PreflightCall | undefined {
+  const { volumeId, instanceId } = target;
+  if (target.error !== undefined || volumeId === undefined || instanceId === undefined || observation?.exists !== true) return undefined;
+  const here = observation.attachments.find((a) => a.instanceId === instanceId && a.state !== 'detached');
+  if (here !== undefined) return { action: 'detach', volumeId, instanceId, ...(here.device === undefined ? {} : { device: here.device }) };
+  return target.deleting ? undefined : { action: 'attach', volumeId, instanceId };
+}
+
+/** The shadow's verdict for an answer that is not a yes, with the reason from EC2's answer. */
+export function preflightVerdict(
+  seen: PreflightSeen | undefined,
+): { verdict: 'would-be-denied' | 'preflight-unanswered'; detail: string } | undefined {
+  if (seen === undefined || seen.kind === 'allowed') return undefined;
+  if (seen.kind === 'denied') return { verdict: 'would-be-denied', detail: `${seen.call}: ${seen.message ?? 'UnauthorizedOperation'}` };
+  return { verdict: 'preflight-unanswered', detail: `${seen.call}: ${seen.message ?? 'no answer'}` };
+}
