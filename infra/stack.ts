@@ -31,6 +31,12 @@ const TARGETED_PASS = sized(TARGETED_PASS_SIZE);
 
 const WATCHER_DESCRIPTION = 'Watcher: list+watch, a targeted pass for each change';
 const WATCHER_CONCURRENCY = 3;
+/**
+ * The watcher's Kubernetes client limits: each change costs it about a dozen requests, and EC2's
+ * budget lets 4 attaches a second through, so 50/s (burst 100, the EBS CSI chart's csi-attacher
+ * burst) keeps the client from being the slower of the two.
+ */
+const WATCHER_KUBE_API = { KUBE_API_QPS: '50', KUBE_API_BURST: '100' };
 
 const CLUSTER_EVENT_PASS: Record<OperatingMode, string> = {
   controller: 'Targeted pass for Kubernetes Pod and Node events',
@@ -85,6 +91,7 @@ export class AttachDetachStack extends Stack {
       const watcherDlq = secureQueue(this, 'WatcherDeadLetterQueue', { retentionPeriod: Duration.days(14) });
       functions.Watcher = new ControllerFunction(this, 'Watcher', {
         ...fnProps(HANDLER_ENTRIES.watcher, sized({ ...WATCHER_SIZE, memoryMb: settings.watcherMemoryMb }), WATCHER_DESCRIPTION),
+        environment: { ...controllerEnvironment(settings, state.table.tableName), ...WATCHER_KUBE_API },
         // Two watchers live at most, and the tick that finds them: a third is the most that ever runs.
         reservedConcurrency: WATCHER_CONCURRENCY,
         asyncDeadLetterQueue: watcherDlq,
