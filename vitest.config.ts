@@ -15,8 +15,8 @@ const folders = [
   'lambda/reconcile/**',
 ];
 
-/** The seeded fault suites, one per operating mode (each a file, so the two run side by side). */
-const FAULT_SUITES = ['test/faults/faults.test.ts', 'test/faults/attacher-faults.test.ts'];
+/** The seeded fault suites, one per operating mode, and the watchers' faults in both (each a file, so they run side by side). */
+const FAULT_SUITES = ['test/faults/faults.test.ts', 'test/faults/attacher-faults.test.ts', 'test/faults/watchers.test.ts'];
 
 export default defineConfig({
   test: {
