@@ -14,6 +14,8 @@ import { measureEnvironmentBurst } from './burst-environments.js';
 import { measureDeadInstances } from './dead-instance.js';
 import { goalRows } from './goals.js';
 import { runSideBySide } from './side-by-side/main.js';
+import { measureWatcherSize } from './watcher-size.js';
+import { WATCHER_SIZE } from '../infra/function-sizes.js';
 import { markdown, shortTable, type BenchFigures } from './report.js';
 import { measureSize } from './size.js';
 
@@ -38,6 +40,8 @@ const { values } = parseArgs({
     'no-attacher-latency': { type: 'boolean', default: false },
     profile: { type: 'boolean', default: false },
     'side-by-side': { type: 'boolean', default: false },
+    'watcher-size': { type: 'boolean', default: false },
+    'watcher-memory': { type: 'string', default: String(WATCHER_SIZE.memoryMb) },
     changes: { type: 'string', default: '200' },
     pods: { type: 'string', default: '10' },
     help: { type: 'boolean', default: false },
@@ -65,7 +69,11 @@ if (values.help) {
   );
   process.exit(0);
 }
-if (values['side-by-side']) {
+if (values['watcher-size']) {
+  const size = await measureWatcherSize({ changes: Number(values.changes), memoryMb: Number(values['watcher-memory']) });
+  console.log(JSON.stringify(size, null, 2));
+  setTimeout(() => process.exit(0), 1_000).unref();
+} else if (values['side-by-side']) {
   await runSideBySide({ changes: Number(values.changes), pods: Number(values.pods), rttMs: Number(values.rtt.replace(/ms$/, '')) });
   setTimeout(() => process.exit(0), 1_000).unref();
 } else {

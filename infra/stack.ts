@@ -12,7 +12,7 @@ import type { Construct } from 'constructs';
 import { SETTING_DEFAULTS } from '../lambda/config.js';
 import { HANDLER_ENTRIES } from './contracts.js';
 import { ControllerFunction } from './constructs/controller-function.js';
-import { FULL_PASS_SIZE, TARGETED_PASS_SIZE, WATCHER_SIZE, type FunctionSize } from './function-sizes.js';
+import { FULL_PASS_SIZE, TARGETED_PASS_SIZE, WATCHER_KUBE_API_ENV, WATCHER_SIZE, type FunctionSize } from './function-sizes.js';
 import { EventQueue, secureQueue } from './constructs/event-queue.js';
 import { acknowledgeTracingWildcard, grantBudgetTable, grantController } from './constructs/permissions.js';
 import { StateTable } from './constructs/state-table.js';
@@ -31,12 +31,6 @@ const TARGETED_PASS = sized(TARGETED_PASS_SIZE);
 
 const WATCHER_DESCRIPTION = 'Watcher: list+watch, a targeted pass for each change';
 const WATCHER_CONCURRENCY = 3;
-/**
- * The watcher's Kubernetes client limits: each change costs it about a dozen requests, and EC2's
- * budget lets 4 attaches a second through, so 50/s (burst 100, the EBS CSI chart's csi-attacher
- * burst) keeps the client from being the slower of the two.
- */
-const WATCHER_KUBE_API = { KUBE_API_QPS: '50', KUBE_API_BURST: '100' };
 
 const CLUSTER_EVENT_PASS: Record<OperatingMode, string> = {
   controller: 'Targeted pass for Kubernetes Pod and Node events',
@@ -91,7 +85,7 @@ export class AttachDetachStack extends Stack {
       const watcherDlq = secureQueue(this, 'WatcherDeadLetterQueue', { retentionPeriod: Duration.days(14) });
       functions.Watcher = new ControllerFunction(this, 'Watcher', {
         ...fnProps(HANDLER_ENTRIES.watcher, sized({ ...WATCHER_SIZE, memoryMb: settings.watcherMemoryMb }), WATCHER_DESCRIPTION),
-        environment: { ...controllerEnvironment(settings, state.table.tableName), ...WATCHER_KUBE_API },
+        environment: { ...controllerEnvironment(settings, state.table.tableName), ...WATCHER_KUBE_API_ENV },
         // Two watchers live at most, and the tick that finds them: a third is the most that ever runs.
         reservedConcurrency: WATCHER_CONCURRENCY,
         asyncDeadLetterQueue: watcherDlq,

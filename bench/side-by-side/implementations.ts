@@ -39,7 +39,10 @@ function everyMinute(stage: Stage, track: <T>(work: Promise<T>) => Promise<T>) {
     while (running) {
       if (stage.clock.now() >= next) {
         next += FULL_PASS_PERIOD_MS;
-        await track(handlers.scheduled(FULL_PASS_INPUT, lambdaContext(300_000, 'full-pass')));
+        // A pass that outlives its invocation is an error of that invocation, as in Lambda; the schedule goes on.
+        await track(handlers.scheduled(FULL_PASS_INPUT, lambdaContext(300_000, 'full-pass'))).catch((error: unknown) =>
+          console.error(`full pass failed: ${error instanceof Error ? error.message : String(error)}`),
+        );
       }
       await new Promise((resolve) => setTimeout(resolve, 20));
     }

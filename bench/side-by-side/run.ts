@@ -7,6 +7,7 @@
  * - controller mode, churn: pod bound → AttachVolume; the kubelet's unmount (volumesInUse letting the
  *   volume go) → DetachVolume, and pod deleted → DetachVolume.
  */
+import { WATCHER_KUBE_API_ENV } from '../../infra/function-sizes.js';
 import type { WorldVolume } from '../../sandbox/world.js';
 import { startImplementation, type Implementation } from './implementations.js';
 import { churn, rollingUpdate, statefulSet, type Skips } from './scenes.js';
@@ -77,7 +78,9 @@ async function onStage<T>(
   implementation: Implementation,
   play: (stage: Stage, made: WorldVolume[], running: ReturnType<typeof startImplementation>) => Promise<T>,
 ): Promise<T> {
-  const stage = await startStage({ mode, nodes: NODES, ...options });
+  // Each implementation with its deployed settings: the watcher function's client limits are the stack's.
+  const env = implementation === 'watcher' ? { env: WATCHER_KUBE_API_ENV } : {};
+  const stage = await startStage({ mode, nodes: NODES, ...options, ...env });
   try {
     const made: WorldVolume[] = [];
     for (let i = 0; i < volumes; i++) made.push(await stage.world.createVolume({ name: `data-${i}` }));
