@@ -4,17 +4,8 @@
  */
 import { EVENT_BATCHING_WINDOW } from '../infra/constructs/event-queue.js';
 import { passesAt } from '../sandbox/dead-instance.js';
-import type { BenchFigures } from './report.js';
+import type { BenchFigures, GoalRow } from './figures.js';
 import { FUNCTION_TIMEOUT_MS, type PassFigures, type SizeFigures } from './size.js';
-
-export interface GoalRow {
-  figure: string;
-  today: string;
-  goal: string;
-  measured: string;
-  /** Undefined when not measured in this run. */
-  met?: boolean;
-}
 
 const s = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
 const passes = (f: SizeFigures): PassFigures[] =>

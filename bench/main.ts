@@ -16,7 +16,8 @@ import { goalRows } from './goals.js';
 import { runSideBySide } from './side-by-side/main.js';
 import { measureWatcherSize } from './watcher-size.js';
 import { WATCHER_SIZE } from '../infra/function-sizes.js';
-import { markdown, shortTable, type BenchFigures } from './report.js';
+import type { BenchFigures } from './figures.js';
+import { markdown, shortTable } from './report.js';
 import { measureSize } from './size.js';
 
 // Metrics in embedded metric format mean nothing outside Lambda.

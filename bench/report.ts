@@ -1,32 +1,11 @@
 /** The benchmark's Markdown report, its JSON figures, and the short table printed to stdout. */
-import { environmentLine, type EnvironmentBurst } from './burst-environments.js';
-import type { BundleFigures } from './bundles.js';
-import { deadInstanceLine, type DeadInstanceFigures } from './dead-instance.js';
+import { environmentLine } from './burst-environments.js';
+import { deadInstanceLine } from './dead-instance.js';
 import { lambdaHeapFlags } from '../infra/bundling.js';
-import { goalTable, type GoalRow } from './goals.js';
+import type { BenchFigures } from './figures.js';
+import { goalTable } from './goals.js';
 import type { EventLatency } from './latency.js';
 import type { PassFigures, SizeFigures } from './size.js';
-
-export interface BenchFigures {
-  startedAt: string;
-  machine: {
-    cpus: number;
-    node: string;
-    /** One-minute load average when the run started (the machine is shared). */ loadAverage?: number;
-  };
-  /** The full pass function's memory size; its process ran with the heap limits Lambda gives it. */
-  functionMemoryMb?: number;
-  sizes: SizeFigures[];
-  bundles?: BundleFigures[];
-  /** The burst across 1, 3 and 5 execution environments sharing the EC2 budget. */
-  environmentBursts?: EnvironmentBurst[];
-  /** Event → AttachVolume in attacher mode, kcm's VolumeAttachment already there (attacher-latency.ts). */
-  attacherLatency?: EventLatency;
-  /** Issue 12: instance dead → the replacement's volume attached, per mode (sandbox/dead-instance.ts). */
-  deadInstance?: DeadInstanceFigures[];
-  /** Issue 14's table, filled in from the figures above. */
-  goals?: GoalRow[];
-}
 
 const s = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
 const invocations = (p: PassFigures) => (p.invocations > 1 ? ` in ${p.invocations} invocations` : '');

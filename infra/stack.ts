@@ -3,14 +3,15 @@
  * (full pass, watcher, EC2 events, and with the event exporter the cluster events), the schedule
  * and event routes that trigger them, alarms and a dashboard.
  */
-import { CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
+import { Aws, CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
-import { SETTING_DEFAULTS } from '../lambda/config.js';
+import { parseTagList, type TagScheme } from '../lambda/core/tag-scheme.js';
 import { HANDLER_ENTRIES } from './contracts.js';
+import { controllerEnvironment } from './environment.js';
 import { ControllerFunction } from './constructs/controller-function.js';
 import { FULL_PASS_SIZE, TARGETED_PASS_SIZE, WATCHER_KUBE_API_ENV, WATCHER_SIZE, type FunctionSize } from './function-sizes.js';
 import { EventQueue, secureQueue } from './constructs/event-queue.js';
@@ -50,7 +51,7 @@ export class AttachDetachStack extends Stack {
       description: `EBS attach/detach controller for EKS cluster ${settings.clusterName}`,
     });
     // The same AWS permissions in both modes: either way our role alone attaches and detaches.
-    grantController(this, this.role, { table: state.table, clusterTagKey: settings.clusterTagKey });
+    grantController(this, this.role, { table: state.table, tags: tagSchemeOf(settings), kmsKeyArns: settings.kmsKeyArns });
     if (settings.ec2BudgetTableName) grantBudgetTable(this.role, settings.ec2BudgetTableName);
     const vpcAccess = settings.vpc && new VpcAccess(this, 'VpcAccess', { settings: settings.vpc, role: this.role });
 
@@ -60,7 +61,7 @@ export class AttachDetachStack extends Stack {
       description,
       role: this.role,
       reservedConcurrency: settings.reservedConcurrency,
-      environment: controllerEnvironment(settings, state.table.tableName),
+      environment: { ...controllerEnvironment(settings, state.table.tableName), ...vpcAccess?.environment },
       network: vpcAccess?.network,
       ...size,
     });
@@ -158,45 +159,47 @@ export class AttachDetachStack extends Stack {
 }
 
 /**
- * The environment every handler validates at cold start (lambda/config.ts): what identifies the
- * cluster, and the settings whose values differ from the handlers' own defaults.
- */
-function controllerEnvironment(settings: StackSettings, tableName: string): Record<string, string> {
-  // Leases need no setting here: each ends at its own invocation's end (the function timeout) plus a margin.
-  const tunables: Partial<Record<keyof typeof SETTING_DEFAULTS, string>> = {
-    SYNC_PERIOD_SECONDS: String(settings.syncPeriodSeconds),
-    MAX_WAIT_FOR_UNMOUNT_SECONDS: String(settings.maxWaitForUnmountSeconds),
-  };
-  const differing = Object.entries(tunables).filter(([key, value]) => SETTING_DEFAULTS[key as keyof typeof SETTING_DEFAULTS] !== value);
-  return {
-    // Always explicit, though `controller` is the handlers' default: the deployed mode shows in the console.
-    OPERATING_MODE: settings.mode,
-    TABLE_NAME: tableName,
-    CLUSTER_NAME: settings.clusterName,
-    CLUSTER_ENDPOINT: settings.apiEndpoint,
-    CLUSTER_CA: settings.certificateAuthority,
-    ...(settings.ec2BudgetTableName ? { EC2_BUDGET_TABLE_NAME: settings.ec2BudgetTableName } : {}),
-    // The handlers taint by default; off only needs saying.
-    ...(settings.outOfServiceTaint === 'off' ? { OUT_OF_SERVICE_TAINT: 'off' } : {}),
-    // The fence is off by default (handover step 2 turns it on).
-    ...(settings.leaseFence === 'on' ? { LEASE_FENCE: 'on' } : {}),
-    // Writes are on by default (handover step 1, shadow, turns them off).
-    ...(settings.writes === 'off' ? { WRITES: 'off' } : {}),
-    ...Object.fromEntries(differing),
-  };
-}
-
-/**
- * The topic every alarm notifies: the one given (`alarmTopicArn`), or one of the stack's own,
- * encrypted with the SNS-managed key and reachable over TLS only.
+ * The topic every alarm notifies: the one given (`alarmTopicArn`), or one of the stack's own. Ours
+ * is encrypted with a key of its own, because CloudWatch cannot use the AWS-managed `alias/aws/sns`
+ * (its policy cannot be changed and does not name CloudWatch): the key lets CloudWatch encrypt for
+ * this account's alarms, and the topic lets it publish for them (the conditions keep another
+ * account's alarms from using either, the confused deputy). TLS only.
  */
 function alarmTopic(scope: Construct, topicArn: string | undefined): sns.ITopic {
   if (topicArn) return sns.Topic.fromTopicArn(scope, 'AlarmTopic', topicArn);
-  return new sns.Topic(scope, 'AlarmTopic', {
+  const cloudWatch = new iam.ServicePrincipal('cloudwatch.amazonaws.com');
+  const thisAccount = { StringEquals: { 'aws:SourceAccount': Aws.ACCOUNT_ID } };
+  const key = new kms.Key(scope, 'AlarmTopicKey', {
+    description: 'EBS attach/detach controller: encrypts the alarm topic; CloudWatch alarms of this account may use it',
+    enableKeyRotation: true,
+  });
+  key.addToResourcePolicy(
+    new iam.PolicyStatement({
+      sid: 'CloudWatchAlarmsOfThisAccount',
+      principals: [cloudWatch],
+      actions: ['kms:Decrypt', 'kms:GenerateDataKey*'],
+      resources: ['*'],
+      conditions: thisAccount,
+    }),
+  );
+  const topic = new sns.Topic(scope, 'AlarmTopic', {
     displayName: 'EBS attach/detach controller alarms',
-    masterKey: kms.Alias.fromAliasName(scope, 'SnsManagedKey', 'alias/aws/sns'),
+    masterKey: key,
     enforceSSL: true,
   });
+  topic.addToResourcePolicy(
+    new iam.PolicyStatement({
+      sid: 'CloudWatchAlarmsOfThisAccount',
+      principals: [cloudWatch],
+      actions: ['sns:Publish'],
+      resources: [topic.topicArn],
+      conditions: {
+        ...thisAccount,
+        ArnLike: { 'aws:SourceArn': `arn:${Aws.PARTITION}:cloudwatch:${Aws.REGION}:${Aws.ACCOUNT_ID}:alarm:*` },
+      },
+    }),
+  );
+  return topic;
 }
 
 function deadLetterLabels<T>(queues: Record<string, T>): Record<string, T> {
@@ -215,4 +218,12 @@ function exporterPutEventsPolicy(scope: Construct, route: ClusterEventRoute): ia
       }),
     ],
   });
+}
+
+/** The scheme the settings name, resolved for this cluster (readSettings already refused bad entries). */
+function tagSchemeOf(settings: StackSettings): TagScheme {
+  return {
+    volume: parseTagList(settings.volumeTags, 'volume', settings.clusterName).tags,
+    instance: parseTagList(settings.instanceTags, 'instance', settings.clusterName).tags,
+  };
 }

@@ -6,6 +6,7 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import dynalite from 'dynalite';
+import type { Turnstile } from './turnstile.js';
 
 export interface DynamoMeter {
   calls: Record<string, number>;
@@ -32,18 +33,20 @@ export interface MeteredDynamo {
 
 const emptyMeter = (): DynamoMeter => ({ calls: {}, itemsRead: 0, itemsWritten: 0, conditionalFailures: 0, capacityUnits: 0 });
 
-export async function startMeteredDynamo(): Promise<MeteredDynamo> {
+/** `turnstile`: serve requests in turns (sandbox/turnstile.ts), as a seeded run needs. */
+export async function startMeteredDynamo(options: { turnstile?: Turnstile } = {}): Promise<MeteredDynamo> {
   const server: Server = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
   let meter = emptyMeter();
   const failures = new Map<string, number>();
   let latencyMs = 0;
+  let injected = 0;
   // dynalite's own handler runs after the meter, unless an injected failure answers first.
   const handlers = server.listeners('request') as ((request: IncomingMessage, response: ServerResponse) => void)[];
   server.removeAllListeners('request');
   server.on('request', (request: IncomingMessage, response: ServerResponse) => {
     const operation = String(request.headers['x-amz-target'] ?? '').split('.')[1] ?? 'unknown';
     meter.calls[operation] = (meter.calls[operation] ?? 0) + 1;
-    if (takeFailure(failures, operation)) return injectFailure(request, response, operation);
+    if (takeFailure(failures, operation)) return injectFailure(request, response, operation, ++injected);
     const end = response.end.bind(response) as (...args: unknown[]) => ServerResponse;
     response.end = ((...args: unknown[]) => {
       const [chunk] = args;
@@ -60,6 +63,7 @@ export async function startMeteredDynamo(): Promise<MeteredDynamo> {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => resolve());
   });
+  options.turnstile?.gate(server);
   return {
     endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     get meter() {
@@ -94,10 +98,10 @@ function takeFailure(failures: Map<string, number>, operation: string): boolean 
   return false;
 }
 
-function injectFailure(request: IncomingMessage, response: ServerResponse, operation: string): void {
+function injectFailure(request: IncomingMessage, response: ServerResponse, operation: string, id: number): void {
   request.resume();
   request.on('end', () => {
-    response.writeHead(500, { 'content-type': 'application/x-amz-json-1.0', 'x-amzn-requestid': `injected-${Date.now()}` });
+    response.writeHead(500, { 'content-type': 'application/x-amz-json-1.0', 'x-amzn-requestid': `injected-${id}` });
     response.end(
       JSON.stringify({ __type: 'com.amazonaws.dynamodb.v20120810#InternalServerError', message: `injected failure of ${operation}` }),
     );

@@ -8,13 +8,19 @@
  *   npm run audit:planted -- --only lock-without-version,mass-detach-guard-off --suites unit
  *   npm run audit:planted -- --no-baseline    (skip checking that the unplanted tree passes)
  *   npm run audit:planted -- --only … --report second    (results/planted/second.md, beside another run)
+ *   npm run audit:planted -- --suites faults --until-first    (CI's seeds, 200 controller and 40 attacher
+ *     unless --seeds says otherwise, both modes side by side; a bug's run stops at its first failing seed)
  */
 import { spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { faultsUntilFirst } from './faults-until-first.js';
 import { PLANTED_BUGS, type PlantedBug } from './planted-bugs.js';
+
+/** The seeds `npm test` runs (test/faults/suite.ts). */
+const CI_SEEDS = { controller: 200, attacher: 40 };
 
 type Suite = 'unit' | 'faults';
 interface SuiteResult {
@@ -31,13 +37,24 @@ const { values } = parseArgs({
   options: {
     only: { type: 'string' },
     suites: { type: 'string', default: 'unit,faults' },
-    seeds: { type: 'string', default: process.env.FAULT_SEEDS ?? '30' },
+    /** Seeds of each mode (FAULT_SEEDS): 30 by default, CI's 200 and 40 with --until-first. */
+    seeds: { type: 'string', default: process.env.FAULT_SEEDS },
+    /** The fault suite stops at a bug's first failing seed, and says which seed and invariant (scripts/faults-until-first.ts). */
+    'until-first': { type: 'boolean', default: false },
     'no-baseline': { type: 'boolean', default: false },
     /** The name of the report under results/planted/, so that runs over different bugs can go side by side. */
     report: { type: 'string', default: 'planted' },
   },
 });
 const suites = values.suites.split(',') as Suite[];
+const untilFirst = values['until-first'];
+/** Seeds per mode: `--seeds` for both, else a quick 30, else (until the first failure) CI's own set. */
+const seedCounts =
+  values.seeds !== undefined
+    ? { controller: Number(values.seeds), attacher: Number(values.seeds) }
+    : untilFirst
+      ? CI_SEEDS
+      : { controller: 30, attacher: 30 };
 const chosen = values.only === undefined ? PLANTED_BUGS : PLANTED_BUGS.filter((bug) => values.only!.split(',').includes(bug.name));
 
 function scratchCopy(): string {
@@ -80,7 +97,15 @@ interface VitestJson {
 
 const OUT = path.join(ROOT, 'results/planted');
 
-function runSuite(dir: string, suite: Suite, label: string): SuiteResult {
+async function runSuite(dir: string, suite: Suite, label: string): Promise<SuiteResult> {
+  if (suite === 'faults' && untilFirst) {
+    const first = await faultsUntilFirst(dir, [
+      { mode: 'controller', seeds: seedCounts.controller },
+      { mode: 'attacher', seeds: seedCounts.attacher },
+    ]);
+    writeFileSync(path.join(OUT, 'logs', `${label}-${suite}.log`), first.output);
+    return { killed: first.killed, by: first.by, seconds: first.seconds };
+  }
   const report = path.join(dir, `.planted-${suite}.json`);
   rmSync(report, { force: true });
   // Generous timeouts: on a shared machine a slow test must not pass for a kill.
@@ -95,7 +120,12 @@ function runSuite(dir: string, suite: Suite, label: string): SuiteResult {
       cwd: dir,
       encoding: 'utf8',
       maxBuffer: 256 * 1024 * 1024,
-      env: { ...process.env, FAULT_SEEDS: values.seeds, PATH: `${path.join(dir, 'node_modules/.bin')}:${process.env.PATH}` },
+      env: {
+        ...process.env,
+        FAULT_SEEDS: String(seedCounts.controller),
+        FAULT_ATTACHER_SEEDS: String(seedCounts.attacher),
+        PATH: `${path.join(dir, 'node_modules/.bin')}:${process.env.PATH}`,
+      },
     },
   );
   const seconds = Math.round((Date.now() - started) / 1000);
@@ -143,7 +173,7 @@ try {
   checkStillApplies(dir, chosen);
   if (!values['no-baseline']) {
     for (const suite of suites) {
-      const baseline = runSuite(dir, suite, 'baseline');
+      const baseline = await runSuite(dir, suite, 'baseline');
       if (baseline.killed) throw new Error(`the unplanted tree already fails ${suite}: ${baseline.by.join('; ')}`);
       console.log(`baseline ${suite}: passes (${baseline.seconds} s)`);
     }
@@ -154,7 +184,7 @@ try {
     const results: Partial<Record<Suite, SuiteResult>> = {};
     try {
       for (const suite of suites) {
-        results[suite] = runSuite(dir, suite, bug.name);
+        results[suite] = await runSuite(dir, suite, bug.name);
         console.log(
           `${bug.name} / ${suite}: ${results[suite].killed ? 'killed' : 'survived'} (${results[suite].seconds} s) ${results[suite].by.slice(0, 2).join('; ')}`,
         );
@@ -166,8 +196,9 @@ try {
   }
   const killedBy = (suite: Suite) => rows.filter((r) => r.results[suite]?.killed).length;
   const summary = suites.map((suite) => `${suite}: ${killedBy(suite)} of ${rows.length} killed`).join(', ');
-  writeFileSync(path.join(OUT, `${values.report}.json`), `${JSON.stringify({ seeds: Number(values.seeds), rows }, null, 2)}\n`);
-  writeFileSync(path.join(OUT, `${values.report}.md`), `# Planted bugs (FAULT_SEEDS=${values.seeds})\n\n${summary}\n\n${table(rows)}\n`);
+  const seedsSaid = `${seedCounts.controller} controller and ${seedCounts.attacher} attacher seeds${untilFirst ? ', until the first failure' : ''}`;
+  writeFileSync(path.join(OUT, `${values.report}.json`), `${JSON.stringify({ seeds: seedCounts, untilFirst, rows }, null, 2)}\n`);
+  writeFileSync(path.join(OUT, `${values.report}.md`), `# Planted bugs (${seedsSaid})\n\n${summary}\n\n${table(rows)}\n`);
   console.log(`\n${summary}\n\n${table(rows)}`);
 } finally {
   rmSync(dir, { recursive: true, force: true });

@@ -98,6 +98,27 @@ export class ControllerAlarms extends Construct {
       threshold: 1,
       description: 'A volume was detached while the kubelet may still hold it (timeout, out-of-service, stopped or gone instance).',
     });
+    this.add('UnauthorizedCalls', {
+      metric: metric(Metric.UnauthorizedCalls),
+      threshold: 1,
+      description:
+        'EC2 or the Kubernetes API refused the role: a volume or instance lacks the tags the role requires, an encrypted volume’s key is not in kmsKeyArns, or RBAC is missing (`ebs-attach-detach explain` names the missing tag).',
+    });
+    // Failback: another holder leads after we held the Lease (our passes could not renew for the
+    // record's duration, and the standby sidecar took it). Either it attaches again, with the
+    // EBS CSI role's permissions, or nothing attaches at all: docs/eks.md, Standby postures.
+    this.add('FencedAfterHeld', {
+      metric: metric(Metric.Fenced, { State: 'failed-back' }),
+      threshold: 1,
+      description:
+        "Passes run fenced after we held the csi-attacher sidecar's Lease: the sidecar leads again (failback), or nothing attaches if it lost its permissions. Find why our passes stopped renewing, then take the Lease back (docs/eks.md, runbook).",
+    });
+    this.add('NoSidecarLease', {
+      metric: metric(Metric.Fenced, { State: 'no-lease' }),
+      threshold: 1,
+      description:
+        'The lease fence finds no csi-attacher Lease and acts on nothing: wrong leaseFenceNamespace or leaseFenceName, or the sidecar runs without leader election (docs/eks.md, runbook).',
+    });
     this.add('PassFailures', {
       metric: metric(Metric.PassFailures),
       threshold: 3,

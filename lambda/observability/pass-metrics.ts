@@ -31,6 +31,7 @@ export function recordPass(metrics: Metrics, report: PassReport): void {
   const conflicts = report.results.filter((r) => r.kind === 'multiAttachConflict').length;
   metrics.addMetric(Metric.MultiAttachConflicts, MetricUnit.Count, conflicts);
   metrics.addMetric(Metric.Ec2Throttles, MetricUnit.Count, report.results.filter((r) => r.throttled === true).length);
+  metrics.addMetric(Metric.UnauthorizedCalls, MetricUnit.Count, report.unauthorizedCalls);
   metrics.addMetric(Metric.ExpiredOperations, MetricUnit.Count, report.expiredOperations);
   metrics.addMetric(Metric.DetachesHeldBack, MetricUnit.Count, report.heldBack.length);
   metrics.addMetric(Metric.DesiredAttachments, MetricUnit.Count, report.desiredAttachments);
@@ -39,6 +40,14 @@ export function recordPass(metrics: Metrics, report: PassReport): void {
   if (!report.clusterComplete) recordPassFailure(metrics);
   for (const [verdict, count] of Object.entries(report.shadow?.counts ?? {}))
     single(metrics, { Verdict: verdict }).addMetric(Metric.ShadowVerdicts, MetricUnit.Count, count);
+  if (report.fence !== undefined) recordFence(metrics, report.fence);
+}
+
+/** One per pass under the fence: 0 while we hold the Lease, 1 when fenced, by State; who held it as a property (not a dimension: pod names come and go). */
+function recordFence(metrics: Metrics, fence: NonNullable<PassReport['fence']>): void {
+  const one = single(metrics, { State: fence.state });
+  if (fence.holder !== undefined) one.addMetadata('holder', fence.holder);
+  one.addMetric(Metric.Fenced, MetricUnit.Count, fence.state === 'held' ? 0 : 1);
 }
 
 /** What one watcher invocation did; nothing for one that ended at once (another watcher is live). */

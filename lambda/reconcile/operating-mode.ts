@@ -6,6 +6,7 @@
  * verification, is the shared pass (pass/), which knows neither.
  */
 import type { Cluster } from '../ports/cluster.js';
+import type { SidecarLeaseReader } from './attacher/deps.js';
 import { runAttacherFullPass } from './attacher/full-pass.js';
 import { runAttacherTargetedPass } from './attacher/targeted-pass.js';
 import { attacherWatch } from './attacher/watch.js';
@@ -18,7 +19,7 @@ import type { WatchMode } from './watch/types.js';
 export type ModeName = 'controller' | 'attacher';
 
 /** A pass's dependencies as the composition root builds them: one adapter serves every role of the Cluster port. */
-export type ModeDeps = ReconcileDeps & { cluster: Cluster };
+export type ModeDeps = ReconcileDeps & { cluster: Cluster; leaseCheck?: SidecarLeaseReader };
 
 export interface OperatingMode {
   name: ModeName;

@@ -11,7 +11,7 @@ import { ec2StateChange, kubernetesEvent, lambdaContext, scheduledInput, sqsBatc
 import type { KcmStepReport } from '../kcm/kcm.js';
 import { Kubelets } from '../kubelets.js';
 import { checkConvergence, checkStep, type Violation } from '../oracle/checks.js';
-import type { Ec2Mutation } from '../oracle/ledger.js';
+import type { Ec2Mutation } from '../oracle/calls.js';
 import { readTruth, type Truth } from '../oracle/truth.js';
 
 export interface Invocation {
@@ -140,7 +140,7 @@ export class Director {
     this.ec2Mutations.push(...drained.mutations);
     const after = this.truth();
     this.checkpoints += 1;
-    for (const violation of checkStep(before, after, drained.detaches, drained.mutations))
+    for (const violation of checkStep({ before, after, detaches: drained.detaches, mutations: drained.mutations }))
       this.violations.push({ ...violation, step: label });
     if (!drained.complete)
       this.violations.push({

@@ -13,7 +13,9 @@ import { ActionHooks, type ActionHook } from './hooks.js';
 import { dispatch } from './protocol/dispatch.js';
 import { settle } from './state/lifecycle.js';
 import { DEFAULT_MODEL_CONFIG, World, type Delays, type ModelConfig } from './state/model.js';
+import type { Turnstile } from '../turnstile.js';
 import { EC2_THROTTLE, Throttle, type ThrottleConfig } from './throttle.js';
+import type { IamModel } from './iam/authorize.js';
 
 export interface LocalEc2Options {
   /** 0 (default): a free port chosen by the OS. */
@@ -24,6 +26,10 @@ export interface LocalEc2Options {
   model?: Partial<Omit<ModelConfig, 'delays'>>;
   /** EC2's buckets by default; `false` disables throttling. */
   throttle?: Partial<ThrottleConfig> | false;
+  /** Serve requests in turns (sandbox/turnstile.ts), as a seeded run needs. */
+  turnstile?: Turnstile;
+  /** IAM in front of EC2 for the principals it names (iam/authorize.ts); unset: every credential may do everything. */
+  iam?: IamModel;
 }
 
 export interface LocalEc2 extends Ec2Controls {
@@ -89,7 +95,7 @@ export async function startLocalEc2(options: LocalEc2Options = {}): Promise<Loca
         const url = new URL(request.url ?? '/', 'http://local');
         if (url.pathname.startsWith('/_control/')) return handleControl(controls, request, body, response);
         const reply = await dispatch(
-          { world, faults, throttle, counters, hooks },
+          { world, faults, throttle, counters, hooks, ...(options.iam === undefined ? {} : { iam: options.iam }) },
           { body, query: url.search.slice(1), authorization: request.headers.authorization },
         );
         if (reply.lost) return void request.socket.destroy();
@@ -104,6 +110,7 @@ export async function startLocalEc2(options: LocalEc2Options = {}): Promise<Loca
       });
   });
   await new Promise<void>((resolve) => server.listen(options.port ?? 0, options.host ?? '127.0.0.1', resolve));
+  options.turnstile?.gate(server);
   const { port } = server.address() as AddressInfo;
   return {
     ...controls,

@@ -1,10 +1,11 @@
 /**
- * A local Kubernetes API server for tests and demos: HTTPS with a throwaway CA, bearer-token
+ * A local Kubernetes API server for tests and demos: HTTPS with a throwaway CA (or plain HTTP), bearer-token
  * auth, the core/v1 and storage.k8s.io/v1 resources the controller uses, fault injection,
  * kubelet helpers and a request log. See README.md for what it models and what it does not.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer as createHttpServer } from 'node:http';
 import { createServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -36,7 +37,8 @@ function hostForUrl(host: string): string {
 export async function startKubeSandbox(options: KubeSandboxOptions = {}): Promise<KubeSandbox> {
   const host = options.host ?? '127.0.0.1';
   const token = options.token ?? randomBytes(24).toString('base64url');
-  const tls = await tlsMaterial(host);
+  const plain = options.transport === 'http';
+  const tls = plain ? { caPem: '', certPem: '', keyPem: '' } : await tlsMaterial(host);
   const registry = new Registry(new VersionedStore(), options.now);
   for (const namespace of defaultNamespaces) ensureNamespace(registry, namespace);
   const faults = new Faults();
@@ -69,26 +71,25 @@ export async function startKubeSandbox(options: KubeSandboxOptions = {}): Promis
   };
 
   let address = '';
-  const server = createServer(
-    { cert: tls.certPem, key: tls.keyPem },
-    createRequestHandler({
-      registry,
-      faults,
-      log,
-      token,
-      control: sandbox,
-      watches,
-      hooks,
-      serverAddress: () => address,
-    }),
-  );
+  const handler = createRequestHandler({
+    registry,
+    faults,
+    log,
+    token,
+    control: sandbox,
+    watches,
+    hooks,
+    serverAddress: () => address,
+  });
+  const server = plain ? createHttpServer(handler) : createServer({ cert: tls.certPem, key: tls.keyPem }, handler);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 0, host, () => resolve());
   });
+  options.turnstile?.gate(server);
   const port = (server.address() as AddressInfo).port;
   address = `${hostForUrl(host)}:${port}`;
-  const url = `https://${address}`;
+  const url = `${plain ? 'http' : 'https'}://${address}`;
 
   const tempDir = options.kubeconfigPath ? undefined : await mkdtemp(join(tmpdir(), 'kube-sandbox-'));
   const kubeconfigPath = options.kubeconfigPath ?? join(tempDir as string, 'kubeconfig');

@@ -4,6 +4,7 @@ import type { PaginationBreak, RequestMatch } from './faults.js';
 import type { Kubelet } from './kubelet.js';
 import type { LoggedRequest } from './request-log.js';
 import type { RequestHook } from './request-hooks.js';
+import type { Turnstile } from '../turnstile.js';
 import type { WatchScheduler } from './watch.js';
 
 export interface KubeSandboxOptions {
@@ -21,6 +22,14 @@ export interface KubeSandboxOptions {
   watchScheduler?: WatchScheduler;
   /** The clock the server stamps times with (creation, deletion, node conditions, taints); the wall clock when absent. */
   now?: () => Date;
+  /** Serve requests in turns (sandbox/turnstile.ts), as a seeded run needs. */
+  turnstile?: Turnstile;
+  /**
+   * `https` (default): TLS with a throwaway CA, as kubectl needs. `http`: plain HTTP (the kubeconfig
+   * then skips TLS verification, which client-node requires for an http server), for runs that make
+   * thousands of connections and test nothing of TLS (the fault suite).
+   */
+  transport?: 'https' | 'http';
 }
 
 interface SandboxFaults {
@@ -34,6 +43,7 @@ export interface KubeSandbox {
   url: string;
   token: string;
   kubeconfigPath: string;
+  /** The CA the server's certificate chains to (empty over plain HTTP). */
   caPem: string;
   /** Objects with apiVersion/kind/metadata, stored as given (status included); namespace defaults to 'default'. */
   seed(objects: object[]): void;

@@ -5,7 +5,7 @@
  */
 import { volumeAttachmentName } from '../../lambda/adapters/kubernetes/volume-attachment-name.js';
 import { volumeIdOf } from '../../lambda/core/volume-id.js';
-import type { Ec2Mutation } from './ledger.js';
+import type { DetachCall, Ec2Mutation } from './calls.js';
 import { ec2Attachment, type Truth, type TruthNode } from './truth.js';
 
 /** DESIGN §11's numbers; `A1`…`A5` are their attacher-mode restatements (oracle/attacher/README.md). */
@@ -30,25 +30,22 @@ export const INVARIANT_TITLES: Record<InvariantId, string> = {
   A5: 'an exclusive volume is never attached to two instances',
 };
 
-export interface DetachCall {
-  volumeId: string;
-  instanceId?: string;
-}
-
 const RUNNING = 'running';
 
-/**
- * Invariants 1, 2, 3, 5 and 6 across one step (kubelet and administrator changes happen only
- * between steps). `mutations` are the AttachVolume and DetachVolume calls EC2 received, in order;
- * `pardoned` pairs are left out of invariant 5 (see reportedIsAttached).
- */
-export function checkStep(
-  before: Truth,
-  after: Truth,
-  detaches: DetachCall[],
-  mutations: Ec2Mutation[] = [],
-  pardoned: ReadonlySet<string> = new Set(),
-): Violation[] {
+/** One step as the checks see it: ground truth before and after, and the EC2 calls in between. */
+export interface StepCheck {
+  before: Truth;
+  after: Truth;
+  /** The DetachVolume calls EC2 received during the step. */
+  detaches?: DetachCall[];
+  /** The AttachVolume and DetachVolume calls EC2 received, in order. */
+  mutations?: Ec2Mutation[];
+  /** Pairs left out of invariant 5 (see reportedIsAttached). */
+  pardoned?: ReadonlySet<string>;
+}
+
+/** Invariants 1, 2, 3, 5 and 6 across one step (kubelet and administrator changes happen only between steps). */
+export function checkStep({ before, after, detaches = [], mutations = [], pardoned = new Set() }: StepCheck): Violation[] {
   return [
     ...exclusiveOnce(after),
     ...mountedNeverDetached(before, after, detaches),

@@ -5,7 +5,7 @@
  */
 import type { Ec2Controls } from '../ec2/control.js';
 import type { KubeSandbox } from '../kube/index.js';
-import type { DetachCall } from './checks.js';
+import type { DetachCall, Ec2Mutation } from './calls.js';
 
 export type CallCounts = Record<string, number>;
 
@@ -15,14 +15,6 @@ export interface ServiceTotals {
   throttled: CallCounts;
   /** Calls failed by fault injection, by action or request. */
   injected: CallCounts;
-}
-
-export interface Ec2Mutation {
-  action: 'AttachVolume' | 'DetachVolume';
-  volumeId: string;
-  instanceId?: string;
-  /** AttachVolume's device name. */
-  device?: string;
 }
 
 export interface Drained {

@@ -11,7 +11,8 @@
  * know, which the pass may adopt (the most it could have counted). It
  * is sound for a step with one full pass and no EC2 read lag (the scenario judges only those).
  */
-import type { DetachCall, Violation } from './checks.js';
+import type { DetachCall } from './calls.js';
+import type { Violation } from './checks.js';
 import { storePair } from './store-known.js';
 import type { Truth } from './truth.js';
 

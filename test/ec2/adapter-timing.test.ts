@@ -3,13 +3,13 @@
  * delays), attaches stuck in `attaching` (the caller gives up on them), throttling the SDK retries through, and network failures.
  */
 import { DescribeVolumesCommand, type EC2Client } from '@aws-sdk/client-ec2';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Ec2BlockStorage } from '../../lambda/adapters/ec2/block-storage.js';
 import { DEFAULT_PLAN_CONFIG } from '../../lambda/core/config.js';
 import { attachStuck } from '../../lambda/core/observed.js';
 import type { Ec2Attachment } from '../../lambda/core/types.js';
 import { ManualClock } from '../../sandbox/clock.js';
-import type { LocalEc2 } from '../../sandbox/ec2/server.js';
+import type { LocalEc2, LocalEc2Options } from '../../sandbox/ec2/server.js';
 import { clientFor, createVolume, localEc2, runInstance } from './support.js';
 import { memoryClaims } from '../support/device-claims.js';
 import { systemClock } from '../../lambda/clock.js';
@@ -112,15 +112,19 @@ describe('stuck attach and busy detach (manual clock)', () => {
 });
 
 describe('throttling and network failures', () => {
-  let ec2: LocalEc2;
-  beforeAll(async () => {
-    ec2 = await localEc2({
-      throttle: { nonMutating: { capacity: 3, refillPerSecond: 50 }, mutating: { capacity: 50, refillPerSecond: 5 } },
-    });
+  /** Each test's own local EC2, so no test meets a bucket an earlier one drained (or a throttle it turned off). */
+  const started: LocalEc2[] = [];
+  const ownEc2 = async (throttle: LocalEc2Options['throttle']) => {
+    const ec2 = await localEc2({ throttle });
+    started.push(ec2);
+    return ec2;
+  };
+  afterEach(async () => {
+    for (const ec2 of started.splice(0)) await ec2.stop();
   });
-  afterAll(() => ec2.stop());
 
   it('the SDK retries through RequestLimitExceeded (standard mode, 5 attempts) and the describes succeed', async () => {
+    const ec2 = await ownEc2({ nonMutating: { capacity: 3, refillPerSecond: 50 }, mutating: { capacity: 50, refillPerSecond: 5 } });
     const client = await clientFor(ec2, { maxAttempts: 5 });
     const storage = new Ec2BlockStorage({ client, clock: systemClock });
     const volumeId = await createVolume(client);
@@ -131,6 +135,7 @@ describe('throttling and network failures', () => {
   });
 
   it('injected RequestLimitExceeded twice: the third attempt answers', async () => {
+    const ec2 = await ownEc2(false); // only the injected answers throttle
     const client = await clientFor(ec2, { maxAttempts: 5 });
     const volumeId = await createVolume(client);
     ec2.failNext({ action: 'DescribeVolumes', count: 2, code: 'RequestLimitExceeded' });
@@ -139,14 +144,13 @@ describe('throttling and network failures', () => {
   });
 
   it('a request timeout is transient', async () => {
-    ec2.configureThrottle(false); // this client makes one attempt: keep the earlier throttling tests' drained bucket out of it
+    const ec2 = await ownEc2(false); // this client makes one attempt: a throttled answer would not be the timeout
     const setup = await clientFor(ec2);
     const instanceId = await runInstance(setup);
     const volumeId = await createVolume(setup);
     const storage = new Ec2BlockStorage({ client: await clientFor(ec2, { requestTimeoutMs: 100 }), clock: systemClock });
     ec2.setLatency('AttachVolume', 500);
     expect((await storage.attach({ volumeId, instanceId, devices: memoryClaims() })).kind).toBe('transient');
-    ec2.setLatency('AttachVolume', 0);
   });
 
   it('a refused connection is transient', async () => {

@@ -14,20 +14,12 @@ import { addInstance, addVolume } from '../../sandbox/generate/seed.js';
 import { changeInstanceState } from '../../sandbox/ec2/state/lifecycle.js';
 import { evictFromNotReady } from './eviction.js';
 import { deleteNode, markStoppedNotReady, replaceNode, startInstance, stopInstance } from './node-lifecycle.js';
+import type { FaultCluster } from './fault-cluster.js';
 import type { World } from './rig.js';
 
 const ZONE = 'us-east-1a';
 
-export interface FaultCluster {
-  nodes: GenNode[];
-  volumes: GenVolume[];
-  pods: GenPod[];
-  notReady: Set<string>;
-  terminated: Set<string>;
-  stopped: Set<string>;
-  /** Nodes whose object is gone (the instance may still run). */
-  deleted: Set<string>;
-}
+export type { FaultCluster } from './fault-cluster.js';
 
 function volume(random: Random, index: number, shared: boolean): GenVolume {
   const claim = shared ? 'shared-block' : `data-${index}`;

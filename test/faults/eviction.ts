@@ -7,7 +7,7 @@
 import type { KubeNode } from '../../lambda/core/kube.js';
 import type { GenNode, GenPod } from '../../sandbox/generate/model.js';
 import type { Random } from '../../sandbox/generate/random.js';
-import type { FaultCluster } from './cluster.js';
+import type { FaultCluster } from './fault-cluster.js';
 import type { World } from './rig.js';
 
 /** Upstream's default `tolerationSeconds` for node.kubernetes.io/not-ready and /unreachable. */

@@ -8,17 +8,10 @@
  */
 import type { Random } from '../../sandbox/generate/random.js';
 import { pickNodeStatusFault } from './node-status-faults.js';
+import type { Fault } from './fault.js';
 import type { Mode, World } from './rig.js';
 
-export type Fault =
-  | { kind: 'ec2-error'; action: string; code: string; count: number }
-  | { kind: 'ec2-lost-answer'; action: string; count: number }
-  | { kind: 'stuck-attach' }
-  | { kind: 'busy-detach' }
-  | { kind: 'kube-error'; method: string; path: string; code: number; count: number }
-  | { kind: 'kube-pagination'; resource: string; mode: 'error' | 'expired' }
-  | { kind: 'dynamo-error'; operation: string; count: number }
-  | { kind: 'ec2-read-lag'; ms: number };
+export type { Fault } from './fault.js';
 
 const EC2_ACTIONS = ['AttachVolume', 'DetachVolume', 'DescribeVolumes', 'DescribeInstances'];
 const EC2_CODES = ['RequestLimitExceeded', 'InternalError', 'ServiceUnavailable'];

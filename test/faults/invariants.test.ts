@@ -1,8 +1,8 @@
 /** The invariant checkers the demo and the fault suite rely on: each row names the behaviour it proves. */
 import { describe, expect, it } from 'vitest';
 import { volumeAttachmentName } from '../../lambda/adapters/kubernetes/volume-attachment-name.js';
-import { checkConvergence, checkStep, type DetachCall } from '../../sandbox/oracle/checks.js';
-import type { Ec2Mutation } from '../../sandbox/oracle/ledger.js';
+import type { DetachCall, Ec2Mutation } from '../../sandbox/oracle/calls.js';
+import { checkConvergence, checkStep } from '../../sandbox/oracle/checks.js';
 import type { Truth, TruthAttachment, TruthNode } from '../../sandbox/oracle/truth.js';
 
 /** Volume ids must be real EBS ids: the checks find them in unique names. */
@@ -46,7 +46,8 @@ function truth(o: Partial<Truth> = {}): Truth {
 }
 const withNodes = (...nodes: TruthNode[]) => new Map(nodes.map((n) => [n.name, n]));
 const detachFromA: DetachCall[] = [{ volumeId: V1, instanceId: 'i-a' }];
-const invariants = (before: Truth, after: Truth, calls: DetachCall[] = []) => checkStep(before, after, calls).map((v) => v.invariant);
+const invariants = (before: Truth, after: Truth, calls: DetachCall[] = []) =>
+  checkStep({ before, after, detaches: calls }).map((v) => v.invariant);
 
 describe('checkStep', () => {
   const mountedOnA = truth({
@@ -141,7 +142,7 @@ describe('checkStep, invariant 6: attaches only on fresh ground', () => {
     ['the same name on another instance', [attach(V2, 'i-b', '/dev/xvdaa')], []],
     ['the name once V1 has been detached', [detach(V1, 'i-a'), attach(V2, 'i-a', '/dev/xvdaa')], []],
   ] as [string, Ec2Mutation[], number[]][])('%s', (_name, mutations, expected) => {
-    expect(checkStep(onA, onA, [], mutations).map((v) => v.invariant)).toEqual(expected);
+    expect(checkStep({ before: onA, after: onA, mutations }).map((v) => v.invariant)).toEqual(expected);
   });
 });
 

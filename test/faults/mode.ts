@@ -43,7 +43,9 @@ export function scenarioMode(world: World, kubelets: Kubelets): ScenarioMode {
     act: () => void kubelets.run(),
     // 2 and 3 are judged live, at each DetachVolume.
     stepEnd: (before, after, drained) =>
-      checkStep(before, after, drained.detaches, drained.mutations, oracle.pardons).filter((v) => v.invariant !== 2 && v.invariant !== 3),
+      checkStep({ before, after, detaches: drained.detaches, mutations: drained.mutations, pardoned: oracle.pardons }).filter(
+        (v) => v.invariant !== 2 && v.invariant !== 3,
+      ),
     storeInvariant: 4,
     convergence: (truth) => [...checkConvergence(truth), ...unwarnedMultiAttach(truth, podSide(world))],
     pardonReported: (volumeId, nodeName) => oracle.pardon(volumeId, nodeName),
@@ -73,7 +75,7 @@ function attacherMode(world: World, kubelets: Kubelets): ScenarioMode {
       kubelets.run();
     },
     stepEnd: (before, after, drained) => [
-      ...checkStep(before, after, [], drained.mutations)
+      ...checkStep({ before, after, mutations: drained.mutations })
         .filter((v) => v.invariant === 1 || v.invariant === 6)
         .map((v) => (v.invariant === 1 ? { ...v, invariant: 'A5' as const } : v)),
       ...oracle.stepEnd(after),

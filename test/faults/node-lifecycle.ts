@@ -10,7 +10,7 @@ import { instanceId } from '../../sandbox/generate/names.js';
 import type { Random } from '../../sandbox/generate/random.js';
 import { addInstance } from '../../sandbox/generate/seed.js';
 import { changeInstanceState } from '../../sandbox/ec2/state/lifecycle.js';
-import type { FaultCluster } from './cluster.js';
+import type { FaultCluster } from './fault-cluster.js';
 import type { World } from './rig.js';
 
 /**

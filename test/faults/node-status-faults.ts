@@ -6,7 +6,7 @@
  * volume while EC2 detaches it breaks invariant 5.
  */
 import type { Random } from '../../sandbox/generate/random.js';
-import type { Fault } from './faults.js';
+import type { Fault } from './fault.js';
 
 export function pickNodeStatusFault(random: Random): Fault {
   return {

@@ -5,7 +5,7 @@
  * decides what is attached (it acts between passes and, now and then, in the middle of one) and
  * the invariants are attacher mode's (sandbox/oracle/attacher/README.md).
  */
-import type { Target } from '../../lambda/reconcile/pass/types.js';
+import type { ActionResult } from '../../lambda/reconcile/pass/types.js';
 import { Random } from '../../sandbox/generate/random.js';
 import { Kubelets } from '../../sandbox/kubelets.js';
 import type { Violation } from '../../sandbox/oracle/checks.js';
@@ -16,7 +16,8 @@ import { applyChange, buildCluster, clusterGoesOn, forgetGonePods, pickChange, t
 import { massDetachViolations, storedAttachments, type StoredAttachment } from '../../sandbox/oracle/mass-detach.js';
 import { clearFaults, describeFault, inject, pickFaults, unstick, type Fault } from './faults.js';
 import { armKcmRound, pickKcmRound } from './kcm-mid-pass.js';
-import { killable, type Kill, type Killable } from './killable.js';
+import { killable, type Killable } from './killable.js';
+import type { PassSpec } from './pass-spec.js';
 import { armRestart, pickRestart } from './mid-pass.js';
 import { scenarioMode, type ScenarioMode } from './mode.js';
 import { LEASE_BOUND_MS, MASS_DETACH_RULE, MAX_WAIT_FOR_UNMOUNT_MS, type Mode, type Rig, type World } from './rig.js';
@@ -35,16 +36,13 @@ export interface ScenarioResult {
   violations: (Violation & { step: string })[];
   /** What happened, one line per step (printed for a failing seed). */
   trace: string[];
+  /** What each pass did, step by step, and the EC2 mutations each step made: the seed's outcome, compared run against run. */
+  outcomes: string[];
 }
 
 const MINUTE = 60_000;
 /** Exactly maxWaitForUnmount is among them: a detach at the boundary must still wait. */
 const ADVANCES = [0, 2_000, 15_000, MINUTE, 100_000, MAX_WAIT_FOR_UNMOUNT_MS, 7 * MINUTE];
-
-export interface PassSpec {
-  target?: Target;
-  kill?: Kill;
-}
 
 function pickPasses(cluster: FaultCluster, random: Random): PassSpec[] {
   const specs: PassSpec[] = Array.from({ length: random.between(1, 3) }, () => ({ ...pickTarget(cluster, random) }));
@@ -90,36 +88,33 @@ function describePass(spec: PassSpec): string {
 
 type PassOutcome = 'done' | 'killed' | 'threw';
 
-async function runPass(world: World, spec: PassSpec): Promise<PassOutcome> {
+/** How a pass ended, and what it did (its action results in its own order), one line for the seed's log. */
+interface PassRun {
+  outcome: PassOutcome;
+  line: string;
+}
+
+async function runPass(world: World, spec: PassSpec): Promise<PassRun> {
   let dying: Killable | undefined;
   const controller = world.invocation((ports) => (dying = killable(ports, spec.kill)).ports);
   const budget = { deadline: world.clock.now() + 5 * MINUTE };
   const pass = spec.target ? controller.targetedPass(spec.target, budget) : controller.fullPass(budget);
-  if (process.env.DEBUG_PASSES)
-    void pass.then(
-      (r) =>
-        console.log(
-          'pass',
-          describePass(spec),
-          r.results.map((x) => `${x.kind} ${x.volumeId} ${x.nodeName} ${x.outcome} ${x.forcedTrigger ?? ''} ${x.detail}`),
-        ),
-      (e: unknown) => console.log('pass', describePass(spec), 'threw', String(e)),
-    );
-  const outcome = await Promise.race([
+  const ended = await Promise.race([
     pass.then(
-      () => 'done' as const,
-      () => 'threw' as const,
+      (report) => ({ outcome: 'done' as const, line: report.results.map(describeResult).join(', ') }),
+      (error: unknown) => ({ outcome: 'threw' as const, line: error instanceof Error ? error.message : String(error) }),
     ),
-    dying!.killed.then(() => 'killed' as const),
+    dying!.killed.then(() => ({ outcome: 'killed' as const, line: '' })),
   ]);
-  if (outcome !== 'killed') await controller.close();
+  if (ended.outcome !== 'killed') await controller.close();
   // A killed invocation's clients stay open: its last request may still land, as a dead Lambda's can.
-  return outcome;
+  const run = { outcome: ended.outcome, line: `${describePass(spec)} ${ended.outcome}${ended.line ? `: ${ended.line}` : ''}` };
+  if (process.env.DEBUG_PASSES) console.log('pass', run.line);
+  return run;
 }
 
-/** Lets requests already on the wire reach the servers (a few turns of the event loop, no timer). */
-async function settleInFlight(): Promise<void> {
-  for (let i = 0; i < 20; i++) await new Promise((resolve) => setImmediate(resolve));
+function describeResult(r: ActionResult): string {
+  return `${r.kind} ${r.volumeId}@${r.nodeName} ${r.outcome}${r.forcedTrigger ? ` (${r.forcedTrigger})` : ''} ${r.detail}`;
 }
 
 export async function runScenario(rig: Rig, seed: number, stepCount = 8, mode: Mode = 'controller'): Promise<ScenarioResult> {
@@ -138,13 +133,22 @@ export async function runScenario(rig: Rig, seed: number, stepCount = 8, mode: M
     converged: false,
     violations: [],
     trace: [],
+    outcomes: [],
   };
   const kubelets = new Kubelets(world.kube, world.ec2, { unmountMs: () => unmountTime(unmounts) });
   const modeParts = scenarioMode(world, kubelets);
   const oracle = modeParts.oracle;
-  const parts: Parts = { world, random, ledger, result, mode: modeParts, kubelets, theme, themeRandom: new Random(seed + THEME_STREAM) };
   try {
     const cluster = buildCluster(world, random, theme.shape);
+    const themeCtx: ThemeContext = {
+      world,
+      cluster,
+      kubelets,
+      random: new Random(seed + THEME_STREAM),
+      pardonReported: (volumeId, nodeName) => modeParts.pardonReported(volumeId, nodeName),
+      state: theme.state?.(),
+    };
+    const parts: Parts = { world, random, ledger, result, mode: modeParts, kubelets, theme, themeCtx };
     for (let step = 1; step <= stepCount; step++) await playStep(parts, cluster, step);
     await converge(parts, cluster);
   } finally {
@@ -153,6 +157,10 @@ export async function runScenario(rig: Rig, seed: number, stepCount = 8, mode: M
     await world.close();
   }
   result.violations.unshift(...oracle.violations);
+  if (world.turnstile.untimely > 0)
+    throw new Error(
+      `seed ${seed}: ${world.turnstile.untimely} request(s) were created while another was in service: something waits on a real timer, so the seed is no longer deterministic`,
+    );
   return result;
 }
 
@@ -164,7 +172,8 @@ interface Parts {
   mode: ScenarioMode;
   kubelets: Kubelets;
   theme: Theme;
-  themeRandom: Random;
+  /** The theme's view of this run, its own state included: made once, handed to every step. */
+  themeCtx: ThemeContext;
 }
 
 /** Offsets the theme's stream from the scenario's, so scripting a step never shifts the scenario's draws. */
@@ -176,13 +185,7 @@ async function playStep(parts: Parts, cluster: FaultCluster, step: number): Prom
   const { world, random, ledger, result, mode, kubelets } = parts;
   const oracle = mode.oracle;
   forgetGonePods(world, cluster);
-  const themeCtx: ThemeContext = {
-    world,
-    cluster,
-    kubelets,
-    random: parts.themeRandom,
-    pardonReported: (volumeId, nodeName) => mode.pardonReported(volumeId, nodeName),
-  };
+  const { themeCtx } = parts;
   const script: ScriptedStep = parts.theme.step?.(step, themeCtx) ?? {};
   const drawnChange: Change = pickChange(cluster, random);
   const changes = script.changes ?? [drawnChange];
@@ -208,15 +211,16 @@ async function playStep(parts: Parts, cluster: FaultCluster, step: number): Prom
   const themeArmed = script.arm?.(themeCtx) ?? NOTHING_ARMED;
   const first = await Promise.all(passes.map((spec) => runPass(world, spec)));
   const then = script.then ? await followUp(parts, cluster, script.then) : { outcomes: [], note: undefined };
-  const outcomes = [...first, ...then.outcomes];
-  await settleInFlight(); // let a killed pass's last request land
+  const runs = [...first, ...then.outcomes];
+  await world.turnstile.drained(); // a killed pass's requests already sent land, whatever else they lead to
   armed.stop();
   kcmArmed.stop();
   themeArmed.stop();
   clearFaults(world);
   result.trace.push([label, armed.note(), kcmArmed.note(), themeArmed.note(), then.note].filter((part) => part !== undefined).join('; '));
-  result.passes += outcomes.length;
-  result.kills += outcomes.filter((o) => o === 'killed').length;
+  result.passes += runs.length;
+  result.kills += runs.filter((r) => r.outcome === 'killed').length;
+  result.outcomes.push(`step ${step}`, ...runs.map((r) => `  ${r.line}`));
   await check(parts, before, label, stored);
   mode.act();
   world.clock.advance(advance);
@@ -228,10 +232,10 @@ async function playStep(parts: Parts, cluster: FaultCluster, step: number): Prom
  * still lagging): the cluster changes, the oracle takes note, then the passes run. The theme's own
  * stream draws what the changes need, so the scenario's draws stay as they were.
  */
-async function followUp(parts: Parts, cluster: FaultCluster, then: FollowUp): Promise<{ outcomes: PassOutcome[]; note: string }> {
-  await settleInFlight();
+async function followUp(parts: Parts, cluster: FaultCluster, then: FollowUp): Promise<{ outcomes: PassRun[]; note: string }> {
+  await parts.world.turnstile.drained();
   const changes = then.changes();
-  for (const change of changes) applyChange(parts.world, cluster, parts.themeRandom, change);
+  for (const change of changes) applyChange(parts.world, cluster, parts.themeCtx.random, change);
   parts.mode.oracle.observe();
   const outcomes = await Promise.all(then.passes.map((spec) => runPass(parts.world, spec)));
   return {
@@ -255,6 +259,9 @@ function massDetachJudged(world: World, passes: PassSpec[], faults: Fault[]): bo
 async function check(parts: Parts, before: ReturnType<typeof readTruth>, label: string, stored?: StoredAttachment[]): Promise<void> {
   const { world, ledger, result, mode } = parts;
   const drained = ledger.drain();
+  result.outcomes.push(
+    ...drained.mutations.map((m) => `  ${m.action} ${m.volumeId} ${m.instanceId ?? '?'}${m.device ? ` ${m.device}` : ''}`),
+  );
   const after = readTruth(world.ec2, world.kube);
   const stepEnd = [
     ...mode.stepEnd(before, after, drained),
@@ -281,7 +288,8 @@ async function converge(parts: Parts, cluster: FaultCluster): Promise<void> {
     const label = `convergence pass ${round}`;
     const before = mode.oracle.beginStep(label);
     parts.ledger.drain();
-    await runPass(world, {});
+    const run = await runPass(world, {});
+    result.outcomes.push(label, `  ${run.line}`);
     result.passes += 1;
     await check(parts, before, label);
     mode.act();

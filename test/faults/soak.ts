@@ -1,14 +1,17 @@
 /**
  * `npm run soak -- --seeds N` runs N seeded fault scenarios (from --from, default 1);
- * `npm run soak -- --seed N` replays one, printing its steps; `--mode attacher` runs them in
- * attacher mode (kcm decides). Exit 1 if any invariant broke.
+ * `npm run soak -- --seed N` replays one, printing its steps (`--outcomes`: what each pass did);
+ * `--mode attacher` runs them in attacher mode (kcm decides); `--digests FILE` writes each seed's
+ * verdict and outcome digest, so two runs (say, one on a loaded machine) can be compared with diff;
+ * `--until-first` stops at the first seed that breaks an invariant. Exit 1 if any invariant broke.
  */
+import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 
 // Metrics in embedded metric format mean nothing outside Lambda.
 process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
 import { startRig } from './rig.js';
-import { describeFailure } from './report.js';
+import { describeFailure, outcomeDigest } from './report.js';
 import { runScenario } from './scenario.js';
 
 const { values } = parseArgs({
@@ -18,6 +21,12 @@ const { values } = parseArgs({
     from: { type: 'string', default: '1' },
     steps: { type: 'string', default: '8' },
     mode: { type: 'string', default: 'controller' },
+    /** Writes one line per seed (seed, verdict, digest of its outcome log) to this file. */
+    digests: { type: 'string' },
+    /** Prints the outcome log (each pass's results, each step's EC2 mutations) of a replayed seed. */
+    outcomes: { type: 'boolean', default: false },
+    /** Stops at the first seed whose invariants break (the planted-bug audit's quick look). */
+    'until-first': { type: 'boolean', default: false },
   },
 });
 if (values.mode !== 'controller' && values.mode !== 'attacher') throw new Error(`--mode is controller or attacher, got ${values.mode}`);
@@ -28,17 +37,23 @@ const count = single === undefined ? Number(values.seeds) : 1;
 const steps = Number(values.steps);
 
 const rig = startRig();
+const digests: string[] = [];
 let failed = 0;
+let ran = 0;
 const started = Date.now();
 for (let seed = first; seed < first + count; seed++) {
   const result = await runScenario(rig, seed, steps, mode);
-  if (single !== undefined) for (const line of result.trace) console.log(line);
+  ran += 1;
+  if (single !== undefined) for (const line of values.outcomes ? result.outcomes : result.trace) console.log(line);
+  digests.push(`${seed} ${result.violations.length === 0 && result.converged ? 'ok' : 'FAILED'} ${outcomeDigest(result)}`);
   if (result.violations.length > 0) {
     failed += 1;
     for (const line of describeFailure(result)) console.log(line);
+    if (values['until-first']) break;
   } else if (single !== undefined || seed % 50 === 0) {
     console.log(`seed ${seed}: ok (${result.passes} passes, ${result.kills} killed)`);
   }
 }
-console.log(`${count} ${mode}-mode seed(s) from ${first}, ${failed} failed, ${((Date.now() - started) / 1000).toFixed(1)} s`);
+if (values.digests !== undefined) writeFileSync(values.digests, `${digests.join('\n')}\n`);
+console.log(`${ran} ${mode}-mode seed(s) from ${first}, ${failed} failed, ${((Date.now() - started) / 1000).toFixed(1)} s`);
 process.exitCode = failed > 0 ? 1 : 0;

@@ -1,6 +1,7 @@
 /** How seeds pick their scenario theme, and how a theme's own steps follow the settling ones. */
 import { describe, expect, it } from 'vitest';
 import { THEMES, themeOf } from './themes/index.js';
+import { OPERATOR_DETACH } from './themes/operator-detach.js';
 import { CALM_STEP, onSettledCluster, PLAIN, type ScriptedStep, type ThemeContext } from './themes/theme.js';
 
 describe('themeOf', () => {
@@ -22,5 +23,13 @@ describe('onSettledCluster', () => {
     const step = onSettledCluster((n) => (n === 1 ? own : undefined));
     const ctx = {} as ThemeContext;
     expect([1, 2, 3, 4].map((n) => step(n, ctx))).toEqual([CALM_STEP, CALM_STEP, own, undefined]);
+  });
+});
+
+describe('theme state', () => {
+  it('is made afresh for each run, so one run never sees another run’s memory', () => {
+    const made = [OPERATOR_DETACH.state?.(), OPERATOR_DETACH.state?.()];
+    expect(made[0]).toEqual({});
+    expect(made[0]).not.toBe(made[1]);
   });
 });

@@ -42,11 +42,12 @@ describe('operating mode', () => {
     expect(differences(json(unset.template), json(controller.template))).toEqual([]);
   });
 
-  it('changes only OPERATING_MODE, the cluster-event rule and the cluster-event function description', () => {
+  it('changes only OPERATING_MODE, WRITES (attacher mode deploys as a shadow), the cluster-event rule and the cluster-event function description', () => {
     const functions = ['ScheduledPassFunction', 'ClusterEventPassFunction', 'Ec2EventPassFunction', 'WatcherFunction'];
     expect(differences(json(controller.template), json(attacher.template)).sort()).toEqual(
       [
         ...functions.map((fn) => `Resources.${fn}.Properties.Environment.Variables.OPERATING_MODE`),
+        ...functions.map((fn) => `Resources.${fn}.Properties.Environment.Variables.WRITES`),
         'Resources.ClusterEventPassFunction.Properties.Description',
         'Resources.ClusterEventRouteRule.Properties.Description',
         'Resources.ClusterEventRouteRule.Properties.EventPattern.detail.involvedObject.kind',

@@ -81,6 +81,16 @@ describe('alarms', () => {
     ['a Multi-Attach conflict', METRICS_NAMESPACE, Metric.MultiAttachConflicts, [cluster, service], 'Sum', 1],
     ['repeated pass failures', METRICS_NAMESPACE, Metric.PassFailures, [cluster, service], 'Sum', 3],
     ['detaches the mass-detach guard held back', METRICS_NAMESPACE, Metric.DetachesHeldBack, [cluster, service], 'Sum', 1],
+    ['a call EC2 or the Kubernetes API refused the role', METRICS_NAMESPACE, Metric.UnauthorizedCalls, [cluster, service], 'Sum', 1],
+    [
+      'passes fenced after we held the Lease (failback)',
+      METRICS_NAMESPACE,
+      Metric.Fenced,
+      [cluster, { Name: 'State', Value: 'failed-back' }, service],
+      'Sum',
+      1,
+    ],
+    ['a fence that finds no Lease', METRICS_NAMESPACE, Metric.Fenced, [cluster, { Name: 'State', Value: 'no-lease' }, service], 'Sum', 1],
   ])('fires on %s and notifies the topic', (_behaviour, namespace, metricName, dimensions, statistic, threshold) => {
     const resolved = dimensions.map((d) =>
       d.Name === 'FunctionName'
@@ -173,8 +183,8 @@ describe('alarms', () => {
     });
   });
 
-  it('has exactly these sixteen alarms', () => {
-    template.resourceCountIs('AWS::CloudWatch::Alarm', 16);
+  it('has exactly these nineteen alarms', () => {
+    template.resourceCountIs('AWS::CloudWatch::Alarm', 19);
   });
 
   it('notifies the given topic and creates none of its own', () => {
@@ -223,7 +233,9 @@ describe('metric dimensions', () => {
     [Metric.Ec2Throttles, {}],
     [Metric.PassDuration, { Pass: 'full' }],
     [Metric.DetachesHeldBack, {}],
+    [Metric.UnauthorizedCalls, {}],
     [Metric.ForcedDetaches, { Trigger: 'unmount-timeout' }],
+    [Metric.Fenced, { State: 'failed-back' }],
   ])('alarms on %s under exactly the dimension set Powertools publishes it with', (name, extra) => {
     expect(alarmDimensions(name)).toEqual(published(name, extra));
   });

@@ -57,7 +57,7 @@ describe('functions', () => {
     expect(timeout).toBeGreaterThan(0);
   });
 
-  it("gives every function its mode, what identifies the cluster and only the settings that differ from the handlers' defaults", () => {
+  it("gives every function its mode, writes (explicit: the handlers derive it from the mode), what identifies the cluster, the role's tag conditions and only the settings that differ from the handlers' defaults", () => {
     const functions = template.findResources('AWS::Lambda::Function');
     expect(Object.keys(functions)).toHaveLength(4);
     for (const [id, fn] of Object.entries(functions)) {
@@ -67,10 +67,14 @@ describe('functions', () => {
       const watcherOnly = id.startsWith('WatcherFunction') ? { KUBE_API_QPS: '50', KUBE_API_BURST: '100' } : {};
       expect(variables).toEqual({
         OPERATING_MODE: 'controller',
+        WRITES: 'on',
         TABLE_NAME: { Ref: resourceId(template, 'AWS::DynamoDB::Table', 'StateTable') },
         CLUSTER_NAME: 'prod',
         CLUSTER_ENDPOINT: 'https://ABC123.gr7.eu-west-1.eks.amazonaws.com',
         CLUSTER_CA: TEST_CA,
+        // Always said, though they are the defaults: the controller names what a refused volume lacks from them.
+        VOLUME_TAGS: 'cluster-name,kubernetes-cluster',
+        INSTANCE_TAGS: 'eks-nodegroup,eks-auto-mode,cluster-name,kubernetes-cluster',
         ...watcherOnly,
       });
     }

@@ -165,7 +165,7 @@ describe('invariant 5: reportedIsAttached', () => {
 describe('invariant 6: attaches on fresh ground', () => {
   it('fires on an AttachVolume of a pair EC2 already had attached', () => {
     const calls = [{ action: 'AttachVolume' as const, volumeId: V1, instanceId: 'i-a', device: '/dev/xvdab' }];
-    expect(checkStep(truth(), truth(), [], calls).map((v) => v.invariant)).toEqual([6]);
-    expect(checkStep(truth({ attachments: [] }), truth({ attachments: [] }), [], calls)).toEqual([]);
+    expect(checkStep({ before: truth(), after: truth(), mutations: calls }).map((v) => v.invariant)).toEqual([6]);
+    expect(checkStep({ before: truth({ attachments: [] }), after: truth({ attachments: [] }), mutations: calls })).toEqual([]);
   });
 });

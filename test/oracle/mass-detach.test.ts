@@ -5,7 +5,7 @@
  * could have been higher than EC2's.
  */
 import { describe, expect, it } from 'vitest';
-import type { DetachCall } from '../../sandbox/oracle/checks.js';
+import type { DetachCall } from '../../sandbox/oracle/calls.js';
 import { massDetachViolations, storedAttachments, type StoredAttachment } from '../../sandbox/oracle/mass-detach.js';
 import type { Truth, TruthAttachment } from '../../sandbox/oracle/truth.js';
 

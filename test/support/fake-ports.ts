@@ -11,6 +11,7 @@ import type {
   AttachRequest,
   BlockStorage,
   DetachOutcome,
+  DetachRequest,
   WaitRequest,
   WaitResult,
   SeenInstance,
@@ -267,7 +268,10 @@ export class FakeCluster implements Cluster {
   }
 }
 
-/** EC2 whose answers the test scripts; unscripted calls succeed at once. */
+/**
+ * EC2 whose answers the test scripts; unscripted calls succeed at once. Like EC2 it lets go of an
+ * attachment once DetachVolume succeeds (or a wait sees it detached): `volumes` no longer shows it.
+ */
 export class FakeBlockStorage implements BlockStorage {
   readonly calls: string[] = [];
   attachOutcome: AttachOutcome = { kind: 'started', device: '/dev/xvdaa' };
@@ -276,6 +280,8 @@ export class FakeBlockStorage implements BlockStorage {
   /** The last wait asked for, with the caller's `giveUp`. */
   lastWait?: WaitRequest;
   volumes = new Map<VolumeId, VolumeObservation>();
+  /** Volumes whose reads lag behind a detach (eventual consistency): EC2 lets go, `volumes` still shows the attachment. */
+  readonly readLag = new Set<VolumeId>();
 
   /** Device names an attach proposes, as the EC2 adapter would from a new instance's mappings. */
   candidates = ['/dev/xvdaa', '/dev/xvdab', '/dev/xvdac'];
@@ -286,9 +292,16 @@ export class FakeBlockStorage implements BlockStorage {
     if (device === undefined) return { kind: 'limit-reached' as const, message: 'no free device name' };
     return { ...this.attachOutcome, device };
   }
-  detach(request: { volumeId: VolumeId }) {
+  detach(request: DetachRequest) {
     this.calls.push(`detach ${request.volumeId}`);
+    if (this.detachOutcome.kind === 'started' || this.detachOutcome.kind === 'already-detached') this.letGo(request);
     return Promise.resolve(this.detachOutcome);
+  }
+  /** EC2 no longer shows the volume on the instance. */
+  private letGo({ volumeId, instanceId }: { volumeId: VolumeId; instanceId: InstanceId }): void {
+    const seen = this.volumes.get(volumeId);
+    if (seen !== undefined && !this.readLag.has(volumeId))
+      this.volumes.set(volumeId, { ...seen, attachments: seen.attachments.filter((a) => a.instanceId !== instanceId) });
   }
   /** The ids of every DescribeVolumes, in order. */
   readonly describes: VolumeId[][] = [];
@@ -309,7 +322,9 @@ export class FakeBlockStorage implements BlockStorage {
   waitFor(request: WaitRequest) {
     this.calls.push(`wait ${request.target}`);
     this.lastWait = request;
-    return Promise.resolve(this.waitResult ?? { state: request.target, device: '/dev/xvdaa', reachedTarget: true });
+    const result = this.waitResult ?? { state: request.target, device: '/dev/xvdaa', reachedTarget: true };
+    if (request.target === 'detached' && result.reachedTarget) this.letGo(request);
+    return Promise.resolve(result);
   }
 }
 

@@ -20,6 +20,7 @@ export function recordingController(options: { failTargets?: string[] } = {}): R
     startedAt: 0,
     durationMs: 1,
     dryRun: false,
+    unauthorizedCalls: 0,
     clusterComplete: true,
     verified: false,
     seeded: false,

@@ -6,6 +6,7 @@
 import type { Action, Deferred, HeldBack } from '../../core/actions.js';
 import type { PlanConfig } from '../../core/config.js';
 import type { DetachTrigger } from '../../core/actions.js';
+import type { FenceState } from '../../core/attacher/handover.js';
 import type { ShadowComparison } from '../../core/attacher/shadow.js';
 import type { NotAttached } from '../../core/convergence.js';
 import type { KubeVolumeAttachment } from '../../core/kube.js';
@@ -128,6 +129,8 @@ export interface ActionResult {
   /** For detaches that did not wait for an unmount. */
   forcedTrigger?: Exclude<DetachTrigger, 'unmounted' | 'released'>;
   throttled?: boolean;
+  /** EC2 refused the role (UnauthorizedOperation, or no grant on the volume's KMS key). */
+  unauthorized?: boolean;
 }
 
 export interface PassOptions {
@@ -150,6 +153,10 @@ export interface PassReport {
   clusterError?: string;
   /** LEASE_FENCE: why we do not hold the sidecar's Lease (the pass then only planned, as a dry run). */
   fenced?: string;
+  /** LEASE_FENCE: how the pass stood with the fence (the `Fenced` metric), and who held the Lease when not us. */
+  fence?: { state: FenceState; holder?: string };
+  /** Why the pass only planned: a handback turned writes off in the store. */
+  writesOff?: string;
   verified: boolean;
   seeded: boolean;
   /** A takeover pass: claimed volumes it took over, and how many it left to the next pass (then it planned nothing). */
@@ -166,8 +173,10 @@ export interface PassReport {
   problems: { source: 'kubernetes' | 'dynamodb'; message: string }[];
   /** Reporting steps that failed (node status, VolumeAttachments, events). */
   reportErrors: string[];
-  /** Attacher mode, complete full passes: attachments EC2 shows that no VolumeAttachment asks for (left attached). */
+  /** Complete full passes: attachments EC2 shows that no VolumeAttachment (attacher mode) or node status (controller mode) names (left attached). */
   unwantedAttachments?: number;
+  /** Calls EC2 or the Kubernetes API refused the role (UnauthorizedOperation, 403 Forbidden). */
+  unauthorizedCalls: number;
   /** Pod volumes the desired state leaves out, each with its code and reason (unbound claim, unmanaged node, …). */
   skipped: SkippedVolume[];
   /** Desired attachments that ended the pass not attached to their node's instance or not reported on the node. */

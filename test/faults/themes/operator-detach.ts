@@ -7,17 +7,18 @@
  */
 import { volumeIdOf } from '../../../lambda/core/volume-id.js';
 import type { KubeNode } from '../../../lambda/core/kube.js';
-import type { World } from '../rig.js';
 import { CALM_STEP, onSettledCluster, type ScriptedStep, type Theme, type ThemeContext } from './theme.js';
 
 /** Past the controller's default sync period (60 s), so the next full pass verifies against EC2. */
 const PAST_SYNC_PERIOD_MS = 90_000;
 
-/** The pardon of the seed's lost pair, ended by the verifying step. */
-const pardons = new WeakMap<World, () => void>();
+/** What a run remembers between its two steps: how to end the pardon of its lost pair. */
+interface PardonState {
+  endPardon?: () => void;
+}
 
 /** A volume a Ready node on a running instance lists, and the node. */
-function listedVolume(ctx: ThemeContext): { volumeId: string; node: string } | undefined {
+function listedVolume(ctx: ThemeContext<PardonState>): { volumeId: string; node: string } | undefined {
   const { world, cluster } = ctx;
   const running = (name: string) => {
     const instanceId = cluster.nodes.find((n) => n.name === name)?.instanceId;
@@ -31,23 +32,24 @@ function listedVolume(ctx: ThemeContext): { volumeId: string; node: string } | u
   return listed.length === 0 ? undefined : ctx.random.pick(listed);
 }
 
-function operatorDetaches(ctx: ThemeContext): ScriptedStep | undefined {
+function operatorDetaches(ctx: ThemeContext<PardonState>): ScriptedStep | undefined {
   const lost = listedVolume(ctx);
   if (lost === undefined) return undefined;
-  pardons.set(ctx.world, ctx.pardonReported(lost.volumeId, lost.node));
+  ctx.state.endPardon = ctx.pardonReported(lost.volumeId, lost.node);
   // The step's own pass does not verify yet (the last verification is seconds old): the entry stays, pardoned.
   return { ...CALM_STEP, changes: [{ kind: 'operatorDetach', ...lost }], advance: PAST_SYNC_PERIOD_MS };
 }
 
-function passVerifies(ctx: ThemeContext): ScriptedStep {
-  const end = pardons.get(ctx.world);
+function passVerifies(ctx: ThemeContext<PardonState>): ScriptedStep {
+  const end = ctx.state.endPardon;
   if (end === undefined) return CALM_STEP;
-  pardons.delete(ctx.world);
+  ctx.state.endPardon = undefined;
   // The pardon ends with the step's passes, before its checks: by then the node must have dropped the entry.
   return { ...CALM_STEP, arm: () => ({ stop: end, note: () => 'pardon of the lost pair over' }) };
 }
 
-export const OPERATOR_DETACH: Theme = {
+export const OPERATOR_DETACH: Theme<PardonState> = {
   name: 'operator-detach',
+  state: () => ({}),
   step: onSettledCluster((step, ctx) => (step === 1 ? operatorDetaches(ctx) : step === 2 ? passVerifies(ctx) : undefined)),
 };

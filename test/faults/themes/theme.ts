@@ -13,10 +13,10 @@ import { EVICTION_AFTER_MS } from '../eviction.js';
 import type { Fault } from '../faults.js';
 import type { MidPassRestart } from '../mid-pass.js';
 import type { World } from '../rig.js';
-import type { PassSpec } from '../scenario.js';
+import type { PassSpec } from '../pass-spec.js';
 
-/** What a theme may look at and act on while it scripts a step. */
-export interface ThemeContext {
+/** What a theme may look at and act on while it scripts a step: one for the whole run. */
+export interface ThemeContext<State = unknown> {
   world: World;
   cluster: FaultCluster;
   kubelets: Kubelets;
@@ -24,6 +24,8 @@ export interface ThemeContext {
   random: Random;
   /** Spares a node's entry from invariant 5 (EC2 lost the pair behind our back) until the returned function is called. */
   pardonReported(volumeId: string, nodeName: string): () => void;
+  /** What the theme carries from one step of this run to the next (`Theme.state` made it). */
+  state: State;
 }
 
 /** Armed for one step's passes (like a mid-pass restart): `stop` ends it, `note` says what happened. */
@@ -54,12 +56,14 @@ export interface FollowUp {
   passes: PassSpec[];
 }
 
-export interface Theme {
+export interface Theme<State = unknown> {
   name: string;
   /** The cluster to build; the usual small one when left out. */
   shape?: ClusterShape;
+  /** The theme's memory for one run, made as the run starts: nothing of a run outlives it. */
+  state?(): State;
   /** The script for step `step` (1-based), or undefined to draw it as usual. */
-  step?(step: number, ctx: ThemeContext): ScriptedStep | undefined;
+  step?(step: number, ctx: ThemeContext<State>): ScriptedStep | undefined;
 }
 
 /** The plain random world. */
@@ -84,7 +88,9 @@ export const CALM_STEP: ScriptedStep = {
 const SETTLING_STEPS = 2;
 
 /** A theme's steps on a settled cluster: `own` is asked for step 1, 2, … after the settling steps. */
-export function onSettledCluster(own: (step: number, ctx: ThemeContext) => ScriptedStep | undefined): NonNullable<Theme['step']> {
+export function onSettledCluster<State = unknown>(
+  own: (step: number, ctx: ThemeContext<State>) => ScriptedStep | undefined,
+): NonNullable<Theme<State>['step']> {
   return (step, ctx) => (step <= SETTLING_STEPS ? CALM_STEP : own(step - SETTLING_STEPS, ctx));
 }
 

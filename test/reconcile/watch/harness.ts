@@ -48,6 +48,7 @@ export function passReport(o: { converged?: boolean; detached?: boolean } = {}):
     deferred: [],
     results: o.detached ? [detach] : [],
     expiredOperations: 0,
+    unauthorizedCalls: 0,
     problems: [],
     reportErrors: [],
     skipped: [],
