@@ -86,7 +86,7 @@ export class AttachDetachStack extends Stack {
       const watcherDlq = secureQueue(this, 'WatcherDeadLetterQueue', { retentionPeriod: Duration.days(14) });
       functions.Watcher = new ControllerFunction(this, 'Watcher', {
         ...fnProps(HANDLER_ENTRIES.watcher, sized({ ...WATCHER_SIZE, memoryMb: settings.watcherMemoryMb }), WATCHER_DESCRIPTION),
-        environment: { ...controllerEnvironment(settings, state.table.tableName), ...WATCHER_KUBE_API_ENV },
+        environment: { ...controllerEnvironment(settings, state.table.tableName), ...vpcAccess?.environment, ...WATCHER_KUBE_API_ENV },
         // Two watchers live at most, and the tick that finds them: a third is the most that ever runs.
         reservedConcurrency: WATCHER_CONCURRENCY,
         asyncDeadLetterQueue: watcherDlq,
