@@ -18,9 +18,10 @@ const folders = [
 /**
  * The seeded fault suites, each mode's seeds cut into slices, a file each (test/faults/suite.ts):
  * files run side by side, so both workers share the suite. Vitest orders files by project name
- * ('dynamodb-local', 'faults', 'unit'), so the slices, the longest files, start first.
+ * ('dynamodb-local', 'faults', 'unit'), so the slices, the longest files, start first. The
+ * watchers' faults, both modes, are a file of their own.
  */
-const FAULT_SUITES = ['test/faults/suites/*.test.ts'];
+const FAULT_SUITES = ['test/faults/suites/*.test.ts', 'test/faults/watchers.test.ts'];
 
 export default defineConfig({
   test: {

@@ -13,6 +13,9 @@ import { measureBundles } from './bundles.js';
 import { measureEnvironmentBurst } from './burst-environments.js';
 import { measureDeadInstances } from './dead-instance.js';
 import { goalRows } from './goals.js';
+import { runSideBySide } from './side-by-side/main.js';
+import { measureWatcherSize } from './watcher-size.js';
+import { WATCHER_SIZE } from '../infra/function-sizes.js';
 import type { BenchFigures } from './figures.js';
 import { markdown, shortTable } from './report.js';
 import { measureSize } from './size.js';
@@ -37,6 +40,11 @@ const { values } = parseArgs({
     'no-dead-instance': { type: 'boolean', default: false },
     'no-attacher-latency': { type: 'boolean', default: false },
     profile: { type: 'boolean', default: false },
+    'side-by-side': { type: 'boolean', default: false },
+    'watcher-size': { type: 'boolean', default: false },
+    'watcher-memory': { type: 'string', default: String(WATCHER_SIZE.memoryMb) },
+    changes: { type: 'string', default: '200' },
+    pods: { type: 'string', default: '10' },
     help: { type: 'boolean', default: false },
   },
 });
@@ -57,82 +65,99 @@ if (values.help) {
   console.log(
     "                  [--env-burst 1000 (0: none)] [--env-counts 1,3,5] [--env-budget <rate>/<burst> (AttachVolume; default: the settings' default)]",
   );
+  console.log(
+    "  or: npm run bench -- --side-by-side [--changes 200] [--pods 10] [--rtt 10]: issue 29's watcher vs csi-attacher sidecar vs today, alone",
+  );
   process.exit(0);
 }
-if (values.profile) {
-  process.env.BENCH_PROFILE_DIR = 'results/profiles';
-  await mkdir(process.env.BENCH_PROFILE_DIR, { recursive: true });
+if (values['watcher-size']) {
+  const size = await measureWatcherSize({ changes: Number(values.changes), memoryMb: Number(values['watcher-memory']) });
+  console.log(JSON.stringify(size, null, 2));
+  setTimeout(() => process.exit(0), 1_000).unref();
+} else if (values['side-by-side']) {
+  await runSideBySide({ changes: Number(values.changes), pods: Number(values.pods), rttMs: Number(values.rtt.replace(/ms$/, '')) });
+  setTimeout(() => process.exit(0), 1_000).unref();
+} else {
+  await runBench();
 }
-const sizes = values.sizes === 'none' ? [] : values.sizes.split(',').map((x) => Number(x.trim()));
-if (sizes.some((n) => !Number.isInteger(n) || n < 3)) throw new Error(`--sizes must be whole numbers of at least 3, got "${values.sizes}"`);
 
-const memoryMb = Number(values.memory);
-if (!Number.isInteger(memoryMb) || memoryMb < 128 || memoryMb > 10_240)
-  throw new Error(`--memory must be a Lambda memory size in MB (128–10240), got "${values.memory}"`);
+async function runBench(): Promise<void> {
+  if (values.profile) {
+    process.env.BENCH_PROFILE_DIR = 'results/profiles';
+    await mkdir(process.env.BENCH_PROFILE_DIR, { recursive: true });
+  }
+  const sizes = values.sizes === 'none' ? [] : values.sizes.split(',').map((x) => Number(x.trim()));
+  if (sizes.some((n) => !Number.isInteger(n) || n < 3))
+    throw new Error(`--sizes must be whole numbers of at least 3, got "${values.sizes}"`);
 
-const figures: BenchFigures = {
-  startedAt: new Date().toISOString(),
-  machine: { cpus: availableParallelism(), node: process.version, loadAverage: loadavg()[0] ?? 0 },
-  functionMemoryMb: memoryMb,
-  sizes: [],
-};
-const smallest = Math.min(...sizes);
-// Items done / total of the takeover and the bursts: one line in place on a terminal, a line per tenth otherwise.
-const progress = progressReporter({ isTTY: process.stderr.isTTY, write: (text) => process.stderr.write(text) });
-for (const nodes of sizes) {
-  console.log(`Size ${nodes}…`);
-  figures.sizes.push(
-    await measureSize(nodes, {
-      passCapMs: Number(values['pass-cap']) * 1000,
-      burstCapMs: Number(values['burst-cap']) * 1000,
-      takeover: nodes <= Number(values['takeover-max']),
-      burst: nodes === smallest ? Number(values.burst) : 0,
-      latency: nodes === smallest,
-      rttMs: Number(values.rtt.replace(/ms$/, '')),
-      pageSizes: values['page-sizes'] === '' ? [] : values['page-sizes'].split(',').map(Number),
-      memoryMb,
-      log: (line) => console.log(line),
-      progress,
-    }),
-  );
-}
-const envBurst = Number(values['env-burst']);
-if (envBurst > 0) {
-  const [rate = SETTING_DEFAULTS.EC2_ATTACH_VOLUME_RATE, burst = SETTING_DEFAULTS.EC2_ATTACH_VOLUME_BURST] = values['env-budget']
-    ? values['env-budget'].split('/')
-    : [];
-  console.log(`Burst of ${envBurst} attaches across environments, budget ${rate}/s, burst ${burst}…`);
-  figures.environmentBursts = [];
-  for (const environments of values['env-counts'].split(',').map(Number)) {
-    figures.environmentBursts.push(
-      await measureEnvironmentBurst(environments, {
-        size: envBurst,
-        capMs: Number(values['burst-cap']) * 1000,
-        env: { EC2_ATTACH_VOLUME_RATE: rate, EC2_ATTACH_VOLUME_BURST: burst },
-        budget: { ratePerSecond: Number(rate), burst: Number(burst) },
+  const memoryMb = Number(values.memory);
+  if (!Number.isInteger(memoryMb) || memoryMb < 128 || memoryMb > 10_240)
+    throw new Error(`--memory must be a Lambda memory size in MB (128–10240), got "${values.memory}"`);
+
+  const figures: BenchFigures = {
+    startedAt: new Date().toISOString(),
+    machine: { cpus: availableParallelism(), node: process.version, loadAverage: loadavg()[0] ?? 0 },
+    functionMemoryMb: memoryMb,
+    sizes: [],
+  };
+  const smallest = Math.min(...sizes);
+  // Items done / total of the takeover and the bursts: one line in place on a terminal, a line per tenth otherwise.
+  const progress = progressReporter({ isTTY: process.stderr.isTTY, write: (text) => process.stderr.write(text) });
+  for (const nodes of sizes) {
+    console.log(`Size ${nodes}…`);
+    figures.sizes.push(
+      await measureSize(nodes, {
+        passCapMs: Number(values['pass-cap']) * 1000,
+        burstCapMs: Number(values['burst-cap']) * 1000,
+        takeover: nodes <= Number(values['takeover-max']),
+        burst: nodes === smallest ? Number(values.burst) : 0,
+        latency: nodes === smallest,
+        rttMs: Number(values.rtt.replace(/ms$/, '')),
+        pageSizes: values['page-sizes'] === '' ? [] : values['page-sizes'].split(',').map(Number),
+        memoryMb,
         log: (line) => console.log(line),
+        progress,
       }),
     );
   }
+  const envBurst = Number(values['env-burst']);
+  if (envBurst > 0) {
+    const [rate = SETTING_DEFAULTS.EC2_ATTACH_VOLUME_RATE, burst = SETTING_DEFAULTS.EC2_ATTACH_VOLUME_BURST] = values['env-budget']
+      ? values['env-budget'].split('/')
+      : [];
+    console.log(`Burst of ${envBurst} attaches across environments, budget ${rate}/s, burst ${burst}…`);
+    figures.environmentBursts = [];
+    for (const environments of values['env-counts'].split(',').map(Number)) {
+      figures.environmentBursts.push(
+        await measureEnvironmentBurst(environments, {
+          size: envBurst,
+          capMs: Number(values['burst-cap']) * 1000,
+          env: { EC2_ATTACH_VOLUME_RATE: rate, EC2_ATTACH_VOLUME_BURST: burst },
+          budget: { ratePerSecond: Number(rate), burst: Number(burst) },
+          log: (line) => console.log(line),
+        }),
+      );
+    }
+  }
+  if (!values['no-attacher-latency']) {
+    console.log('Event → AttachVolume in attacher mode…');
+    figures.attacherLatency = await measureAttacherEventLatency();
+  }
+  if (!values['no-dead-instance']) {
+    console.log('Dead instance → replacement attached, both modes…');
+    figures.deadInstance = await measureDeadInstances((line) => console.log(line));
+  }
+  if (!values['no-bundles']) {
+    console.log('Bundles…');
+    figures.bundles = await measureBundles();
+  }
+  figures.goals = goalRows(figures);
+  await mkdir('results', { recursive: true });
+  const stamp = figures.startedAt.replace(/[:.]/g, '-');
+  await writeFile(`results/bench-${stamp}.md`, markdown(figures));
+  await writeFile(`results/bench-${stamp}.json`, JSON.stringify(figures, null, 2));
+  await writeFile('results/latest.md', markdown(figures));
+  await writeFile('results/latest.json', JSON.stringify(figures, null, 2));
+  console.log(['', ...shortTable(figures), '', `Report: results/bench-${stamp}.md (figures: .json)`].join('\n'));
+  setTimeout(() => process.exit(0), 1_000).unref();
 }
-if (!values['no-attacher-latency']) {
-  console.log('Event → AttachVolume in attacher mode…');
-  figures.attacherLatency = await measureAttacherEventLatency();
-}
-if (!values['no-dead-instance']) {
-  console.log('Dead instance → replacement attached, both modes…');
-  figures.deadInstance = await measureDeadInstances((line) => console.log(line));
-}
-if (!values['no-bundles']) {
-  console.log('Bundles…');
-  figures.bundles = await measureBundles();
-}
-figures.goals = goalRows(figures);
-await mkdir('results', { recursive: true });
-const stamp = figures.startedAt.replace(/[:.]/g, '-');
-await writeFile(`results/bench-${stamp}.md`, markdown(figures));
-await writeFile(`results/bench-${stamp}.json`, JSON.stringify(figures, null, 2));
-await writeFile('results/latest.md', markdown(figures));
-await writeFile('results/latest.json', JSON.stringify(figures, null, 2));
-console.log(['', ...shortTable(figures), '', `Report: results/bench-${stamp}.md (figures: .json)`].join('\n'));
-setTimeout(() => process.exit(0), 1_000).unref();

@@ -25,3 +25,10 @@ export const FULL_PASS_SIZE: FunctionSize = { memoryMb: 1769, timeoutSeconds: 30
  */
 export const WATCHER_SIZE: FunctionSize = { memoryMb: 512, timeoutSeconds: 300 };
 export const TARGETED_PASS_SIZE: FunctionSize = { memoryMb: 512, timeoutSeconds: 120 };
+
+/**
+ * The watcher's Kubernetes client limits: each change costs it about a dozen requests, and EC2's
+ * budget lets 4 attaches a second through, so 50/s (burst 100, the EBS CSI chart's csi-attacher
+ * burst) keeps the client from being the slower of the two. The bench runs its watcher with them too.
+ */
+export const WATCHER_KUBE_API_ENV = { KUBE_API_QPS: '50', KUBE_API_BURST: '100' };

@@ -13,7 +13,7 @@ import { parseTagList, type TagScheme } from '../lambda/core/tag-scheme.js';
 import { HANDLER_ENTRIES } from './contracts.js';
 import { controllerEnvironment } from './environment.js';
 import { ControllerFunction } from './constructs/controller-function.js';
-import { FULL_PASS_SIZE, TARGETED_PASS_SIZE, WATCHER_SIZE, type FunctionSize } from './function-sizes.js';
+import { FULL_PASS_SIZE, TARGETED_PASS_SIZE, WATCHER_KUBE_API_ENV, WATCHER_SIZE, type FunctionSize } from './function-sizes.js';
 import { EventQueue, secureQueue } from './constructs/event-queue.js';
 import { acknowledgeTracingWildcard, grantBudgetTable, grantController } from './constructs/permissions.js';
 import { StateTable } from './constructs/state-table.js';
@@ -86,6 +86,7 @@ export class AttachDetachStack extends Stack {
       const watcherDlq = secureQueue(this, 'WatcherDeadLetterQueue', { retentionPeriod: Duration.days(14) });
       functions.Watcher = new ControllerFunction(this, 'Watcher', {
         ...fnProps(HANDLER_ENTRIES.watcher, sized({ ...WATCHER_SIZE, memoryMb: settings.watcherMemoryMb }), WATCHER_DESCRIPTION),
+        environment: { ...controllerEnvironment(settings, state.table.tableName), ...vpcAccess?.environment, ...WATCHER_KUBE_API_ENV },
         // Two watchers live at most, and the tick that finds them: a third is the most that ever runs.
         reservedConcurrency: WATCHER_CONCURRENCY,
         asyncDeadLetterQueue: watcherDlq,

@@ -109,7 +109,7 @@ export function createController(config: Config, overrides: ControllerOverrides 
   const clock = overrides.clock ?? systemClock;
   const newId = overrides.newId ?? randomUUID;
   const tuning = overrides.tuning ?? {};
-  const kubeClients = createKubeClients(kubeConfigOf(config), { clock, ...pick(tuning.kubernetes, 'policy') });
+  const kubeClients = createKubeClients(kubeConfigOf(config), { clock, policy: { ...config.kubeApi, ...tuning.kubernetes?.policy } });
   const dynamo = createDynamoClient(config, tuning.dynamodb);
   // One budget for every invocation (and, given a shared budget table, every cluster of the account and region).
   const budget = new DynamoRateBudget({ client: dynamo, region: config.region, clock, ...config.ec2Budget });

@@ -37,6 +37,8 @@ export interface Config {
   /** How long one pass waits for an attach to reach `attached` (the rest is left to the next pass). */
   maxAttachWaitMs: number;
   maxConcurrentOperations: number;
+  /** The Kubernetes client's own rate limit (KUBE_API_QPS, KUBE_API_BURST). */
+  kubeApi: { qps: number; burst: number };
   /** OUT_OF_SERVICE_TAINT=on. */
   outOfServiceTaint: boolean;
   /** Attacher mode: how long an EC2 event's pass follows a dead instance's VolumeAttachments. */
@@ -152,6 +154,7 @@ function toConfig(env: Env, runtime: Runtime): Config {
     syncPeriodMs: env.SYNC_PERIOD_SECONDS * 1000,
     maxAttachWaitMs: env.MAX_ATTACH_WAIT_SECONDS * 1000,
     maxConcurrentOperations: env.MAX_CONCURRENT_OPERATIONS,
+    kubeApi: { qps: env.KUBE_API_QPS, burst: env.KUBE_API_BURST },
     outOfServiceTaint: env.OUT_OF_SERVICE_TAINT === 'on',
     outOfServiceFollowMs: env.OUT_OF_SERVICE_FOLLOW_SECONDS * 1000,
     ...leaseFence(env),

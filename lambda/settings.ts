@@ -174,6 +174,20 @@ export const SETTING_SPECS = {
     expected: 'a whole number above 0 (e.g. 10)',
     meaning: 'Volumes operated on at once within one pass.',
   }),
+  KUBE_API_QPS: setting({
+    schema: perSecond,
+    default: '20',
+    expected: 'requests per second above 0 (e.g. 20)',
+    meaning:
+      "Kubernetes API requests per second one invocation sends on average (kube-controller-manager's own client limit; the stack gives the watcher 50, about what the EC2 budget's 4 attaches a second need, each change costing it a dozen requests).",
+  }),
+  KUBE_API_BURST: setting({
+    schema: wholeAbove0,
+    default: '30',
+    expected: 'a whole number above 0 (e.g. 30)',
+    meaning:
+      'Kubernetes API requests one invocation may send at once after a quiet spell (the stack gives the watcher 100, as the EBS CSI chart gives its csi-attacher).',
+  }),
   EC2_ATTACH_VOLUME_RATE: setting({
     schema: perSecond,
     default: '4',

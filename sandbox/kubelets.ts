@@ -18,6 +18,13 @@ import type { Ec2Side } from './oracle/truth.js';
 export interface KubeletOptions {
   /** How long one unmount takes, asked once per unmount (seeded in the fault suite). */
   unmountMs?: () => number;
+  /**
+   * Pods' own lifecycle, as a kubelet drives it: a pod bound to the node stays Pending until every
+   * volume it needs is mounted, then runs; a pod being deleted has its volumes unmounted, and only
+   * then is it removed (the kubelet's final delete waits for podResourcesAreReclaimed). Off by
+   * default: most scenes set phases and delete pods themselves.
+   */
+  podLifecycle?: boolean;
 }
 
 const DEFAULT_UNMOUNT_MS = 2_000;
@@ -26,6 +33,7 @@ export class Kubelets {
   /** When each pending unmount finishes, by `node|uniqueName`. */
   private readonly unmounts = new Map<string, number>();
   private readonly unmountMs: () => number;
+  private readonly podLifecycle: boolean;
 
   constructor(
     private readonly kube: Pick<KubeSandbox, 'list' | 'kubelet'>,
@@ -33,6 +41,7 @@ export class Kubelets {
     options: KubeletOptions = {},
   ) {
     this.unmountMs = options.unmountMs ?? (() => DEFAULT_UNMOUNT_MS);
+    this.podLifecycle = options.podLifecycle === true;
   }
 
   /** Every kubelet acts once; returns how many nodes changed their volumesInUse. */
@@ -54,16 +63,45 @@ export class Kubelets {
         .map((va) => va.metadata.name),
     );
     let changed = 0;
+    const pods = this.podLifecycle ? (this.kube.list('Pod') as KubePod[]) : [];
     for (const node of nodes) {
       if (!this.working(node)) continue;
       const name = node.metadata.name ?? '';
       const current = [...(node.status?.volumesInUse ?? [])].sort();
       const next = this.volumesInUse(node, needed.get(name) ?? [], attachedVas, now);
-      if (next.join() === current.join()) continue;
-      this.kube.kubelet.setVolumesInUse(name, next);
-      changed += 1;
+      if (next.join() !== current.join()) {
+        this.kube.kubelet.setVolumesInUse(name, next);
+        changed += 1;
+      }
+      if (this.podLifecycle)
+        this.livePods(
+          pods.filter((p) => p.spec?.nodeName === name),
+          new Set(next),
+          needed.get(name) ?? [],
+        );
     }
     return changed;
+  }
+
+  /** Starts the pods whose volumes are all mounted; removes the deleted ones whose volumes are unmounted. */
+  private livePods(pods: KubePod[], mounted: Set<string>, needed: DesiredPair[]): void {
+    const claims = this.kube.list('PersistentVolumeClaim') as KubePvc[];
+    const pvs = this.kube.list('PersistentVolume') as KubePv[];
+    const stillNeeded = new Set(needed.map((p) => p.uniqueName));
+    for (const pod of pods) {
+      const { namespace = 'default', name = '' } = pod.metadata;
+      const volumes = desiredPairs(
+        this.kube.list('Node') as KubeNode[],
+        [{ ...pod, metadata: { ...pod.metadata, deletionTimestamp: null } }],
+        claims,
+        pvs,
+      );
+      if (pod.metadata.deletionTimestamp) {
+        if (volumes.every((v) => !mounted.has(v.uniqueName) || stillNeeded.has(v.uniqueName))) this.kube.kubelet.deletePod(namespace, name);
+      } else if (pod.status?.phase === 'Pending' && volumes.every((v) => mounted.has(v.uniqueName))) {
+        this.kube.kubelet.setPodPhase(namespace, name, 'Running');
+      }
+    }
   }
 
   /** Pending unmounts, soonest first (a test moves its clock to let them finish). */

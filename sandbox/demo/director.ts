@@ -6,6 +6,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Controller } from '../../lambda/composition.js';
 import type { PassReport } from '../../lambda/reconcile/pass/types.js';
+import type { Reaction, WatcherReport } from '../../lambda/reconcile/watch/types.js';
 import type { Handlers, LocalStack } from '../local-stack.js';
 import { ec2StateChange, kubernetesEvent, lambdaContext, scheduledInput, sqsBatch, type InvolvedObject } from '../events.js';
 import type { KcmStepReport } from '../kcm/kcm.js';
@@ -86,6 +87,25 @@ export class Director {
 
   ec2EventRun(instanceId: string, state: string, label: string): () => Promise<Invocation> {
     return () => this.run('ec2Event', label, sqsBatch([ec2StateChange(instanceId, state, this.stage.clock.now())]));
+  }
+
+  /**
+   * A watcher invocation beside the story, as the schedule starts one in AWS (its own execution
+   * environment): `onReaction` hears of each pass it runs; `stop` ends it as its deadline would.
+   */
+  watch(onReaction: (reaction: Reaction) => void): { stop(): Promise<WatcherReport> } {
+    const controller = this.stage.invocation({ watcher: { onReaction } });
+    const abort = new AbortController();
+    const endsAt = this.stage.clock.now() + 300_000;
+    const done = controller.watch({ deadline: endsAt - 10_000, endsAt, signal: abort.signal });
+    return {
+      stop: async () => {
+        abort.abort();
+        const report = await done;
+        await controller.close();
+        return report;
+      },
+    };
   }
 
   /** One step: invocations run side by side (e.g. a tick racing an event batch), checked as one. */

@@ -17,6 +17,7 @@ import { chapterPassed, renderSummary, type ChapterOutcome } from './summary.js'
 import { multiAttach, reschedule, scaleUp, takeover } from './story-day.js';
 import { instanceTerminated, lambdaDies, nodeGoesQuiet, throttlingStorm } from './story-night.js';
 import { ATTACHER_CHAPTERS } from './story-eks.js';
+import { watcherMovesPod } from './story-watch.js';
 import type { Chapter } from './scene.js';
 import { LiveView } from './view.js';
 
@@ -80,7 +81,18 @@ interface Story {
 
 const STORIES: Record<Mode, Story> = {
   controller: {
-    chapters: [takeover, scaleUp, reschedule, multiAttach, dayOneInAws, nodeGoesQuiet, instanceTerminated, throttlingStorm, lambdaDies],
+    chapters: [
+      takeover,
+      scaleUp,
+      reschedule,
+      watcherMovesPod,
+      multiAttach,
+      dayOneInAws,
+      nodeGoesQuiet,
+      instanceTerminated,
+      throttlingStorm,
+      lambdaDies,
+    ],
     cluster: { pendingPods: 3, unscheduledPods: 1 },
     // The stack's role policy, with a customer-managed key of encrypted volumes granted.
     stack: { iam: { kmsKeyArns: [DEMO_KMS_KEY] } },

@@ -8,6 +8,7 @@ import { NODE_MONITOR_GRACE_MS } from '../dead-instance.js';
 import type { GenOwner, GenPod } from '../generate/model.js';
 import { check, notAttached, podEvents, scheduledEvent, short, type Chapter, type Check } from './scene.js';
 import { sidecarTakeover } from './story-takeover.js';
+import { watcherMovesStatefulPod } from './story-watch.js';
 import { attachedByUs, mountedAfterKcm, volumeAttachmentGone, volumeAttachmentOf } from './va-checks.js';
 
 const SECOND = 1000;
@@ -132,4 +133,4 @@ export const spotReclaim: Chapter = {
   },
 };
 
-export const ATTACHER_CHAPTERS = [sidecarTakeover, statefulSetScheduled, podDeleted, spotReclaim];
+export const ATTACHER_CHAPTERS = [sidecarTakeover, statefulSetScheduled, watcherMovesStatefulPod, podDeleted, spotReclaim];

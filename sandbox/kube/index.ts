@@ -66,6 +66,7 @@ export async function startKubeSandbox(options: KubeSandboxOptions = {}): Promis
     resetRequests: () => log.reset(),
     onRequest: (hook) => hooks.add(hook),
     compact: () => registry.store.compact(),
+    stallWatches: () => watches.stall(),
     resourceVersion: () => String(registry.store.currentRv()),
   };
 

@@ -66,6 +66,8 @@ export interface KubeSandbox {
   onRequest(hook: RequestHook): () => void;
   /** Forgets old revisions as etcd compaction does: continue tokens from before the last write expire (410). */
   compact(): void;
+  /** Every open watch goes silent without closing (a dropped flow); returns how many. */
+  stallWatches(): number;
   /** The current global resourceVersion. */
   resourceVersion(): string;
   stop(): Promise<void>;

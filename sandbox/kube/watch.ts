@@ -168,6 +168,7 @@ function encode(event: WatchEvent, table: boolean): string {
 /** Open watch streams, so that stopping the server can end each one cleanly. */
 export class Watches {
   private readonly open = new Map<() => void, Promise<void>>();
+  private readonly stalls = new Map<() => void, () => void>();
 
   constructor(
     private readonly store: VersionedStore,
@@ -191,6 +192,7 @@ export class Watches {
       if (event) response.write(encode({ type: event.type, object: withTypeMeta(request.type, event.object) }, plan.asTable));
     });
     const end = () => {
+      this.stalls.delete(end);
       if (!this.open.delete(end)) return;
       stopFollowing();
       cancelTimer();
@@ -215,7 +217,24 @@ export class Watches {
       end,
       finished(response).catch(() => undefined),
     );
+    // A half-open stream: the connection stays up, nothing more comes, not even its end.
+    this.stalls.set(end, () => {
+      stopFollowing();
+      cancelTimer();
+      cancelBookmark();
+    });
     response.on('close', end);
+  }
+
+  /**
+   * Every open stream goes silent without closing, as when a load balancer or NAT drops the flow
+   * and neither side hears of it (a fault for tests); returns how many. Later watches are served.
+   */
+  stall(): number {
+    const stalled = [...this.stalls.values()];
+    this.stalls.clear();
+    for (const stop of stalled) stop();
+    return stalled.length;
   }
 
   /**

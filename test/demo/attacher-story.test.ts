@@ -21,6 +21,8 @@ describe('the attacher demo story', () => {
       'no AttachVolume or DetachVolume from the shadow or the adopt pass',
       'no VolumeAttachment write from the adopt pass',
       'the store records every sidecar attachment as attached',
+      // Issue 29: the watcher alone moves a StatefulSet pod's volume.
+      'the watcher alone did it: no full pass, no cluster event ran',
     ])
       expect(stdout).toContain(`✓ ${claim}`);
     expect(stdout).not.toContain('✗');

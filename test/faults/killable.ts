@@ -11,6 +11,8 @@ export interface Kill {
   atCall: number;
   /** True: the call's effect happens (e.g. EC2 received AttachVolume), then the pass dies. */
   afterEffect: boolean;
+  /** Set: killed at the first call of this port method (e.g. `attach`) instead of at call `atCall`. */
+  method?: string;
 }
 
 export interface Killable {
@@ -43,7 +45,8 @@ export function killable(ports: Ports, kill: Kill | undefined): Killable {
           if (inFatalEffect.getStore() === true) return (value as (...a: unknown[]) => unknown).apply(target, args);
           if (dead) return never;
           calls += 1;
-          if (kill === undefined || calls !== kill.atCall) return (value as (...a: unknown[]) => unknown).apply(target, args);
+          const fatal = kill !== undefined && (kill.method === undefined ? calls === kill.atCall : property === kill.method);
+          if (!fatal) return (value as (...a: unknown[]) => unknown).apply(target, args);
           dead = true;
           if (!kill.afterEffect) {
             announce();

@@ -13,7 +13,7 @@ import type { PassContext } from '../pass/state.js';
 import { createPassContext } from '../pass/context.js';
 import { planAndExecute, type Executed } from '../pass/plan-and-execute.js';
 import type { Budget } from '../pass/types.js';
-import { verifyAgainstEc2 } from '../pass/verify.js';
+import { askEc2, verifyAgainstEc2 } from '../pass/verify.js';
 import type { AttacherDeps } from './deps.js';
 import { attacherMode } from './reports.js';
 
@@ -67,10 +67,12 @@ export async function actOnVolumeAttachments(deps: AttacherDeps, budget: Budget,
   const volumes = [...new Set(targets.flatMap((t) => t.volumeId ?? []))].sort();
   const scope = { volumes, nodes: [...(input.detachFrom ?? [])].sort() };
   const desired = attacherDesiredState(view, targets, { complete: true, scope });
+  const instanceIds = [...new Set([...targets.flatMap((t) => t.instanceId ?? []), ...(input.instances ?? [])])].sort();
+  // EC2 is asked while the records are read: its answers are written onto them once both are in.
+  const look = volumes.length > 0 ? askEc2(deps, volumes, instanceIds) : undefined;
   const loaded = await deps.store.getMany(volumes);
   const ctx = createPassContext(deps, budget, { desired, actual: loaded.records }, attacherMode(deps, { targets, pvsRead: view.pvs }));
-  const instanceIds = [...new Set([...targets.flatMap((t) => t.instanceId ?? []), ...(input.instances ?? [])])].sort();
-  const verified = volumes.length > 0 && (await verifyAgainstEc2(ctx, volumes, instanceIds)) !== undefined;
+  const verified = look !== undefined && (await verifyAgainstEc2(ctx, volumes, instanceIds, look)) !== undefined;
   const executed = await planAndExecute(ctx, dryRun);
   return { ctx, desired, executed, verified, corrupt: loaded.corrupt };
 }

@@ -80,7 +80,7 @@ function runVolumeAttachmentPass(
   options: PassOptions,
 ): Promise<PassReport> {
   return runPass(baseDeps, options, async ({ deps, dryRun }) => {
-    const va = await deps.cluster.readVolumeAttachment(target.name);
+    const va = target.seen ?? (await deps.cluster.readVolumeAttachment(target.name));
     // Only the object's own node may lose a volume, and only the volume it names (the plan's scope).
     const detachFrom = va?.metadata.deletionTimestamp ? [va.spec.nodeName] : [];
     const step = await actOnVolumeAttachments(deps, budget, { volumeAttachments: va === undefined ? [] : [va], detachFrom }, dryRun);

@@ -14,6 +14,8 @@ export const attacherWatch: WatchMode = {
   targetOf(_kind, change, object) {
     const va = object as KubeVolumeAttachment;
     const name = va.metadata.name;
-    return name && volumeAttachmentAsks(change, va) !== undefined ? { kind: 'volumeAttachment', name } : undefined;
+    return name
+      ? { target: { kind: 'volumeAttachment', name, seen: va }, acts: volumeAttachmentAsks(change, va) !== undefined }
+      : undefined;
   },
 };

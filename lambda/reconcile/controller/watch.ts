@@ -7,13 +7,15 @@
  */
 import type { KubeNode, KubePod } from '../../core/kube.js';
 import { nodeAsks, podAsks } from '../../core/watch-changes.js';
-import type { Target } from '../pass/types.js';
-import type { WatchMode } from '../watch/types.js';
+import type { ChangeTarget, WatchMode } from '../watch/types.js';
 
-function podTarget(pod: KubePod, asks: NonNullable<ReturnType<typeof podAsks>>): Target | undefined {
+/** A pod's own target; a settled pod answers the changes its pass still owed. */
+function podTarget(pod: KubePod, asks: ReturnType<typeof podAsks>): ChangeTarget | undefined {
   const { namespace, name } = pod.metadata;
-  if (asks.pass === 'node') return { kind: 'node', name: asks.nodeName };
-  return namespace && name ? { kind: 'pod', namespace, name, nodeHint: asks.nodeName } : undefined;
+  if (asks?.pass === 'node') return { target: { kind: 'node', name: asks.nodeName }, acts: true };
+  if (!namespace || !name) return undefined;
+  const nodeHint = asks?.nodeName ?? pod.spec?.nodeName;
+  return { target: { kind: 'pod', namespace, name, ...(nodeHint ? { nodeHint } : {}) }, acts: asks !== undefined };
 }
 
 export const controllerWatch: WatchMode = {
@@ -21,10 +23,9 @@ export const controllerWatch: WatchMode = {
   targetOf(kind, change, object) {
     if (kind === 'nodes') {
       const name = object.metadata.name;
-      return name && nodeAsks(change, object as KubeNode) ? { kind: 'node', name } : undefined;
+      return name ? { target: { kind: 'node', name }, acts: nodeAsks(change, object as KubeNode) } : undefined;
     }
     const pod = object as KubePod;
-    const asks = podAsks(change, pod);
-    return asks === undefined ? undefined : podTarget(pod, asks);
+    return podTarget(pod, podAsks(change, pod));
   },
 };

@@ -9,6 +9,7 @@ import type { DetachTrigger } from '../../core/actions.js';
 import type { FenceState } from '../../core/attacher/handover.js';
 import type { ShadowComparison } from '../../core/attacher/shadow.js';
 import type { NotAttached } from '../../core/convergence.js';
+import type { KubeVolumeAttachment } from '../../core/kube.js';
 import type { InstanceId, NodeName, SkippedVolume, VolumeId } from '../../core/types.js';
 import type { BlockStorage } from '../../ports/block-storage.js';
 import type { MassDetachWindow } from '../../ports/mass-detach-window.js';
@@ -78,8 +79,12 @@ export type Target =
   | { kind: 'node'; name: NodeName }
   | { kind: 'instance'; instanceId: InstanceId }
   | { kind: 'volume'; volumeId: VolumeId }
-  /** One VolumeAttachment by name (attacher mode's watcher: kcm created, changed or is deleting it). */
-  | { kind: 'volumeAttachment'; name: string };
+  /**
+   * One VolumeAttachment by name (attacher mode's watcher: kcm created, changed or is deleting it).
+   * `seen`: the object as the watch delivered it, acted on instead of a read (external-attacher
+   * acts on its informer's copy); every write to it is guarded by its resourceVersion.
+   */
+  | { kind: 'volumeAttachment'; name: string; seen?: KubeVolumeAttachment };
 
 /** A target's stable key: one batch runs one pass per target, and logs name it. */
 export function targetKey(target: Target): string {

@@ -12,21 +12,41 @@ import { applyVolumeObservation } from './observe.js';
 /** DynamoDB writes one pass keeps in flight while writing down what EC2 says (verification, takeover). */
 export const WRITE_CONCURRENCY = 8;
 
+/** EC2's answers about some volumes and instances, asked for at `at` (possibly before the records are read). */
+export interface Ec2Look {
+  at: number;
+  answers: Promise<[Map<VolumeId, VolumeObservation>, Map<InstanceId, SeenInstance | 'missing'>]>;
+}
+
+/** Asks EC2 now; the answers are applied by `verifyAgainstEc2` once the records they go onto are read. */
+export function askEc2(
+  deps: Pick<PassContext['deps'], 'blockStorage' | 'clock'>,
+  volumeIds: VolumeId[],
+  instanceIds: InstanceId[],
+): Ec2Look {
+  // What EC2 answers may be as old as the request: the look is dated when it is sent.
+  const at = deps.clock();
+  const answers = Promise.all([
+    volumeIds.length > 0 ? deps.blockStorage.describeVolumes(volumeIds) : Promise.resolve(new Map<VolumeId, VolumeObservation>()),
+    instanceIds.length > 0
+      ? deps.blockStorage.observeInstances(instanceIds)
+      : Promise.resolve(new Map<InstanceId, SeenInstance | 'missing'>()),
+  ]);
+  // Awaited by verifyAgainstEc2, which reports a failure; never an unhandled rejection meanwhile.
+  answers.catch(() => undefined);
+  return { at, answers };
+}
+
 export async function verifyAgainstEc2(
   ctx: PassContext,
   volumeIds: VolumeId[],
   instanceIds: InstanceId[],
+  look: Ec2Look = askEc2(ctx.deps, volumeIds, instanceIds),
 ): Promise<Observations | undefined> {
   let observations: Required<Observations>;
-  // What EC2 answers may be as old as the request: the look is dated when it is sent.
-  const at = ctx.deps.clock();
+  const { at } = look;
   try {
-    const [volumes, instances] = await Promise.all([
-      volumeIds.length > 0 ? ctx.deps.blockStorage.describeVolumes(volumeIds) : Promise.resolve(new Map<VolumeId, VolumeObservation>()),
-      instanceIds.length > 0
-        ? ctx.deps.blockStorage.observeInstances(instanceIds)
-        : Promise.resolve(new Map<InstanceId, SeenInstance | 'missing'>()),
-    ]);
+    const [volumes, instances] = await look.answers;
     observations = { volumes, instances: statesOf(instances) };
     for (const [id, instance] of instances) if (instance !== 'missing') ctx.seenInstances.set(id, { instance, at });
   } catch (error) {

@@ -51,6 +51,8 @@ export class Dispatcher {
     const key = targetKey(target);
     const now = this.deps.clock();
     const work = this.work.get(key) ?? this.fresh(target, now);
+    // The newest change's target: a pass reads the object as the last change left it.
+    work.target = target;
     if (work.waiting.length === 0) work.since = now;
     work.waiting.push(mark);
     work.due = true;
@@ -58,6 +60,20 @@ export class Dispatcher {
     work.notBefore = Math.min(work.notBefore, now);
     this.work.set(key, work);
     this.pump();
+  }
+
+  /**
+   * The object is now as it should be (our own writes come back this way): the changes still waiting
+   * for a pass are answered by it, as a workqueue's sync of the latest object would find nothing
+   * to do. A retry or follow-up already owed stays owed.
+   */
+  settle(target: Target): void {
+    const work = this.work.get(targetKey(target));
+    if (work === undefined || work.waiting.length === 0) return;
+    for (const mark of work.waiting) mark.done = true;
+    work.waiting = [];
+    if (work.failures === 0 && work.followUps === 0) work.due = false;
+    if (!work.running && !work.due) this.work.delete(targetKey(target));
   }
 
   /** Starts what is due, within the concurrency and the time left. */

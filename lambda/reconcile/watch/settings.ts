@@ -9,7 +9,7 @@ import { WATCHER_LEASE_RULES } from '../../core/watch.js';
 import type { WatcherSettings } from './types.js';
 
 export const DEFAULT_WATCHER_SETTINGS: WatcherSettings = {
-  concurrency: 8,
+  concurrency: 32,
   watchTimeoutSeconds: 30,
   stallMs: 45_000,
   heartbeatMs: 10_000,

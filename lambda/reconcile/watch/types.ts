@@ -9,11 +9,20 @@ import type { ClusterWatch, WatchChangeType, WatchedObject } from '../../ports/c
 import type { WatcherStore } from '../../ports/watcher-store.js';
 import type { Budget, PassReport, ReconcileDeps, Target } from '../pass/types.js';
 
+/**
+ * What a change says: the target whose pass would look at the object, and whether the object asks
+ * for that pass now (`acts`); one that does not settles any pass still owed for earlier changes.
+ */
+export interface ChangeTarget {
+  target: Target;
+  acts: boolean;
+}
+
 /** A mode's side of the watcher. */
 export interface WatchMode {
   kinds: readonly WatchedKind[];
-  /** The targeted pass a change asks for; undefined when the object is as it should be. */
-  targetOf(kind: WatchedKind, change: WatchChangeType, object: WatchedObject): Target | undefined;
+  /** The target a change is about; undefined when no pass would ever look at the object. */
+  targetOf(kind: WatchedKind, change: WatchChangeType, object: WatchedObject): ChangeTarget | undefined;
 }
 
 export interface WatcherSettings {

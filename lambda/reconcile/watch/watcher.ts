@@ -57,11 +57,12 @@ async function startStreams(deps: WatcherDeps, mode: WatchMode, budget: Budget, 
   const sink: StreamSink = {
     change(kind, change, object, resourceVersion) {
       counts.changes += 1;
-      const target = mode.targetOf(kind, change, object);
-      const mark = prefix(kind).add(resourceVersion, target === undefined);
-      if (target === undefined) return;
+      const asked = mode.targetOf(kind, change, object);
+      const mark = prefix(kind).add(resourceVersion, asked?.acts !== true);
+      if (asked === undefined) return;
+      if (!asked.acts) return dispatcher.settle(asked.target);
       counts.actionable += 1;
-      dispatcher.add(target, mark);
+      dispatcher.add(asked.target, mark);
     },
     bookmark: (kind, resourceVersion) => void prefix(kind).add(resourceVersion, true),
   };

@@ -14,10 +14,10 @@ import { FakeCluster, FakeWatcherStore } from '../../support/fake-ports.js';
 
 export const testMode: WatchMode = {
   kinds: ['pods'],
-  targetOf: (_kind, change, object) =>
-    change !== 'deleted' && object.metadata.annotations?.act !== undefined
-      ? { kind: 'pod', namespace: object.metadata.namespace ?? 'default', name: object.metadata.name ?? '' }
-      : undefined,
+  targetOf: (_kind, change, object) => ({
+    target: { kind: 'pod', namespace: object.metadata.namespace ?? 'default', name: object.metadata.name ?? '' },
+    acts: change !== 'deleted' && object.metadata.annotations?.act !== undefined,
+  }),
 };
 
 /** A pod: `act` makes the mode ask for its pass. */

@@ -86,6 +86,24 @@ describe('changes and passes', () => {
     expect(await running).toMatchObject({ changes: 1, actionable: 0 });
   });
 
+  it('a later change that asks for nothing answers the changes still queued for that object (our own write came back)', async () => {
+    const w = watcherHarness({ settings: { concurrency: 1 } });
+    w.watchers.checkpoints.set('pods', { resourceVersion: '1', savedAt: T0 });
+    const { running } = await started(w);
+    const watch = w.watch();
+    watch.send(podChange('a', '2'));
+    watch.send(podChange('b', '3'));
+    watch.send(podChange('b', '4', false));
+    await flush();
+    w.calls[0]?.finish();
+    await w.tick(5_000);
+    // b's pass was never run: its object settled first; its changes count as handled.
+    expect(w.calls.map((c) => targetKey(c.target))).toEqual(['pod/default/a']);
+    expect(w.watchers.saves).toEqual(['pods 4']);
+    await w.end();
+    expect(await running).toMatchObject({ changes: 3, actionable: 2, passes: 1 });
+  });
+
   it('a failed pass is retried after its backoff and given up after the last attempt, left to the full pass', async () => {
     const w = watcherHarness({ settings: { retry: { initialMs: 500, maxMs: 30_000, failures: 2, followUps: 0 } } });
     w.watchers.checkpoints.set('pods', { resourceVersion: '1', savedAt: T0 });
