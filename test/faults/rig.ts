@@ -51,7 +51,7 @@ export interface World {
   kube: KubeSandbox;
   dynamo: MeteredDynamo;
   /** Serves every request in turns; `drained()` waits for the last one (a killed pass's too). */
-  turnstile: Pick<Turnstile, 'drained' | 'untimely'>;
+  turnstile: Pick<Turnstile, 'drained' | 'untimely' | 'untimelyAt'>;
   /** A new execution environment whose ports pass through `wrap` (e.g. to kill it mid-pass). */
   invocation(wrap?: (ports: Ports) => Ports): Controller;
   /** The volume table's items as stored (unmarshalled), read past the controller. */
