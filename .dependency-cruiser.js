@@ -52,6 +52,20 @@ export default {
       to: { path: '^lambda/ports/cluster' },
     },
     {
+      name: 'watch-knows-no-mode',
+      severity: 'error',
+      comment: 'reconcile/watch is the watcher both modes share: a mode hands it its kinds and targets through operating-mode.ts.',
+      from: { path: '^lambda/reconcile/watch/' },
+      to: { path: ['^lambda/reconcile/(controller|attacher)/', '^lambda/reconcile/operating-mode'] },
+    },
+    {
+      name: 'pass-knows-no-watcher',
+      severity: 'error',
+      comment: 'A pass runs the same whatever started it: the pass machinery never imports the watcher.',
+      from: { path: '^lambda/reconcile/pass/' },
+      to: { path: '^lambda/reconcile/watch/' },
+    },
+    {
       name: 'controller-knows-not-attacher',
       severity: 'error',
       comment: 'One mode does not import the other; what they share lives in reconcile/pass or the core.',

@@ -151,7 +151,7 @@ export async function measureSize(nodes: number, options: SizeOptions): Promise<
   try {
     const cluster = generateCluster({ seed: nodes, nodes, volumesPerNode: 4, podsPerNode: 10 });
     const seeding = performance.now();
-    seedEc2(stage.ec2.world, cluster);
+    seedEc2(stage.ec2.world, cluster, 'bench');
     seedKube(stage.kube, cluster);
     const seedMs = performance.now() - seeding;
     const counts: ObjectCounts = {

@@ -12,4 +12,5 @@ export const HANDLER_ENTRIES = {
   scheduled: 'lambda/handlers/scheduled.ts',
   clusterEvent: 'lambda/handlers/cluster-event.ts',
   ec2Event: 'lambda/handlers/ec2-event.ts',
+  watcher: 'lambda/handlers/watcher.ts',
 } as const;

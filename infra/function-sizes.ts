@@ -16,4 +16,12 @@ export interface FunctionSize {
 }
 
 export const FULL_PASS_SIZE: FunctionSize = { memoryMb: 1769, timeoutSeconds: 300 };
+/**
+ * The watcher holds its watches for five minutes: a watcher killed mid-operation leaves that
+ * volume locked until its own end plus the lease margin, the same bound as the full pass's; a
+ * longer life would only lengthen that wait (the next watcher starts within its last minute and
+ * it steps down at once, so overlap does not grow with it). Its memory is chosen from the bench
+ * (README, "The watcher"): it mostly waits, so it is billed for time at its size.
+ */
+export const WATCHER_SIZE: FunctionSize = { memoryMb: 512, timeoutSeconds: 300 };
 export const TARGETED_PASS_SIZE: FunctionSize = { memoryMb: 512, timeoutSeconds: 120 };

@@ -4,7 +4,8 @@
  * at once with the context key it belongs to, before any construct is built.
  */
 import { z } from 'zod';
-import { FULL_PASS_SIZE } from './function-sizes.js';
+import { DEFAULT_INSTANCE_TAGS, DEFAULT_VOLUME_TAGS, parseTagList } from '../lambda/core/tag-scheme.js';
+import { FULL_PASS_SIZE, WATCHER_SIZE } from './function-sizes.js';
 
 /**
  * `controller`: we are the attach/detach controller (kcm's is off). `attacher`: kcm's
@@ -47,10 +48,22 @@ export interface StackSettings {
   syncPeriodSeconds: number;
   /** Force-detach timeout for a not-Ready node's volumes, or `disabled`. */
   maxWaitForUnmountSeconds: number | 'disabled';
+  /** The watcher (list+watch, a targeted pass per change), started by the schedule. */
+  watcher: 'on' | 'off';
+  /** The watcher function's memory. */
+  watcherMemoryMb: number;
+  /** The event exporter's bus, rule, queue and function; off by default while the watcher runs (README, "Triggers"). */
+  eventExporter: 'on' | 'off';
   /** Custom bus the event exporter writes to. */
   eventBusName: string;
-  /** EC2 attach/detach is allowed only on volumes and instances carrying this tag key. */
-  clusterTagKey: string;
+  /**
+   * The tags the role requires (VOLUME_TAGS / INSTANCE_TAGS): attach and detach only where the volume
+   * carries one of `volumeTags` and the instance one of `instanceTags`, key and value (core/tag-scheme.ts).
+   */
+  volumeTags: string;
+  instanceTags: string;
+  /** Customer-managed KMS keys of encrypted volumes: the role may create grants on them for EC2. */
+  kmsKeyArns: string[];
   /** Existing SNS topic that alarms notify; without it the stack creates one (output AlarmTopicArn). */
   alarmTopicArn?: string;
   /** Alarm when no full pass has completed for this many minutes. */
@@ -65,8 +78,16 @@ export interface StackSettings {
   outOfServiceTaint: 'on' | 'off';
   /** The lease fence on the EBS CSI csi-attacher's Lease (`LEASE_FENCE`, docs/lease-fence.md); `on` needs infra/k8s/rbac-lease-fence.yaml. */
   leaseFence: 'on' | 'off';
-  /** `off`: every pass is a dry run (`WRITES`), the shadow step of the EKS handover (docs/eks.md). */
+  /** The sidecar's Lease the fence holds (`LEASE_FENCE_NAMESPACE`, `LEASE_FENCE_NAME`): where the EBS CSI controller runs. */
+  leaseFenceNamespace: string;
+  leaseFenceName: string;
+  /**
+   * `off`: every pass is a dry run (`WRITES`), the shadow step of the EKS handover (docs/eks.md).
+   * In attacher mode `off` unless the fence is on or `sidecarGone` says no csi-attacher runs.
+   */
   writes: 'on' | 'off';
+  /** `SIDECAR_GONE`: no EBS CSI csi-attacher runs (removed, or stopped for good), so attacher mode may write without the fence. */
+  sidecarGone: boolean;
 }
 
 /** The keys read from context; anything else in context is CDK's own. */
@@ -79,7 +100,13 @@ const CONTEXT_KEYS = [
   'reservedConcurrency',
   'syncPeriodSeconds',
   'maxWaitForUnmountSeconds',
+  'watcher',
+  'watcherMemoryMb',
+  'eventExporter',
   'eventBusName',
+  'volumeTags',
+  'instanceTags',
+  'kmsKeyArns',
   'clusterTagKey',
   'alarmTopicArn',
   'fullPassStaleMinutes',
@@ -93,7 +120,10 @@ const CONTEXT_KEYS = [
   'ec2BudgetTableName',
   'outOfServiceTaint',
   'leaseFence',
+  'leaseFenceNamespace',
+  'leaseFenceName',
   'writes',
+  'sidecarGone',
 ] as const;
 
 export type ContextKey = (typeof CONTEXT_KEYS)[number];
@@ -117,6 +147,9 @@ const idList = (pattern: RegExp, what: string) =>
         : value,
     z.array(z.string().regex(pattern, `must be ${what}`)).min(1),
   );
+
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
+const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 
 const positiveInt = (max: number) => z.coerce.number().int().min(1).max(max);
 
@@ -142,8 +175,18 @@ const schema = z.object({
   reservedConcurrency: positiveInt(1000).min(2, "must be at least 2 (the SQS pollers' floor)").default(5),
   syncPeriodSeconds: positiveInt(86_400).default(60),
   maxWaitForUnmountSeconds: z.union([z.literal('disabled'), positiveInt(86_400)]).default(360),
+  watcher: choice(['on', 'off'], 'on'),
+  watcherMemoryMb: positiveInt(10_240).min(256, 'must be at least 256 (MB)').default(WATCHER_SIZE.memoryMb),
+  // Unset: off while the watcher runs (it sees every change first), on without it (the only fast path then).
+  eventExporter: optional(z.enum(['on', 'off'])),
   eventBusName: optional(z.string().regex(/^(?!default$)[/.\-_A-Za-z0-9]{1,256}$/, 'must be a custom EventBridge bus name')),
-  clusterTagKey: optional(z.string().min(1).max(128)),
+  volumeTags: z.preprocess(blankAsUnset, z.string().default(DEFAULT_VOLUME_TAGS)),
+  instanceTags: z.preprocess(blankAsUnset, z.string().default(DEFAULT_INSTANCE_TAGS)),
+  kmsKeyArns: optional(
+    idList(/^arn:aws[a-z-]*:kms:[a-z0-9-]+:\d{12}:key\/[A-Za-z0-9-]+$/, 'KMS key ARNs (arn:aws:kms:…:key/…, comma-separated)'),
+  ),
+  // Replaced by volumeTags and instanceTags: a bare key named no value, and any key could span clusters.
+  clusterTagKey: optional(z.never({ error: 'is replaced by volumeTags and instanceTags (key and value; infra/README.md)' })),
   alarmTopicArn: optional(z.string().regex(/^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]+$/, 'must be an SNS topic ARN')),
   fullPassStaleMinutes: positiveInt(1440).min(2, 'must be at least 2').default(10),
   // Up to Lambda's largest; the bench measures full passes from 1,024 MB up, nothing smaller.
@@ -158,7 +201,15 @@ const schema = z.object({
   ec2BudgetTableName: optional(z.string().regex(/^[A-Za-z0-9_.-]{3,255}$/, 'must be a DynamoDB table name')),
   outOfServiceTaint: choice(['on', 'off'], 'on'),
   leaseFence: choice(['on', 'off'], 'off'),
-  writes: choice(['on', 'off'], 'on'),
+  // Kubernetes object names: a DNS-1123 label for the namespace, a DNS-1123 subdomain for the Lease.
+  leaseFenceNamespace: z.preprocess(blankAsUnset, z.string().regex(DNS_LABEL, 'must be a namespace name').default('kube-system')),
+  leaseFenceName: z.preprocess(
+    blankAsUnset,
+    z.string().max(253).regex(DNS_SUBDOMAIN, 'must be a Lease name').default('external-attacher-leader-ebs-csi-aws-com'),
+  ),
+  // Unset: derived from the mode (safeWrites), so attacher mode starts as a shadow.
+  writes: optional(z.enum(['on', 'off'])),
+  sidecarGone: z.preprocess(blankAsUnset, z.enum(['true', 'false']).default('false')),
 });
 
 type Parsed = z.output<typeof schema>;
@@ -181,8 +232,39 @@ function vpcProblems(data: Parsed): { path: string; message: string }[] {
   return problems;
 }
 
+/**
+ * Attacher mode never deploys as a second live attacher (DESIGN §8): writes go on only behind the
+ * lease fence, or when the operator says no csi-attacher sidecar runs (docs/eks.md).
+ */
+function secondAttacher(data: Parsed): boolean {
+  return data.mode === 'attacher' && data.leaseFence === 'off' && data.sidecarGone === 'false';
+}
+
+function safeWrites(data: Parsed): 'on' | 'off' {
+  return data.writes ?? (secondAttacher(data) ? 'off' : 'on');
+}
+
+function writesProblems(data: Parsed): { path: string; message: string }[] {
+  if (data.writes !== 'on' || !secondAttacher(data)) return [];
+  return [
+    {
+      path: 'writes',
+      message:
+        "writes=on in attacher mode needs leaseFence=on (the csi-attacher sidecar's Lease keeps it a standby) or sidecarGone=true (no csi-attacher runs); otherwise two attachers act on every VolumeAttachment (docs/eks.md)",
+    },
+  ];
+}
+
 const checkedSchema = schema.superRefine((data, ctx) => {
-  for (const problem of vpcProblems(data)) ctx.addIssue({ code: 'custom', path: [problem.path], message: problem.message });
+  for (const problem of [...vpcProblems(data), ...writesProblems(data)])
+    ctx.addIssue({ code: 'custom', path: [problem.path], message: problem.message });
+  for (const [path, side] of [
+    ['volumeTags', 'volume'],
+    ['instanceTags', 'instance'],
+  ] as const) {
+    for (const problem of parseTagList(data[path], side, data.clusterName).problems)
+      ctx.addIssue({ code: 'custom', path: [path], message: problem });
+  }
 });
 
 function vpcOf(data: Parsed): VpcSettings | undefined {
@@ -214,8 +296,13 @@ export function readSettings(lookup: (key: ContextKey) => unknown): StackSetting
     reservedConcurrency: data.reservedConcurrency,
     syncPeriodSeconds: data.syncPeriodSeconds,
     maxWaitForUnmountSeconds: data.maxWaitForUnmountSeconds,
+    watcher: data.watcher,
+    watcherMemoryMb: data.watcherMemoryMb,
+    eventExporter: data.eventExporter ?? (data.watcher === 'on' ? 'off' : 'on'),
     eventBusName: data.eventBusName ?? `${data.clusterName}-kubernetes-events`,
-    clusterTagKey: data.clusterTagKey ?? `kubernetes.io/cluster/${data.clusterName}`,
+    volumeTags: data.volumeTags,
+    instanceTags: data.instanceTags,
+    kmsKeyArns: data.kmsKeyArns ?? [],
     alarmTopicArn: data.alarmTopicArn,
     fullPassStaleMinutes: data.fullPassStaleMinutes,
     fullPassMemoryMb: data.fullPassMemoryMb,
@@ -223,6 +310,9 @@ export function readSettings(lookup: (key: ContextKey) => unknown): StackSetting
     ec2BudgetTableName: data.ec2BudgetTableName,
     outOfServiceTaint: data.outOfServiceTaint,
     leaseFence: data.leaseFence,
-    writes: data.writes,
+    leaseFenceNamespace: data.leaseFenceNamespace,
+    leaseFenceName: data.leaseFenceName,
+    writes: safeWrites(data),
+    sidecarGone: data.sidecarGone === 'true',
   };
 }

@@ -1,20 +1,23 @@
 /**
- * The attach/detach controller for one EKS cluster: state table, three functions sharing one
- * role, the schedule and event routes that trigger them, alarms and a dashboard.
+ * The attach/detach controller for one EKS cluster: state table, the functions sharing one role
+ * (full pass, watcher, EC2 events, and with the event exporter the cluster events), the schedule
+ * and event routes that trigger them, alarms and a dashboard.
  */
-import { CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
+import { Aws, CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as sns from 'aws-cdk-lib/aws-sns';
+import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
-import { SETTING_DEFAULTS } from '../lambda/config.js';
+import { parseTagList, type TagScheme } from '../lambda/core/tag-scheme.js';
 import { HANDLER_ENTRIES } from './contracts.js';
+import { controllerEnvironment } from './environment.js';
 import { ControllerFunction } from './constructs/controller-function.js';
-import { FULL_PASS_SIZE, TARGETED_PASS_SIZE, type FunctionSize } from './function-sizes.js';
+import { FULL_PASS_SIZE, TARGETED_PASS_SIZE, WATCHER_SIZE, type FunctionSize } from './function-sizes.js';
 import { EventQueue, secureQueue } from './constructs/event-queue.js';
 import { acknowledgeTracingWildcard, grantBudgetTable, grantController } from './constructs/permissions.js';
 import { StateTable } from './constructs/state-table.js';
-import { ClusterEventRoute, routeEc2StateChanges, scheduleFullPass } from './constructs/triggers.js';
+import { ClusterEventRoute, routeEc2StateChanges, scheduleFullPass, scheduleWatcher } from './constructs/triggers.js';
 import { VpcAccess } from './constructs/vpc-access.js';
 import { ControllerAlarms } from './observability/alarms.js';
 import { ControllerDashboard } from './observability/dashboard.js';
@@ -26,6 +29,9 @@ export interface AttachDetachStackProps extends StackProps {
 
 const sized = (size: FunctionSize) => ({ memorySize: size.memoryMb, timeout: Duration.seconds(size.timeoutSeconds) });
 const TARGETED_PASS = sized(TARGETED_PASS_SIZE);
+
+const WATCHER_DESCRIPTION = 'Watcher: list+watch, a targeted pass for each change';
+const WATCHER_CONCURRENCY = 3;
 
 const CLUSTER_EVENT_PASS: Record<OperatingMode, string> = {
   controller: 'Targeted pass for Kubernetes Pod and Node events',
@@ -45,7 +51,7 @@ export class AttachDetachStack extends Stack {
       description: `EBS attach/detach controller for EKS cluster ${settings.clusterName}`,
     });
     // The same AWS permissions in both modes: either way our role alone attaches and detaches.
-    grantController(this, this.role, { table: state.table, clusterTagKey: settings.clusterTagKey });
+    grantController(this, this.role, { table: state.table, tags: tagSchemeOf(settings), kmsKeyArns: settings.kmsKeyArns });
     if (settings.ec2BudgetTableName) grantBudgetTable(this.role, settings.ec2BudgetTableName);
     const vpcAccess = settings.vpc && new VpcAccess(this, 'VpcAccess', { settings: settings.vpc, role: this.role });
 
@@ -55,7 +61,7 @@ export class AttachDetachStack extends Stack {
       description,
       role: this.role,
       reservedConcurrency: settings.reservedConcurrency,
-      environment: controllerEnvironment(settings, state.table.tableName),
+      environment: { ...controllerEnvironment(settings, state.table.tableName), ...vpcAccess?.environment },
       network: vpcAccess?.network,
       ...size,
     });
@@ -66,63 +72,73 @@ export class AttachDetachStack extends Stack {
       // Ticks queued behind busy passes are stale once the next one is due.
       asyncMaxEventAge: Duration.minutes(1),
     });
-    const clusterEvent = new ControllerFunction(
-      this,
-      'ClusterEventPass',
-      fnProps(HANDLER_ENTRIES.clusterEvent, TARGETED_PASS, CLUSTER_EVENT_PASS[settings.mode]),
-    );
     const ec2Event = new ControllerFunction(
       this,
       'Ec2EventPass',
       fnProps(HANDLER_ENTRIES.ec2Event, TARGETED_PASS, 'Targeted pass for EC2 instance state changes'),
     );
-
-    acknowledgeTracingWildcard(this.role);
-    // Lambda checks the role's network-interface permissions when it creates a function in a VPC.
-    if (vpcAccess) for (const fn of [scheduled, clusterEvent, ec2Event]) fn.function.node.addDependency(vpcAccess.networkInterfacePolicy);
+    const functions: Record<string, ControllerFunction> = { Scheduled: scheduled, Ec2Event: ec2Event };
+    const deadLetterQueues: Record<string, sqs.IQueue> = { ScheduledPass: scheduledDlq };
+    const queues: Record<string, sqs.IQueue> = {};
 
     scheduleFullPass(this, 'FullPassSchedule', { expression: settings.schedule, fn: scheduled, deadLetterQueue: scheduledDlq });
-    const clusterEvents = new EventQueue(this, 'ClusterEvents', { consumerTimeout: TARGETED_PASS.timeout });
-    const route = new ClusterEventRoute(this, 'ClusterEventRoute', {
-      mode: settings.mode,
-      eventBusName: settings.eventBusName,
-      queue: clusterEvents,
-    });
-    clusterEvents.bindTo(clusterEvent, settings.reservedConcurrency);
+    if (settings.watcher === 'on') {
+      const watcherDlq = secureQueue(this, 'WatcherDeadLetterQueue', { retentionPeriod: Duration.days(14) });
+      functions.Watcher = new ControllerFunction(this, 'Watcher', {
+        ...fnProps(HANDLER_ENTRIES.watcher, sized({ ...WATCHER_SIZE, memoryMb: settings.watcherMemoryMb }), WATCHER_DESCRIPTION),
+        // Two watchers live at most, and the tick that finds them: a third is the most that ever runs.
+        reservedConcurrency: WATCHER_CONCURRENCY,
+        asyncDeadLetterQueue: watcherDlq,
+        asyncMaxEventAge: Duration.minutes(1),
+      });
+      scheduleWatcher(this, 'WatcherSchedule', { expression: settings.schedule, fn: functions.Watcher, deadLetterQueue: watcherDlq });
+      deadLetterQueues.Watcher = watcherDlq;
+    }
+    const exporter =
+      settings.eventExporter === 'on'
+        ? this.eventExporter(settings, fnProps(HANDLER_ENTRIES.clusterEvent, TARGETED_PASS, CLUSTER_EVENT_PASS[settings.mode]))
+        : undefined;
+    if (exporter) {
+      functions.ClusterEvent = exporter.fn;
+      deadLetterQueues.ClusterEvents = exporter.queue.deadLetterQueue;
+      queues.ClusterEvents = exporter.queue.queue;
+    }
     const ec2Events = new EventQueue(this, 'Ec2Events', { consumerTimeout: TARGETED_PASS.timeout });
     routeEc2StateChanges(this, 'Ec2StateChangeRule', ec2Events);
     ec2Events.bindTo(ec2Event, settings.reservedConcurrency);
+    deadLetterQueues.Ec2Events = ec2Events.deadLetterQueue;
+    queues.Ec2Events = ec2Events.queue;
 
-    const exporterPolicy = exporterPutEventsPolicy(this, route);
-    const functions = { Scheduled: scheduled, ClusterEvent: clusterEvent, Ec2Event: ec2Event };
-    const deadLetterQueues = {
-      ScheduledPass: scheduledDlq,
-      ClusterEvents: clusterEvents.deadLetterQueue,
-      Ec2Events: ec2Events.deadLetterQueue,
-    };
+    acknowledgeTracingWildcard(this.role);
+    // Lambda checks the role's network-interface permissions when it creates a function in a VPC.
+    if (vpcAccess) for (const fn of Object.values(functions)) fn.function.node.addDependency(vpcAccess.networkInterfacePolicy);
+
     const alarms = new ControllerAlarms(this, 'Alarms', {
       clusterName: settings.clusterName,
       functions,
       deadLetterQueues,
       fullPassStaleMinutes: settings.fullPassStaleMinutes,
+      watcher: settings.watcher === 'on',
       topic: alarmTopic(this, settings.alarmTopicArn),
     });
     new ControllerDashboard(this, 'Dashboard', {
       clusterName: settings.clusterName,
       functions,
       alarms: alarms.alarms,
-      queues: { ClusterEvents: clusterEvents.queue, Ec2Events: ec2Events.queue, ...deadLetterLabels(deadLetterQueues) },
+      queues: { ...queues, ...deadLetterLabels(deadLetterQueues) },
     });
 
     new CfnOutput(this, 'ControllerRoleArn', { value: this.role.roleArn, description: 'Principal of the EKS access entry' });
     new CfnOutput(this, 'StateTableName', { value: state.table.tableName });
-    new CfnOutput(this, 'EventBusName', { value: route.bus.eventBusName });
-    new CfnOutput(this, 'EventBusArn', { value: route.bus.eventBusArn });
+    if (exporter) {
+      new CfnOutput(this, 'EventBusName', { value: exporter.route.bus.eventBusName });
+      new CfnOutput(this, 'EventBusArn', { value: exporter.route.bus.eventBusArn });
+      new CfnOutput(this, 'ExporterPolicyArn', {
+        value: exporter.policy.managedPolicyArn,
+        description: "Attach to the event exporter's IRSA or Pod Identity role",
+      });
+    }
     new CfnOutput(this, 'AlarmTopicArn', { value: alarms.topic.topicArn, description: 'Subscribe to be told of every alarm' });
-    new CfnOutput(this, 'ExporterPolicyArn', {
-      value: exporterPolicy.managedPolicyArn,
-      description: "Attach to the event exporter's IRSA or Pod Identity role",
-    });
     if (vpcAccess) {
       new CfnOutput(this, 'FunctionSecurityGroupId', {
         value: vpcAccess.securityGroup.securityGroupId,
@@ -130,48 +146,59 @@ export class AttachDetachStack extends Stack {
       });
     }
   }
+
+  /** kubernetes-event-exporter's bus and rule, the queue behind it, the function it feeds, and the exporter's PutEvents policy. */
+  private eventExporter(settings: StackSettings, fn: ConstructorParameters<typeof ControllerFunction>[2]) {
+    const clusterEvent = new ControllerFunction(this, 'ClusterEventPass', fn);
+    const queue = new EventQueue(this, 'ClusterEvents', { consumerTimeout: TARGETED_PASS.timeout });
+    const route = new ClusterEventRoute(this, 'ClusterEventRoute', { mode: settings.mode, eventBusName: settings.eventBusName, queue });
+    queue.bindTo(clusterEvent, settings.reservedConcurrency);
+    return { fn: clusterEvent, queue, route, policy: exporterPutEventsPolicy(this, route) };
+  }
 }
 
 /**
- * The environment every handler validates at cold start (lambda/config.ts): what identifies the
- * cluster, and the settings whose values differ from the handlers' own defaults.
- */
-function controllerEnvironment(settings: StackSettings, tableName: string): Record<string, string> {
-  // Leases need no setting here: each ends at its own invocation's end (the function timeout) plus a margin.
-  const tunables: Partial<Record<keyof typeof SETTING_DEFAULTS, string>> = {
-    SYNC_PERIOD_SECONDS: String(settings.syncPeriodSeconds),
-    MAX_WAIT_FOR_UNMOUNT_SECONDS: String(settings.maxWaitForUnmountSeconds),
-  };
-  const differing = Object.entries(tunables).filter(([key, value]) => SETTING_DEFAULTS[key as keyof typeof SETTING_DEFAULTS] !== value);
-  return {
-    // Always explicit, though `controller` is the handlers' default: the deployed mode shows in the console.
-    OPERATING_MODE: settings.mode,
-    TABLE_NAME: tableName,
-    CLUSTER_NAME: settings.clusterName,
-    CLUSTER_ENDPOINT: settings.apiEndpoint,
-    CLUSTER_CA: settings.certificateAuthority,
-    ...(settings.ec2BudgetTableName ? { EC2_BUDGET_TABLE_NAME: settings.ec2BudgetTableName } : {}),
-    // The handlers taint by default; off only needs saying.
-    ...(settings.outOfServiceTaint === 'off' ? { OUT_OF_SERVICE_TAINT: 'off' } : {}),
-    // The fence is off by default (handover step 2 turns it on).
-    ...(settings.leaseFence === 'on' ? { LEASE_FENCE: 'on' } : {}),
-    // Writes are on by default (handover step 1, shadow, turns them off).
-    ...(settings.writes === 'off' ? { WRITES: 'off' } : {}),
-    ...Object.fromEntries(differing),
-  };
-}
-
-/**
- * The topic every alarm notifies: the one given (`alarmTopicArn`), or one of the stack's own,
- * encrypted with the SNS-managed key and reachable over TLS only.
+ * The topic every alarm notifies: the one given (`alarmTopicArn`), or one of the stack's own. Ours
+ * is encrypted with a key of its own, because CloudWatch cannot use the AWS-managed `alias/aws/sns`
+ * (its policy cannot be changed and does not name CloudWatch): the key lets CloudWatch encrypt for
+ * this account's alarms, and the topic lets it publish for them (the conditions keep another
+ * account's alarms from using either, the confused deputy). TLS only.
  */
 function alarmTopic(scope: Construct, topicArn: string | undefined): sns.ITopic {
   if (topicArn) return sns.Topic.fromTopicArn(scope, 'AlarmTopic', topicArn);
-  return new sns.Topic(scope, 'AlarmTopic', {
+  const cloudWatch = new iam.ServicePrincipal('cloudwatch.amazonaws.com');
+  const thisAccount = { StringEquals: { 'aws:SourceAccount': Aws.ACCOUNT_ID } };
+  const key = new kms.Key(scope, 'AlarmTopicKey', {
+    description: 'EBS attach/detach controller: encrypts the alarm topic; CloudWatch alarms of this account may use it',
+    enableKeyRotation: true,
+  });
+  key.addToResourcePolicy(
+    new iam.PolicyStatement({
+      sid: 'CloudWatchAlarmsOfThisAccount',
+      principals: [cloudWatch],
+      actions: ['kms:Decrypt', 'kms:GenerateDataKey*'],
+      resources: ['*'],
+      conditions: thisAccount,
+    }),
+  );
+  const topic = new sns.Topic(scope, 'AlarmTopic', {
     displayName: 'EBS attach/detach controller alarms',
-    masterKey: kms.Alias.fromAliasName(scope, 'SnsManagedKey', 'alias/aws/sns'),
+    masterKey: key,
     enforceSSL: true,
   });
+  topic.addToResourcePolicy(
+    new iam.PolicyStatement({
+      sid: 'CloudWatchAlarmsOfThisAccount',
+      principals: [cloudWatch],
+      actions: ['sns:Publish'],
+      resources: [topic.topicArn],
+      conditions: {
+        ...thisAccount,
+        ArnLike: { 'aws:SourceArn': `arn:${Aws.PARTITION}:cloudwatch:${Aws.REGION}:${Aws.ACCOUNT_ID}:alarm:*` },
+      },
+    }),
+  );
+  return topic;
 }
 
 function deadLetterLabels<T>(queues: Record<string, T>): Record<string, T> {
@@ -190,4 +217,12 @@ function exporterPutEventsPolicy(scope: Construct, route: ClusterEventRoute): ia
       }),
     ],
   });
+}
+
+/** The scheme the settings name, resolved for this cluster (readSettings already refused bad entries). */
+function tagSchemeOf(settings: StackSettings): TagScheme {
+  return {
+    volume: parseTagList(settings.volumeTags, 'volume', settings.clusterName).tags,
+    instance: parseTagList(settings.instanceTags, 'instance', settings.clusterName).tags,
+  };
 }

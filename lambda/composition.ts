@@ -7,9 +7,11 @@
 import { randomUUID } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { defaultProvider } from '@aws-sdk/credential-provider-node';
+import { DynamoHandoverStore } from './adapters/dynamodb/handover.js';
 import { DynamoMassDetachWindow } from './adapters/dynamodb/mass-detach-window.js';
 import { DynamoRateBudget } from './adapters/dynamodb/rate-budget.js';
 import { DynamoVolumeStore } from './adapters/dynamodb/volume-store.js';
+import { DynamoWatcherStore } from './adapters/dynamodb/watcher-store.js';
 import { Ec2BlockStorage, type Ec2BlockStorageOptions } from './adapters/ec2/block-storage.js';
 import { createEc2Client, type Ec2ClientOptions } from './adapters/ec2/client.js';
 import { withoutSdkLogger } from './adapters/sdk-logger.js';
@@ -23,9 +25,16 @@ import { systemClock, type Clock } from './clock.js';
 import { reconcileSettings, type Config } from './config.js';
 import { recordPass, recordPassFailure } from './observability/pass-metrics.js';
 import { createTelemetry, type Telemetry } from './observability/telemetry.js';
-import { fencedBlockStorage, LeaseFence, underFence } from './reconcile/attacher/fence.js';
+import { fencedBlockStorage, LeaseFence } from './reconcile/attacher/fence.js';
+import { underHandover, type Handover } from './reconcile/attacher/handover.js';
 import type { Cluster } from './ports/cluster.js';
+import type { HandoverStore } from './ports/handover.js';
+import type { LeaseLock } from './ports/lease-lock.js';
+import type { WatcherStore } from './ports/watcher-store.js';
 import { operatingMode, type ModeDeps } from './reconcile/operating-mode.js';
+import { DEFAULT_WATCHER_SETTINGS } from './reconcile/watch/settings.js';
+import type { Reaction, WatcherReport, WatcherSettings } from './reconcile/watch/types.js';
+import { runWatcher } from './reconcile/watch/watcher.js';
 import {
   targetKey,
   type Budget,
@@ -37,8 +46,13 @@ import {
   type Waits,
 } from './reconcile/pass/types.js';
 
-/** Every port a pass may use: the shared ones and the Cluster port, whose one adapter serves both modes' roles. */
-export type Ports = PassPorts & { cluster: Cluster };
+/**
+ * Every port a pass may use: the shared ones and the Cluster port, whose one adapter serves both
+ * modes' roles; the watchers' lease and checkpoints; and the handover's (attacher mode, and wherever
+ * the fence is on): its record in the store and the csi-attacher sidecar's Lease, which the CLI's
+ * handback and takeover use too.
+ */
+export type Ports = PassPorts & { cluster: Cluster; watchers: WatcherStore; handover?: HandoverStore; sidecarLease?: LeaseLock };
 
 export interface Controller extends Telemetry {
   config: Config;
@@ -46,6 +60,8 @@ export interface Controller extends Telemetry {
   ports: Ports;
   fullPass(budget: Budget, options?: PassOptions): Promise<PassReport>;
   targetedPass(target: Target, budget: Budget, options?: PassOptions): Promise<PassReport>;
+  /** A watcher invocation: joins the lease (or ends at once), lists and watches, runs a targeted pass per change until its deadline. */
+  watch(budget: Budget): Promise<WatcherReport>;
   /** Closes pooled connections (CLI runs and tests; a Lambda keeps them warm). */
   close(): Promise<void>;
 }
@@ -73,10 +89,16 @@ export interface ControllerOverrides {
   wrapPorts?: (ports: Ports) => Ports;
   /** Told items done / total of long work (takeover seeding, a pass's actions): the CLI and the bench show it. */
   progress?: ReconcileDeps['progress'];
+  /** The watcher's pace, how it idles between its checks (the clock's sleep by default), and who hears of its passes. */
+  watcher?: Partial<WatcherSettings> & { idle?: (ms: number) => Promise<void>; onReaction?: (reaction: Reaction) => void };
 }
 
-/** Before an EC2 mutating call our Lease record must have this long left, or it is re-read and renewed first (docs/lease-fence.md). */
-const FENCE_MARGIN_MS = 15_000;
+/**
+ * Our Lease, read or written longer ago than this, is read (and renewed) again before an EC2
+ * mutating call: the sidecar's retry period, so a pass in flight learns of a lost Lease within the
+ * time the sidecar's standby needs to notice it is free (docs/lease-fence.md, the bound).
+ */
+export const FENCE_REREAD_MS = 5_000;
 
 /** Re-reads of a node after another writer changed it between our read and our taint patch. */
 const NODE_TAINT_RETRIES = 5;
@@ -91,15 +113,28 @@ export function createController(config: Config, overrides: ControllerOverrides 
   // One budget for every invocation (and, given a shared budget table, every cluster of the account and region).
   const budget = new DynamoRateBudget({ client: dynamo, region: config.region, clock, ...config.ec2Budget });
   const ec2 = createEc2Client({ ...awsOf(config), ...endpoint(config.endpoints.ec2), ...tuning.ec2, budget });
+  const handoverStore = new DynamoHandoverStore({ client: dynamo, tableName: config.tableName });
+  const sidecarLease = new KubernetesLeaseLock(kubeClients.coordination, config.sidecarLease);
   const fence =
     config.leaseFence &&
     new LeaseFence({
-      lock: new KubernetesLeaseLock(kubeClients.coordination, config.leaseFence),
+      lock: sidecarLease,
+      store: handoverStore,
       identity: config.leaseFence.identity,
       durationSeconds: config.leaseFence.durationSeconds,
-      marginMs: FENCE_MARGIN_MS,
+      rereadMs: FENCE_REREAD_MS,
+      whenAbsent: config.sidecarGone ? 'create' : 'refuse',
       now: () => clock.now(),
     });
+  // A shadow checks the sidecar's Lease exists, unless the operator said no sidecar runs.
+  const sidecarLeaseReader =
+    config.mode === 'attacher' && !config.sidecarGone
+      ? { where: `${config.sidecarLease.namespace}/${config.sidecarLease.name}`, lock: sidecarLease }
+      : undefined;
+  const handover: Handover | undefined =
+    config.mode === 'attacher' || fence
+      ? { store: handoverStore, ...(fence ? { fence } : {}), marginMs: config.plan.leaseMarginMs, now: () => clock.now() }
+      : undefined;
   const ec2Storage = new Ec2BlockStorage({
     client: ec2,
     clock,
@@ -114,6 +149,8 @@ export function createController(config: Config, overrides: ControllerOverrides 
     blockStorage: fence ? fencedBlockStorage(ec2Storage, fence) : ec2Storage,
     massDetachWindow: new DynamoMassDetachWindow({ client: dynamo, tableName: config.tableName }),
     nodeTaints: new KubernetesNodeTaints(kubeClients.core, tuning.kubernetes?.maxConflictRetries ?? NODE_TAINT_RETRIES),
+    watchers: new DynamoWatcherStore({ client: dynamo, tableName: config.tableName }),
+    ...(handover ? { handover: handoverStore, sidecarLease } : {}),
   };
   const ports = overrides.wrapPorts?.(built) ?? built;
   const settings = { ...reconcileSettings(config), ...overrides.waits };
@@ -128,6 +165,7 @@ export function createController(config: Config, overrides: ControllerOverrides 
     newId,
     log: telemetry.logger.createChild({ persistentKeys: { passId } }),
     ...(overrides.progress === undefined ? {} : { progress: overrides.progress }),
+    ...(sidecarLeaseReader === undefined ? {} : { leaseCheck: sidecarLeaseReader }),
   });
   const observed = async (passId: string, label: Record<string, unknown>, run: (deps: ModeDeps) => Promise<PassReport>) => {
     const deps = depsFor(passId);
@@ -143,8 +181,18 @@ export function createController(config: Config, overrides: ControllerOverrides 
     }
   };
   // A dry run (asked for, or every pass under WRITES=off) changes nothing, the sidecar's Lease included.
-  const guarded = (options: PassOptions, run: (options: PassOptions) => Promise<PassReport>) =>
-    config.writes && options.dryRun !== true ? underFence(fence, options, run) : run({ ...options, dryRun: true });
+  const guarded = (budget: Budget, options: PassOptions & { passId: string }, run: (options: PassOptions) => Promise<PassReport>) => {
+    if (!config.writes || options.dryRun === true) return run({ ...options, dryRun: true });
+    return handover ? underHandover(handover, budget, options, run) : run(options);
+  };
+  const targetedPass: Controller['targetedPass'] = (target, budget, options = {}) => {
+    const passId = options.passId ?? newId();
+    const label = { pass: 'targeted', target: targetKey(target) };
+    return observed(passId, label, (deps) =>
+      guarded(budget, { ...options, passId }, (run) => mode.targetedPass(deps, target, budget, run)),
+    );
+  };
+  const { idle, onReaction, ...pace } = overrides.watcher ?? {};
   return {
     ...telemetry,
     config,
@@ -152,13 +200,27 @@ export function createController(config: Config, overrides: ControllerOverrides 
     ports,
     fullPass: (budget, options = {}) => {
       const passId = options.passId ?? newId();
-      return observed(passId, { pass: 'full' }, (deps) => guarded({ ...options, passId }, (run) => mode.fullPass(deps, budget, run)));
+      return observed(passId, { pass: 'full' }, (deps) =>
+        guarded(budget, { ...options, passId }, (run) => mode.fullPass(deps, budget, run)),
+      );
     },
-    targetedPass: (target, budget, options = {}) => {
-      const passId = options.passId ?? newId();
-      const label = { pass: 'targeted', target: targetKey(target) };
-      return observed(passId, label, (deps) => guarded({ ...options, passId }, (run) => mode.targetedPass(deps, target, budget, run)));
-    },
+    targetedPass,
+    watch: (budget) =>
+      runWatcher(
+        {
+          cluster: ports.cluster,
+          watchers: ports.watchers,
+          clock: () => clock.now(),
+          idle: idle ?? ((ms) => clock.sleep(ms)),
+          newId,
+          log: telemetry.logger,
+          runTarget: (target, passBudget) => targetedPass(target, passBudget),
+          settings: { ...DEFAULT_WATCHER_SETTINGS, ...pace },
+          ...(onReaction === undefined ? {} : { onReaction }),
+        },
+        mode.watch,
+        budget,
+      ),
     close: async () => {
       await kubeClients.close();
       dynamo.destroy();
@@ -198,6 +260,7 @@ function outline(report: PassReport): Record<string, unknown> {
   return {
     durationMs: report.durationMs,
     ...(report.fenced === undefined ? {} : { fenced: report.fenced }),
+    ...(report.writesOff === undefined ? {} : { writesOff: report.writesOff }),
     converged: report.converged,
     clusterComplete: report.clusterComplete,
     verified: report.verified,

@@ -5,6 +5,7 @@
  */
 import type { z } from 'zod';
 import { DEFAULT_PLAN_CONFIG, type PlanConfig } from './core/config.js';
+import { parseTagList, type TagScheme } from './core/tag-scheme.js';
 import type { ReconcileSettings } from './reconcile/pass/types.js';
 import { ENV_SCHEMA, SETTING_SPECS, SETTINGS, type Env, type SettingName } from './settings.js';
 
@@ -14,6 +15,8 @@ export type Runtime = 'lambda' | 'local';
 export interface Config {
   tableName: string;
   clusterName: string;
+  /** The tags the role requires on volumes and instances (VOLUME_TAGS, INSTANCE_TAGS). */
+  tagScheme: TagScheme;
   /** How the Kubernetes API is reached: EKS endpoint + CA + token, or a kubeconfig file (default path when undefined). */
   /** EKS: `caData` is the cluster CA as EKS hands it out (base64 of the PEM). */
   kube: { kind: 'eks'; endpoint: string; caData: string } | { kind: 'kubeconfig'; path?: string };
@@ -26,6 +29,8 @@ export interface Config {
   mode: 'controller' | 'attacher';
   /** WRITES=on; off: every pass is a dry run (attacher mode's shadow of the sidecar, issue #12). */
   writes: boolean;
+  /** SIDECAR_GONE=true: the operator says no csi-attacher runs (attacher mode may write without the fence). */
+  sidecarGone: boolean;
   /** Attacher mode: how long a `Scheduled` event polls for kcm's VolumeAttachments. */
   attacherWaitMs: number;
   syncPeriodMs: number;
@@ -38,6 +43,8 @@ export interface Config {
   outOfServiceFollowMs: number;
   /** LEASE_FENCE=on: the sidecar's Lease we hold and how (docs/lease-fence.md); undefined when off. */
   leaseFence?: LeaseFenceConfig;
+  /** Where the csi-attacher sidecar's Lease is (LEASE_FENCE_NAMESPACE, LEASE_FENCE_NAME): the fence holds it, shadow checks it exists. */
+  sidecarLease: { name: string; namespace: string };
   /** The shared budget of EC2's mutating calls, per action, and the table that keeps it. */
   ec2Budget: {
     tableName: string;
@@ -94,10 +101,29 @@ function withoutBlanks(env: Record<string, string | undefined>): Record<string, 
   return Object.fromEntries(Object.entries(env).filter((entry): entry is [string, string] => (entry[1] ?? '').trim() !== ''));
 }
 
-function runtimeProblems(env: Partial<Env>, runtime: Runtime): string[] {
-  if (runtime === 'local') return [];
+function runtimeProblems(env: Env, runtime: Runtime): string[] {
+  const tagProblems = (['VOLUME_TAGS', 'INSTANCE_TAGS'] as const).flatMap((name) =>
+    parseTagList(env[name], name === 'VOLUME_TAGS' ? 'volume' : 'instance', env.CLUSTER_NAME ?? 'local').problems.map(
+      (problem) => `${name}: ${problem}; takes ${SETTING_SPECS[name].expected}`,
+    ),
+  );
+  const attachers = secondAttacher(env) && env.WRITES === 'on' ? [SECOND_ATTACHER] : [];
+  if (runtime === 'local') return [...tagProblems, ...attachers];
   const missing = (['CLUSTER_NAME', 'CLUSTER_ENDPOINT', 'CLUSTER_CA'] as const).filter((name) => env[name] === undefined);
-  return missing.map((name) => `${name}: required in Lambda: ${SETTING_SPECS[name].expected}`);
+  return [...tagProblems, ...missing.map((name) => `${name}: required in Lambda: ${SETTING_SPECS[name].expected}`), ...attachers];
+}
+
+/** Attacher mode beside a csi-attacher that nothing fences: writing would make two live attachers (DESIGN §8). */
+function secondAttacher(env: Env): boolean {
+  return env.OPERATING_MODE === 'attacher' && env.LEASE_FENCE === 'off' && env.SIDECAR_GONE === 'false';
+}
+
+const SECOND_ATTACHER =
+  "WRITES: on in attacher mode needs LEASE_FENCE=on (the csi-attacher sidecar's Lease keeps it a standby) or SIDECAR_GONE=true (no csi-attacher runs); otherwise two attachers act on every VolumeAttachment. Unset, WRITES is off there (the shadow step, docs/eks.md)";
+
+/** WRITES unset: on, except where writing would make a second live attacher (then the shadow). */
+function writesOf(env: Env): boolean {
+  return (env.WRITES ?? (secondAttacher(env) ? 'off' : 'on')) === 'on';
 }
 
 function toConfig(env: Env, runtime: Runtime): Config {
@@ -106,6 +132,10 @@ function toConfig(env: Env, runtime: Runtime): Config {
   return {
     tableName: env.TABLE_NAME,
     clusterName: env.CLUSTER_NAME ?? 'local',
+    tagScheme: {
+      volume: parseTagList(env.VOLUME_TAGS, 'volume', env.CLUSTER_NAME ?? 'local').tags,
+      instance: parseTagList(env.INSTANCE_TAGS, 'instance', env.CLUSTER_NAME ?? 'local').tags,
+    },
     kube: useEndpoint
       ? { kind: 'eks', endpoint: env.CLUSTER_ENDPOINT as string, caData: env.CLUSTER_CA as string }
       : { kind: 'kubeconfig', path: env.KUBECONFIG },
@@ -116,7 +146,8 @@ function toConfig(env: Env, runtime: Runtime): Config {
     },
     ...localCredentials(env, runtime),
     mode: env.OPERATING_MODE,
-    writes: env.WRITES === 'on',
+    writes: writesOf(env),
+    sidecarGone: env.SIDECAR_GONE === 'true',
     attacherWaitMs: env.ATTACHER_POLL_SECONDS * 1000,
     syncPeriodMs: env.SYNC_PERIOD_SECONDS * 1000,
     maxAttachWaitMs: env.MAX_ATTACH_WAIT_SECONDS * 1000,
@@ -124,6 +155,7 @@ function toConfig(env: Env, runtime: Runtime): Config {
     outOfServiceTaint: env.OUT_OF_SERVICE_TAINT === 'on',
     outOfServiceFollowMs: env.OUT_OF_SERVICE_FOLLOW_SECONDS * 1000,
     ...leaseFence(env),
+    sidecarLease: { name: env.LEASE_FENCE_NAME, namespace: env.LEASE_FENCE_NAMESPACE },
     ec2Budget: {
       tableName: env.EC2_BUDGET_TABLE_NAME ?? env.TABLE_NAME,
       sizes: {

@@ -6,12 +6,15 @@
  */
 import { z } from 'zod';
 import { DEFAULT_PLAN_CONFIG } from './core/config.js';
+import { DEFAULT_INSTANCE_TAGS, DEFAULT_VOLUME_TAGS } from './core/tag-scheme.js';
 import { METRICS_NAMESPACE, SERVICE_NAME } from './observability/metric-names.js';
 
 interface Setting<S extends z.ZodType = z.ZodType> {
   schema: S;
   /** As the variable spells it; undefined: no default (required, or unset means "not used"). */
   default?: string;
+  /** The default column when it depends on other settings (the value is derived in config.ts). */
+  derivedDefault?: string;
   /** What the variable takes, with an example: quoted by configuration errors. */
   expected: string;
   meaning: string;
@@ -114,10 +117,17 @@ export const SETTING_SPECS = {
   }),
   WRITES: setting({
     schema: z.enum(['on', 'off']),
-    default: 'on',
+    derivedDefault: '`on`; attacher mode: `off` unless LEASE_FENCE=on or SIDECAR_GONE=true',
     expected: '"on" or "off" (e.g. off)',
     meaning:
-      "Whether the controller changes anything. `off`: every pass is a dry run (it reads the cluster, the table and EC2, plans and reports, and writes nothing: no EC2 call that mutates, no Kubernetes object, no item, no Lease). In attacher mode that is the shadow step before taking over from the `csi-attacher` sidecar: each pass compares the sidecar's VolumeAttachments with EC2 (`ShadowVerdicts` metrics, `ebs-attach-detach shadow`).",
+      "Whether the controller changes anything. `off`: every pass is a dry run (it reads the cluster, the table and EC2, plans and reports, and writes nothing: no EC2 call that mutates, no Kubernetes object, no item, no Lease). In attacher mode that is the shadow step before taking over from the `csi-attacher` sidecar: each pass compares the sidecar's VolumeAttachments with EC2 (`ShadowVerdicts` metrics, `ebs-attach-detach shadow`). Attacher mode refuses to start with `on` while LEASE_FENCE=off and SIDECAR_GONE=false: it would be a second live attacher beside the sidecar.",
+  }),
+  SIDECAR_GONE: setting({
+    schema: z.enum(['true', 'false']),
+    default: 'false',
+    expected: '"true" or "false" (e.g. true)',
+    meaning:
+      "Attacher mode: the operator's word that no EBS CSI `csi-attacher` sidecar runs (removed from the controller, or it runs without leader election and is stopped for good). `true` lets attacher mode write without LEASE_FENCE, and lets a fence that finds no sidecar Lease create one. `false`: WRITES=on needs LEASE_FENCE=on, and a fence that finds no Lease acts on nothing (`Fenced` metric, state `no-lease`).",
   }),
   ATTACHER_POLL_SECONDS: setting({
     schema: wholeAbove0,
@@ -213,6 +223,20 @@ export const SETTING_SPECS = {
     meaning:
       "The mass-detach window, kept in the state table: the passes of one window together detach at most the fraction one pass may (the default is the full pass's timeout, so every pass overlapping another shares its window).",
   }),
+  VOLUME_TAGS: setting({
+    schema: text,
+    default: DEFAULT_VOLUME_TAGS,
+    expected: `volume tag schemes and key=value pairs naming the cluster, comma-separated (e.g. ${DEFAULT_VOLUME_TAGS})`,
+    meaning:
+      "The tags the role requires on a volume before it may attach or detach it (one of them, key and value): `cluster-name` (ebs.csi.aws.com/cluster-name=<cluster>), `kubernetes-cluster` (kubernetes.io/cluster/<cluster>=owned), `csi-any-cluster` (AmazonEBSCSIDriverPolicyV2's tags: every cluster of the account). The stack sets it from `-c volumeTags`; the controller uses it to name the tag a refused volume lacks.",
+  }),
+  INSTANCE_TAGS: setting({
+    schema: text,
+    default: DEFAULT_INSTANCE_TAGS,
+    expected: `instance tag schemes and key=value pairs naming the cluster, comma-separated (e.g. ${DEFAULT_INSTANCE_TAGS})`,
+    meaning:
+      'The tags the role requires on an instance (one of them): `eks-nodegroup` (eks:cluster-name=<cluster>), `eks-auto-mode` (eks:eks-cluster-name=<cluster>), `cluster-name` (ebs.csi.aws.com/cluster-name=<cluster>), `kubernetes-cluster` (kubernetes.io/cluster/<cluster>=owned). Set by the stack from `-c instanceTags`.',
+  }),
   OUT_OF_SERVICE_TAINT: setting({
     schema: z.enum(['on', 'off']),
     default: 'on',
@@ -232,7 +256,7 @@ export const SETTING_SPECS = {
     default: 'off',
     expected: '"on" or "off" (e.g. on)',
     meaning:
-      "Attacher mode on EKS: hold the `csi-attacher` sidecar's leader-election Lease so the sidecar stays a standby (docs/lease-fence.md). Each pass takes or renews it first and runs as a dry run while another holder's record is live; every AttachVolume and DetachVolume first checks we still hold it. Needs `get`, `create`, `update` on that Lease. Rollback: stop the schedule, wait one function timeout, delete the Lease.",
+      "Attacher mode on EKS: hold the `csi-attacher` sidecar's leader-election Lease so the sidecar stays a standby (docs/lease-fence.md). Each pass takes or renews it first and runs as a dry run while another holder's record is live (the first sight of that record is kept in the state table, so every invocation counts from it) or when there is no Lease (unless SIDECAR_GONE=true); every AttachVolume and DetachVolume first reads it again when our last read is older than 5 s. Needs `get`, `create`, `update` on that Lease. Hand back with `ebs-attach-detach handback`.",
   }),
   LEASE_FENCE_NAME: setting({
     schema: text,
@@ -252,7 +276,7 @@ export const SETTING_SPECS = {
     default: '180',
     expected: 'a whole number of seconds, 30 or more (e.g. 180)',
     meaning:
-      'The `leaseDurationSeconds` we write: the sidecar waits this long after our last renewal before it takes the Lease, so it covers our schedule (the default: two missed 60 s ticks and a pass). Our own calls stop 15 s before our record expires unless a re-read renews it; it is also how long the sidecar stays idle after our passes stop.',
+      'The `leaseDurationSeconds` we write: the sidecar waits this long after our last renewal before it takes the Lease, so it covers our schedule (the default: two missed 60 s ticks and a pass). It is also how long the sidecar stays idle after our passes stop (then a failback: the `FencedAfterHeld` alarm).',
   }),
   LEASE_FENCE_IDENTITY: setting({
     schema: text,
@@ -311,7 +335,7 @@ export const SETTINGS: ({ name: SettingName } & Setting)[] = Object.entries(SETT
 export function settingsTable(): string {
   const cell = (value: string) => value.replaceAll('|', '\\|');
   const rows = SETTINGS.map((s) => {
-    const fallback = s.default === undefined ? (s.required ? 'required' : '–') : `\`${s.default}\``;
+    const fallback = s.derivedDefault ?? (s.default === undefined ? (s.required ? 'required' : '–') : `\`${s.default}\``);
     return `| \`${s.name}\` | ${fallback} | ${cell(s.expected)} | ${cell(s.meaning)} |`;
   });
   return ['| setting | default | takes | meaning |', '| --- | --- | --- | --- |', ...rows].join('\n');

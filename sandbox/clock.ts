@@ -14,6 +14,24 @@ export interface SandboxClock extends Clock {
   advance(ms: number): number;
   /** Clock milliseconds per real millisecond (1 for a manual clock: it does not run by itself). */
   readonly factor: number;
+  /** False for a manual clock: only `advance` moves it. */
+  readonly runs: boolean;
+  /** Called after every `advance` (timers on this clock fire then); returns the function that stops it. */
+  onAdvance(listener: () => void): () => void;
+}
+
+/** The listeners of one clock's jumps. */
+class Jumps {
+  private readonly listeners = new Set<() => void>();
+
+  add(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  notify(): void {
+    for (const listener of [...this.listeners]) listener();
+  }
 }
 
 /** A fixed instant local runs start from, so logs and reports read the same run after run. */
@@ -25,6 +43,8 @@ function checkAdvance(ms: number): void {
 
 export class ManualClock implements SandboxClock {
   readonly factor = 1;
+  readonly runs = false;
+  private readonly jumps = new Jumps();
 
   constructor(private current = SANDBOX_EPOCH) {}
 
@@ -40,13 +60,20 @@ export class ManualClock implements SandboxClock {
   advance(ms: number): number {
     checkAdvance(ms);
     this.current += ms;
+    this.jumps.notify();
     return this.current;
+  }
+
+  onAdvance(listener: () => void): () => void {
+    return this.jumps.add(listener);
   }
 }
 
 export class RunningClock implements SandboxClock {
+  readonly runs = true;
   private readonly realStart = performance.now();
   private jumped = 0;
+  private readonly jumps = new Jumps();
 
   /** `start`: the time the clock shows now (default: the wall clock); `factor`: its speed. */
   constructor(
@@ -67,7 +94,12 @@ export class RunningClock implements SandboxClock {
   advance(ms: number): number {
     checkAdvance(ms);
     this.jumped += ms;
+    this.jumps.notify();
     return this.now();
+  }
+
+  onAdvance(listener: () => void): () => void {
+    return this.jumps.add(listener);
   }
 
   /** Clock time since the start. */

@@ -51,6 +51,7 @@ export class MemoryLease implements LeaseLock {
       leaseDurationSeconds: spec.leaseDurationSeconds,
       leaseTransitions: spec.leaseTransitions,
       acquireTime: spec.acquireTime,
+      renewTime: spec.renewTime,
       spec,
     };
   }
@@ -65,6 +66,8 @@ export class SidecarElector {
     private readonly lock: LeaseLock,
     readonly identity: string,
     private readonly now: () => number,
+    /** `--leader-election-lease-duration`: what the sidecar writes as `leaseDurationSeconds`. */
+    private readonly leaseSeconds = SidecarElector.LEASE_SECONDS,
   ) {}
 
   /** True when the sidecar leads after this attempt (and would attach and detach). */
@@ -73,8 +76,9 @@ export class SidecarElector {
     const at = this.now();
     const decision = decideLease(lease, this.observation, this.identity, at);
     if (lease !== undefined) this.observation = observe(lease, this.observation, at);
-    if (decision.kind === 'wait') return false;
-    const spec = nextRecord(lease, decision, this.identity, SidecarElector.LEASE_SECONDS, at);
+    // client-go creates a missing Lease (`absent` is the fence's refusal, never the elector's).
+    if (decision.kind === 'wait' || decision.kind === 'absent') return false;
+    const spec = nextRecord(lease, decision, this.identity, this.leaseSeconds, at);
     const written = lease === undefined ? await this.lock.create(spec) : await this.lock.update(spec, lease.resourceVersion);
     return written === 'ok';
   }
@@ -84,10 +88,15 @@ export class SidecarElector {
 export const SIDECAR_LEASE = { name: 'external-attacher-leader-ebs-csi-aws-com', namespace: 'kube-system' };
 
 /** The sidecar's elector on a kube API's Lease, with its own client as the controller pod has; the identity is a pod name. */
-export function sidecarOnKube(kubeconfigPath: string, clock: Clock, identity = 'ebs-csi-controller-6f7d9c8b5-x2k4p') {
+export function sidecarOnKube(
+  kubeconfigPath: string,
+  clock: Clock,
+  identity = 'ebs-csi-controller-6f7d9c8b5-x2k4p',
+  leaseSeconds?: number,
+) {
   const clients = createKubeClients(kubeConfigFromFile(kubeconfigPath), { clock });
   return {
-    elector: new SidecarElector(new KubernetesLeaseLock(clients.coordination, SIDECAR_LEASE), identity, () => clock.now()),
+    elector: new SidecarElector(new KubernetesLeaseLock(clients.coordination, SIDECAR_LEASE), identity, () => clock.now(), leaseSeconds),
     /** The rollback step (`kubectl -n kube-system delete lease …`). */
     deleteLease: async () => void (await clients.coordination.deleteNamespacedLease(SIDECAR_LEASE)),
     close: () => clients.close(),

@@ -13,6 +13,8 @@ import { createGenVolume, genPod, runNode } from './small-cluster.js';
 
 const { values } = parseArgs({ options: { nodes: { type: 'string', default: '2' }, zone: { type: 'string', default: 'us-east-1a' } } });
 const count = Number(values.nodes);
+/** The cluster name the CLI runs as (CLUSTER_NAME, `local` when unset): its resources carry that cluster's tags. */
+const clusterTag = process.env.CLUSTER_NAME ?? 'local';
 const endpoint = process.env.AWS_ENDPOINT_URL_EC2;
 const kubeconfig = process.env.KUBECONFIG;
 if (endpoint === undefined || kubeconfig === undefined) {
@@ -51,14 +53,14 @@ try {
   const objects: object[] = [];
   const lines: string[] = [];
   for (let i = 1; i <= count; i++) {
-    const node = await runNode(ec2, `node-${i}`, values.zone);
-    const volume = await createGenVolume(ec2, { zone: values.zone, name: `data-db-${i - 1}` });
+    const node = await runNode(ec2, `node-${i}`, values.zone, clusterTag);
+    const volume = await createGenVolume(ec2, { zone: values.zone, name: `data-db-${i - 1}`, cluster: clusterTag });
     const pod = genPod(`db-${i - 1}`, 'default', [volume.claim.name], node.name);
     objects.push(nodeObject(node), csiNodeObject(node), pvObject(volume), pvcObject(volume), podObject(pod));
     lines.push(`node ${node.name} (${node.instanceId}); pod default/${pod.name} with PVC ${volume.claim.name} on ${volume.volumeId}`);
   }
   // A claim the PV controller has not bound yet: its pod is scheduled but cannot get a volume.
-  const waiting = await createGenVolume(ec2, { zone: values.zone, name: 'data-web-0' });
+  const waiting = await createGenVolume(ec2, { zone: values.zone, name: 'data-web-0', cluster: clusterTag });
   const unbound = pvcObject(waiting) as { spec: Record<string, unknown>; status: Record<string, unknown> };
   delete unbound.spec.volumeName;
   unbound.status = { phase: 'Pending' };

@@ -7,9 +7,14 @@ import { SANDBOX_IMAGE_ID } from './ec2/state/images.js';
 import { createHash } from 'node:crypto';
 import { CreateVolumeCommand, RunInstancesCommand, type EC2Client } from '@aws-sdk/client-ec2';
 import type { GenNode, GenPod, GenVolume } from './generate/model.js';
+import { instanceTagsFor, volumeTagsFor } from './cluster-tags.js';
 
 export interface VolumeOptions {
   zone: string;
+  /** The cluster whose tags it carries (the EBS CSI driver's, with k8sTagClusterId); none when unset. */
+  cluster?: string;
+  /** Encrypted with this customer-managed KMS key. */
+  kmsKeyId?: string;
   name?: string;
   namespace?: string;
   multiAttach?: boolean;
@@ -23,12 +28,19 @@ export async function createGenVolume(client: EC2Client, options: VolumeOptions)
       Size: 10,
       VolumeType: options.multiAttach ? 'io2' : 'gp3',
       ...(options.multiAttach ? { Iops: 1000, MultiAttachEnabled: true } : {}),
+      ...(options.kmsKeyId === undefined ? {} : { Encrypted: true, KmsKeyId: options.kmsKeyId }),
+      ...tagSpecification('volume', options.cluster === undefined ? {} : volumeTagsFor(options.cluster)),
     }),
   );
   return genVolume(created.VolumeId as string, options.zone, options);
 }
 
-export async function runNode(client: EC2Client, name: string, zone: string): Promise<GenNode> {
+function tagSpecification(resourceType: 'volume' | 'instance', tags: Record<string, string>) {
+  const list = Object.entries(tags).map(([Key, Value]) => ({ Key, Value }));
+  return list.length === 0 ? {} : { TagSpecifications: [{ ResourceType: resourceType, Tags: list }] };
+}
+
+export async function runNode(client: EC2Client, name: string, zone: string, cluster?: string): Promise<GenNode> {
   const ran = await client.send(
     new RunInstancesCommand({
       ImageId: SANDBOX_IMAGE_ID,
@@ -36,6 +48,7 @@ export async function runNode(client: EC2Client, name: string, zone: string): Pr
       MinCount: 1,
       MaxCount: 1,
       Placement: { AvailabilityZone: zone },
+      ...tagSpecification('instance', cluster === undefined ? {} : instanceTagsFor(cluster)),
     }),
   );
   return { name, instanceId: ran.Instances?.[0]?.InstanceId as string, zone, instanceType: 'm6i.xlarge' };
@@ -63,8 +76,17 @@ function genVolume(volumeId: string, zone: string, options: { name?: string; nam
   };
 }
 
-/** A running pod on `nodeName` that mounts the claims (Pending and unscheduled when nodeName is undefined). */
-export function genPod(name: string, namespace: string, claims: string[], nodeName: string | undefined): GenPod {
+/**
+ * A pod on `nodeName` that mounts the claims (Pending and unscheduled when nodeName is undefined).
+ * `phase`: Running by default; a pod just bound to its node is Pending until its kubelet has mounted its volumes.
+ */
+export function genPod(
+  name: string,
+  namespace: string,
+  claims: string[],
+  nodeName: string | undefined,
+  phase: GenPod['phase'] = 'Running',
+): GenPod {
   return {
     namespace,
     name,
@@ -73,6 +95,6 @@ export function genPod(name: string, namespace: string, claims: string[], nodeNa
     owner: { kind: 'StatefulSet', name, uid: uidOf('owner', namespace, name) },
     ...(nodeName === undefined ? {} : { nodeName }),
     claims,
-    phase: nodeName === undefined ? 'Pending' : 'Running',
+    phase: nodeName === undefined ? 'Pending' : phase,
   };
 }

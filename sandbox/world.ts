@@ -22,6 +22,8 @@ export interface WorldOptions {
   env?: LocalStackOptions['env'];
   controller?: LocalStackOptions['controller'];
   simulateKcm?: boolean;
+  /** A csi-attacher sidecar runs beside the controller (LocalStackOptions.sidecar). */
+  sidecar?: boolean;
 }
 
 export interface WorldVolume {
@@ -35,9 +37,21 @@ export interface WorldVolume {
 export interface World extends LocalStack {
   nodes: GenNode[];
   /** CreateVolume plus a bound PV and PVC (ReadWriteOnce unless `multiAttach`). */
-  createVolume(options?: { name?: string; namespace?: string; zone?: string; multiAttach?: boolean }): Promise<WorldVolume>;
-  /** A running pod on `nodeName` that mounts the volume's claim (unscheduled when nodeName is undefined). */
-  addPod(name: string, volume: WorldVolume, nodeName: string | undefined): void;
+  createVolume(options?: {
+    name?: string;
+    namespace?: string;
+    zone?: string;
+    multiAttach?: boolean;
+    /** Encrypted with this customer-managed KMS key. */
+    kmsKeyId?: string;
+    /** Without the cluster's tags (as a volume made outside the EBS CSI driver, or with k8sTagClusterId unset). */
+    untagged?: boolean;
+  }): Promise<WorldVolume>;
+  /**
+   * A pod on `nodeName` that mounts the volume's claim (unscheduled when nodeName is undefined): Running, or, as
+   * kube-scheduler leaves a pod it just bound, `Pending` (its kubelet starts it once the volume is mounted).
+   */
+  addPod(name: string, volume: WorldVolume, nodeName: string | undefined, phase?: 'Running' | 'Pending'): void;
 }
 
 /** EC2 polling and waits short enough for the sandbox's short delays. */
@@ -46,11 +60,13 @@ export const FAST_CONTROLLER: NonNullable<LocalStackOptions['controller']> = {
   waits: { maxAttachWaitMs: 5_000, maxDetachWaitMs: 5_000, reserveMs: 500 },
 };
 
+const WORLD_CLUSTER = 'world';
+
 export async function startWorld(options: WorldOptions = {}): Promise<World> {
   const zone = options.zone ?? 'us-east-1a';
   const stack = await startLocalStack({
     ...(options.clock === undefined ? {} : { clock: options.clock }),
-    clusterName: 'world',
+    clusterName: WORLD_CLUSTER,
     ec2: {
       delays: { attachMs: 100, detachMs: 100, instanceStartMs: 0, instanceStopMs: 200, instanceTerminateMs: 200, ...options.ec2Delays },
       throttle: false,
@@ -60,17 +76,19 @@ export async function startWorld(options: WorldOptions = {}): Promise<World> {
     ...(options.mode === undefined ? {} : { mode: options.mode }),
     controller: { ...FAST_CONTROLLER, ...options.controller },
     ...(options.simulateKcm ? { simulateKcm: true } : {}),
+    ...(options.sidecar ? { sidecar: true } : {}),
   });
   const client = stack.ec2Client;
   const nodes: GenNode[] = [];
-  for (let i = 0; i < (options.nodes ?? 2); i++) nodes.push(await runNode(client, `node-${i + 1}`, zone));
+  for (let i = 0; i < (options.nodes ?? 2); i++) nodes.push(await runNode(client, `node-${i + 1}`, zone, WORLD_CLUSTER));
   // The kubelet registers the EBS node plugin in a CSINode next to each Node.
   stack.kube.seed([...nodes.map((node) => nodeObject(node)), ...nodes.map(csiNodeObject)]);
   return {
     ...stack,
     nodes,
     createVolume: async (volumeOptions = {}) => {
-      const volume = await createGenVolume(client, { zone, ...volumeOptions });
+      const { untagged, ...rest } = volumeOptions;
+      const volume = await createGenVolume(client, { zone, ...(untagged ? {} : { cluster: WORLD_CLUSTER }), ...rest });
       stack.kube.seed([pvObject(volume), pvcObject(volume)]);
       return {
         volumeId: volume.volumeId,
@@ -80,6 +98,7 @@ export async function startWorld(options: WorldOptions = {}): Promise<World> {
         namespace: volume.claim.namespace,
       };
     },
-    addPod: (name, volume, nodeName) => stack.kube.seed([podObject(genPod(name, volume.namespace, [volume.claimName], nodeName))]),
+    addPod: (name, volume, nodeName, phase) =>
+      stack.kube.seed([podObject(genPod(name, volume.namespace, [volume.claimName], nodeName, phase))]),
   };
 }

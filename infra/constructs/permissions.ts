@@ -7,6 +7,7 @@ import { Aws, Validations } from 'aws-cdk-lib';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type { Construct } from 'constructs';
+import type { RequiredTag, TagScheme } from '../../lambda/core/tag-scheme.js';
 
 /**
  * The volume store's calls (adapters/dynamodb): item reads, the scan of a full pass, conditional
@@ -48,31 +49,53 @@ export function grantBudgetTable(role: iam.IRole, tableName: string): void {
 }
 
 /**
- * AttachVolume and DetachVolume authorize both the instance and the volume; both resource types
- * accept `aws:ResourceTag/<key>`, so each must carry the cluster's tag key (any value: `owned`
- * and `shared` are both used for `kubernetes.io/cluster/<name>`).
+ * AttachVolume and DetachVolume authorize both the instance and the volume, and both resource types
+ * take `aws:ResourceTag/<key>`: one Allow statement per required tag (core/tag-scheme.ts), so the
+ * volume must carry one of the volume tags and the instance one of the instance tags, key and value
+ * (StringEquals; StringLike only for the account-wide CSI scheme's "any value"), as AWS's
+ * AmazonEBSCSIDriverEKSClusterScopedPolicy and AmazonEBSCSIDriverPolicyV2 do.
  */
-function grantAttachDetach(scope: Construct, role: iam.IRole, clusterTagKey: string): void {
+function grantAttachDetach(scope: Construct, role: iam.IRole, scheme: TagScheme): void {
   const ec2Arn = (resource: string) => `arn:${Aws.PARTITION}:ec2:${Aws.REGION}:${Aws.ACCOUNT_ID}:${resource}/*`;
+  const statements = (type: 'volume' | 'instance', tags: RequiredTag[]) =>
+    tags.map(
+      (tag, i) =>
+        new iam.PolicyStatement({
+          sid: `AttachDetach${type === 'volume' ? 'Volume' : 'Instance'}Tagged${i + 1}`,
+          actions: ['ec2:AttachVolume', 'ec2:DetachVolume'],
+          resources: [ec2Arn(type)],
+          conditions: { [tag.value === '*' ? 'StringLike' : 'StringEquals']: { [`aws:ResourceTag/${tag.key}`]: tag.value } },
+        }),
+    );
   const policy = new iam.Policy(scope, 'AttachDetachPolicy', {
     roles: [role],
-    statements: [
-      new iam.PolicyStatement({
-        sid: 'AttachDetachClusterVolumes',
-        actions: ['ec2:AttachVolume', 'ec2:DetachVolume'],
-        resources: [ec2Arn('instance'), ec2Arn('volume')],
-        conditions: { Null: { [`aws:ResourceTag/${clusterTagKey}`]: 'false' } },
-      }),
-    ],
+    statements: [...statements('volume', scheme.volume), ...statements('instance', scheme.instance)],
   });
   for (const type of ['instance', 'volume']) {
     Validations.of(policy).acknowledge({
       id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:ec2:<AWS::Region>:<AWS::AccountId>:${type}/*]`,
       reason:
         'EBS volumes and cluster instances come and go, so their ids cannot be listed; AttachVolume and DetachVolume ' +
-        `are allowed only when the ${type} carries the cluster tag key (aws:ResourceTag condition).`,
+        `are allowed only when the ${type} carries a tag naming the cluster (aws:ResourceTag condition, key and value).`,
     });
   }
+}
+
+/**
+ * Attaching a volume encrypted with a customer-managed key makes EC2 create a grant on the key on
+ * the caller's behalf: kms:CreateGrant on the named keys, for AWS resources only (as the EBS CSI
+ * driver's documented KMS statement, narrowed to grants EC2 makes).
+ */
+function grantKmsForVolumes(role: iam.IRole, keyArns: readonly string[]): void {
+  if (keyArns.length === 0) return;
+  role.addToPrincipalPolicy(
+    new iam.PolicyStatement({
+      sid: 'EncryptedVolumeGrants',
+      actions: ['kms:CreateGrant'],
+      resources: [...keyArns],
+      conditions: { Bool: { 'kms:GrantIsForAWSResource': 'true' } },
+    }),
+  );
 }
 
 /** EC2 Describe* calls support no resource-level permissions: `*`, limited to the stack's region. */
@@ -101,9 +124,14 @@ function grantDescribe(scope: Construct, role: iam.IRole): void {
  * endpoint and CA come from the stack's settings, and the EKS token is a presigned
  * sts:GetCallerIdentity (which needs no permission), so no eks:* action is granted.
  */
-export function grantController(scope: Construct, role: iam.IRole, access: { table: dynamodb.ITable; clusterTagKey: string }): void {
+export function grantController(
+  scope: Construct,
+  role: iam.IRole,
+  access: { table: dynamodb.ITable; tags: TagScheme; kmsKeyArns: readonly string[] },
+): void {
   grantVolumeStore(role, access.table);
-  grantAttachDetach(scope, role, access.clusterTagKey);
+  grantAttachDetach(scope, role, access.tags);
+  grantKmsForVolumes(role, access.kmsKeyArns);
   grantDescribe(scope, role);
 }
 

@@ -16,6 +16,7 @@ import {
   EXPORTER_DETAIL_TYPE,
   EXPORTER_SOURCE,
   FULL_PASS_INPUT,
+  WATCH_INPUT,
   EC2_SOURCE,
   EC2_STATE_CHANGE_DETAIL_TYPE,
 } from '../../lambda/handlers/contracts.js';
@@ -59,7 +60,7 @@ const EC2_STATE_CHANGE_PATTERN: events.EventPattern = {
   detail: { state: [...EC2_STOPPING_STATES] },
 };
 
-export interface FullPassScheduleProps {
+export interface ScheduleProps {
   expression: string;
   fn: ControllerFunction;
   /** Receives the invocations Scheduler could not deliver. */
@@ -67,23 +68,48 @@ export interface FullPassScheduleProps {
 }
 
 /** EventBridge Scheduler invokes the scheduled function asynchronously with `{ "pass": "full" }`. */
-export function scheduleFullPass(scope: Construct, id: string, props: FullPassScheduleProps): scheduler.Schedule {
+export function scheduleFullPass(scope: Construct, id: string, props: ScheduleProps): scheduler.Schedule {
+  return scheduleInvocation(scope, id, props, {
+    input: FULL_PASS_INPUT,
+    what: 'invoke the full reconcile pass',
+    description: 'Full reconcile pass: the safety net behind the event-driven targeted passes',
+  });
+}
+
+/**
+ * The same schedule starts the watcher with `{ "pass": "watch" }`: each tick either finds a live
+ * watcher (and ends at once) or starts the next one within the last minute of the current one.
+ */
+export function scheduleWatcher(scope: Construct, id: string, props: ScheduleProps): scheduler.Schedule {
+  return scheduleInvocation(scope, id, props, {
+    input: WATCH_INPUT,
+    what: 'invoke the watcher',
+    description: 'Watcher: keeps one list+watch alive, the next one starting before the current one ends',
+  });
+}
+
+function scheduleInvocation(
+  scope: Construct,
+  id: string,
+  props: ScheduleProps,
+  target: { input: object; what: string; description: string },
+): scheduler.Schedule {
   const role = new iam.Role(scope, `${id}Role`, {
     assumedBy: new iam.ServicePrincipal('scheduler.amazonaws.com', {
       conditions: { StringEquals: { 'aws:SourceAccount': Aws.ACCOUNT_ID } },
     }),
-    description: 'EventBridge Scheduler: invoke the full reconcile pass',
+    description: `EventBridge Scheduler: ${target.what}`,
   });
   Validations.of(role).acknowledge({
     id: `AwsSolutions-IAM5[Resource::<${Stack.of(scope).getLogicalId(props.fn.function.node.defaultChild as CfnElement)}.Arn>:*]`,
     reason: "Scheduler's Lambda target grants invoke on the function and its versions/aliases (ARN:*); the function is ours alone.",
   });
   return new scheduler.Schedule(scope, id, {
-    description: 'Full reconcile pass: the safety net behind the event-driven targeted passes',
+    description: target.description,
     schedule: scheduler.ScheduleExpression.expression(props.expression),
     target: new schedulerTargets.LambdaInvoke(props.fn.function, {
       role,
-      input: scheduler.ScheduleTargetInput.fromObject(FULL_PASS_INPUT),
+      input: scheduler.ScheduleTargetInput.fromObject(target.input),
       deadLetterQueue: props.deadLetterQueue,
       // A tick that cannot be delivered within a minute is superseded by the next one.
       retryAttempts: 2,

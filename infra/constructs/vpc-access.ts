@@ -34,6 +34,8 @@ export class VpcAccess extends Construct {
   readonly securityGroup: ec2.SecurityGroup;
   /** Lambda checks these permissions when it creates a function: functions must depend on it. */
   readonly networkInterfacePolicy: iam.Policy;
+  /** What the functions need to reach the endpoints the stack created (their URLs; empty when none needs one). */
+  readonly environment: Record<string, string> = {};
 
   constructor(scope: Construct, id: string, props: VpcAccessProps) {
     super(scope, id);
@@ -67,14 +69,19 @@ export class VpcAccess extends Construct {
       clusterSecurityGroup.addIngressRule(this.securityGroup, HTTPS, 'Kubernetes API from the EBS attach/detach controller');
     }
     if (settings.ec2Endpoint === 'create') {
+      // No private DNS: with it, every EC2 client of the VPC (VPC CNI, the EBS CSI node plugin,
+      // Karpenter, the autoscaler) would resolve EC2 to an endpoint only our functions may reach.
       const endpoint = new ec2.InterfaceVpcEndpoint(this, 'Ec2Endpoint', {
         vpc,
         service: ec2.InterfaceVpcEndpointAwsService.EC2,
         subnets: { subnets },
-        privateDnsEnabled: true,
+        privateDnsEnabled: false,
         open: false,
       });
       endpoint.connections.allowFrom(this.securityGroup, HTTPS, 'EC2 API from the EBS attach/detach controller');
+      // The first DNS entry is the endpoint's regional name, "hostedZoneId:dnsName".
+      const dnsName = Fn.select(1, Fn.split(':', Fn.select(0, endpoint.vpcEndpointDnsEntries)));
+      this.environment = { AWS_ENDPOINT_URL_EC2: `https://${dnsName}` };
     }
     if (settings.dynamoDbEndpoint === 'create') {
       new ec2.CfnVPCEndpoint(this, 'DynamoDbEndpoint', {

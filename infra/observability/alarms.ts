@@ -20,8 +20,13 @@ export interface ControllerAlarmsProps {
   functions: Record<string, ControllerFunction>;
   deadLetterQueues: Record<string, sqs.IQueue>;
   fullPassStaleMinutes: number;
+  /** The watcher runs: alarm when none has for a while. */
+  watcher: boolean;
   topic: sns.ITopic;
 }
+
+/** A watcher ends about every four minutes: none in this long means none is running. */
+const WATCHER_STALE = Duration.minutes(15);
 
 /** Every trigger of a forced detach (all but `unmounted`, and kcm's `released`): keyed by the type, so none can be left out. */
 const FORCED_TRIGGERS: Record<Exclude<DetachTrigger, 'unmounted' | 'released'>, true> = {
@@ -93,6 +98,27 @@ export class ControllerAlarms extends Construct {
       threshold: 1,
       description: 'A volume was detached while the kubelet may still hold it (timeout, out-of-service, stopped or gone instance).',
     });
+    this.add('UnauthorizedCalls', {
+      metric: metric(Metric.UnauthorizedCalls),
+      threshold: 1,
+      description:
+        'EC2 or the Kubernetes API refused the role: a volume or instance lacks the tags the role requires, an encrypted volume’s key is not in kmsKeyArns, or RBAC is missing (`ebs-attach-detach explain` names the missing tag).',
+    });
+    // Failback: another holder leads after we held the Lease (our passes could not renew for the
+    // record's duration, and the standby sidecar took it). Either it attaches again, with the
+    // EBS CSI role's permissions, or nothing attaches at all: docs/eks.md, Standby postures.
+    this.add('FencedAfterHeld', {
+      metric: metric(Metric.Fenced, { State: 'failed-back' }),
+      threshold: 1,
+      description:
+        "Passes run fenced after we held the csi-attacher sidecar's Lease: the sidecar leads again (failback), or nothing attaches if it lost its permissions. Find why our passes stopped renewing, then take the Lease back (docs/eks.md, runbook).",
+    });
+    this.add('NoSidecarLease', {
+      metric: metric(Metric.Fenced, { State: 'no-lease' }),
+      threshold: 1,
+      description:
+        'The lease fence finds no csi-attacher Lease and acts on nothing: wrong leaseFenceNamespace or leaseFenceName, or the sidecar runs without leader election (docs/eks.md, runbook).',
+    });
     this.add('PassFailures', {
       metric: metric(Metric.PassFailures),
       threshold: 3,
@@ -105,6 +131,14 @@ export class ControllerAlarms extends Construct {
       missing: cloudwatch.TreatMissingData.BREACHING,
       description: `No full pass succeeded in ${props.fullPassStaleMinutes} minutes: the safety net is not running.`,
     });
+    if (props.watcher)
+      this.add('NoWatcher', {
+        metric: controllerMetric(props.clusterName, Metric.WatcherRuns, { statistic: 'Sum', period: WATCHER_STALE }),
+        threshold: 1,
+        comparison: cloudwatch.ComparisonOperator.LESS_THAN_THRESHOLD,
+        missing: cloudwatch.TreatMissingData.BREACHING,
+        description: `No watcher ran in ${WATCHER_STALE.toMinutes()} minutes: changes wait for the full pass (every minute) instead of seconds.`,
+      });
   }
 
   private add(id: string, spec: AlarmSpec): void {

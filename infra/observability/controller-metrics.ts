@@ -31,8 +31,29 @@ export const METRIC_VIEWS: Record<MetricName, MetricView> = {
   [Metric.Rejected]: { dimensions: ['Source'], statistic: 'Sum', title: 'Malformed inputs skipped by source' },
   [Metric.ShadowVerdicts]: { dimensions: ['Verdict'], statistic: 'Maximum', title: 'Shadow: VolumeAttachments per verdict (per pass)' },
   // A gauge per full pass: the largest in the period is how many stood unclaimed, not a sum over passes.
-  [Metric.UnwantedAttachments]: { dimensions: [], statistic: 'Maximum', title: 'Attached with no VolumeAttachment (attacher mode)' },
+  [Metric.UnwantedAttachments]: {
+    dimensions: [],
+    statistic: 'Maximum',
+    title: 'Attached where no Kubernetes object names it (left attached)',
+  },
   [Metric.PassFailures]: { dimensions: [], statistic: 'Sum', title: 'Aborted passes' },
+  [Metric.UnauthorizedCalls]: {
+    dimensions: [],
+    statistic: 'Sum',
+    title: 'Calls refused the role (EC2 UnauthorizedOperation, Kubernetes 403)',
+  },
+  [Metric.Fenced]: {
+    dimensions: ['State'],
+    statistic: 'Sum',
+    title: 'Passes under the lease fence by state (held: 0, else 1: only planned)',
+  },
+  [Metric.WatcherRuns]: { dimensions: [], statistic: 'Sum', title: 'Watchers that ran (one ends about every four minutes)' },
+  [Metric.WatchChanges]: { dimensions: [], statistic: 'Sum', title: 'Watched changes received' },
+  [Metric.WatchPasses]: { dimensions: [], statistic: 'Sum', title: 'Targeted passes the watcher ran' },
+  [Metric.WatchStalls]: { dimensions: [], statistic: 'Sum', title: 'Watch streams cut after going silent' },
+  [Metric.WatchRelists]: { dimensions: [], statistic: 'Sum', title: 'Watch lists (no checkpoint, or a 410)' },
+  [Metric.WatchAbandoned]: { dimensions: [], statistic: 'Sum', title: 'Watched targets given up (left to the full pass)' },
+  [Metric.WatchQueueWait]: { dimensions: [], statistic: 'Maximum', title: 'Change → pass start, largest (ms)' },
 };
 
 const PERIOD = Duration.minutes(5);

@@ -2,8 +2,8 @@
 import { parseArgs } from 'node:util';
 import type { ExplainTarget } from './explain/types.js';
 
-export type Command = 'init' | 'reconcile' | 'plan' | 'shadow' | 'status' | 'explain';
-const COMMANDS: readonly Command[] = ['init', 'reconcile', 'plan', 'shadow', 'status', 'explain'];
+export type Command = 'init' | 'reconcile' | 'plan' | 'shadow' | 'handback' | 'takeover' | 'status' | 'explain';
+const COMMANDS: readonly Command[] = ['init', 'reconcile', 'plan', 'shadow', 'handback', 'takeover', 'status', 'explain'];
 
 export interface CliArgs {
   command: Command | 'help';
@@ -34,6 +34,8 @@ Commands:
   reconcile          run one full pass (attach, detach, report) and print what it did
   plan               what a full pass would do and why, changing nothing (= reconcile --dry-run)
   shadow             attacher mode: the csi-attacher sidecar's VolumeAttachments beside EC2 and our plan, changing nothing
+  handback           attacher mode: writes off, wait until nothing of ours can act, release the sidecar's Lease
+  takeover           attacher mode: writes on again after a handback
   status             the actual state: volume, node, state, device, mounted, operation, backoff (--watch)
   explain <object>   why a volume is or is not attached: namespace/pod, pvc namespace/name, vol-…, or a node
 
@@ -72,6 +74,27 @@ attachment no VolumeAttachment names), detach-pending, attach-pending, sidecar-e
 unresolvable, plan-differs, or unverified. A healthy cluster shows agrees everywhere but for a
 few short-lived pending rows.
 Exit codes: 0 compared (whatever the verdicts), 1 error (not attacher mode, an unreadable cluster).`,
+  handback: `Usage: ebs-attach-detach handback [--json] [--table <name>]
+
+Hands control back to the EBS CSI csi-attacher sidecar (OPERATING_MODE=attacher; docs/eks.md,
+rollback), saying what it did at each step:
+  1. turns writes off in the store's handover record: every pass that starts from now on only
+     plans, at once, with no redeploy;
+  2. waits until nothing of ours can still act: every pass that was already acting has surely
+     stopped (its invocation's end plus LEASE_MARGIN_SECONDS) and every operation lease has run
+     out (at most the full pass's timeout plus the margin, 5 min 15 s);
+  3. with LEASE_FENCE=on, releases the sidecar's Lease as client-go does (no holder): the
+     sidecar's standby takes it at its next retry and leads again.
+Run it again at any time: it picks up where it is. \`ebs-attach-detach takeover\` turns writes on again.
+Exit codes: 0 handed back (or nothing of ours held the Lease), 1 error (not attacher mode, the Lease
+changed under the release: run it again).`,
+  takeover: `Usage: ebs-attach-detach takeover [--json] [--table <name>]
+
+Turns writes on again in the store's handover record after a handback (OPERATING_MODE=attacher):
+passes act from their next start; with LEASE_FENCE=on they take the sidecar's Lease once it
+lapses (docs/eks.md, Step 2). The store forgets the Lease it held before, so passes fenced
+until the takeover count as waiting, not as a failback.
+Exit codes: 0 writes on, 1 error.`,
   status: `Usage: ebs-attach-detach status [--watch [--interval <seconds>]] [--json] [--table <name>]
 
 Prints the persisted actual state: one row per (volume, node) with state, device, mounted, the

@@ -21,12 +21,20 @@ export interface StatusRow {
   mounted: string;
   operation: string;
   backoff: string;
+  /** The last failure of an operation backing off on this node (e.g. EC2's UnauthorizedOperation), or `-`. */
+  lastError: string;
 }
 
 export function statusRows(actual: ActualState, now: number): StatusRow[] {
   const rows: StatusRow[] = [];
   for (const record of [...actual.values()].sort((a, b) => a.volumeId.localeCompare(b.volumeId))) {
-    const nodes = new Set([...Object.keys(record.attachments), ...Object.values(record.operations).map((op) => op.nodeName)]);
+    // A node whose attach keeps failing has no attachment yet, only a backoff: it gets a row too.
+    const backingOff = Object.keys(record.backoff).map((key) => key.slice(key.indexOf(':') + 1));
+    const nodes = new Set([
+      ...Object.keys(record.attachments),
+      ...Object.values(record.operations).map((op) => op.nodeName),
+      ...backingOff,
+    ]);
     for (const node of [...nodes].sort()) {
       const attachment = record.attachments[node];
       const op = Object.values(record.operations).find((o) => o.nodeName === node);
@@ -34,7 +42,7 @@ export function statusRows(actual: ActualState, now: number): StatusRow[] {
       rows.push({
         volume: record.volumeId,
         node,
-        state: attachment?.state ?? '-',
+        state: attachment?.state ?? (backoffs.some(([key]) => key.startsWith('attach:')) ? 'not attached' : '-'),
         device: attachment?.device ?? '-',
         mounted: attachment === undefined ? '-' : attachment.mounted ? 'yes' : 'no',
         operation:
@@ -48,17 +56,24 @@ export function statusRows(actual: ActualState, now: number): StatusRow[] {
                 `${key.split(':')[0]} ×${b.failures}${b.notBefore > now ? ` for ${Math.ceil((b.notBefore - now) / 1000)} s` : ''}`,
             )
             .join(', ') || '-',
+        lastError: backoffs.map(([, b]) => b.lastError).join('; ') || '-',
       });
     }
   }
   return rows;
 }
 
+/** The table shows an error's first sentence (EC2's refusal ends in a long encoded message); --json has all of it. */
+function shortError(error: string): string {
+  const first = error.split(/(?<=\.) /)[0] ?? error;
+  return first.length > 100 ? `${first.slice(0, 99)}…` : first;
+}
+
 export function formatStatus(rows: StatusRow[]): string {
   if (rows.length === 0) return 'No volumes in the actual state.';
   return table(
-    ['VOLUME', 'NODE', 'STATE', 'DEVICE', 'MOUNTED', 'OPERATION', 'BACKOFF'],
-    rows.map((r) => [r.volume, r.node, r.state, r.device, r.mounted, r.operation, r.backoff]),
+    ['VOLUME', 'NODE', 'STATE', 'DEVICE', 'MOUNTED', 'OPERATION', 'BACKOFF', 'LAST ERROR'],
+    rows.map((r) => [r.volume, r.node, r.state, r.device, r.mounted, r.operation, r.backoff, shortError(r.lastError)]),
   );
 }
 

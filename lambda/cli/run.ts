@@ -8,6 +8,7 @@ import { ConfigError, loadConfig, type Config } from '../config.js';
 import { parseCli, USAGE, UsageError, type CliArgs } from './args.js';
 import { EXIT } from './commands/exit.js';
 import { runExplain } from './commands/explain.js';
+import { runHandback, runTakeover } from './commands/handback.js';
 import { runInit } from './commands/init.js';
 import { runPass } from './commands/pass.js';
 import { runShadow } from './commands/shadow.js';
@@ -79,6 +80,10 @@ function execute(controller: Controller, args: CliArgs, io: Io): Promise<number>
       return runExplain(controller, args.explain!, args, io);
     case 'shadow':
       return runShadow(controller, args, io);
+    case 'handback':
+      return runHandback(controller, args, io);
+    case 'takeover':
+      return runTakeover(controller, args, io);
     default:
       return runPass(controller, { dryRun: args.command === 'plan' || args.dryRun, json: args.json }, io);
   }

@@ -10,8 +10,17 @@ import type { ClusterSnapshot, KubePod } from './kube.js';
 import { comparePods, isPodTerminated, podKey, podRefOf } from './pods.js';
 import { claimLookup, resolvePodVolume, type ClaimLookup } from './pod-volumes.js';
 import type { Coded, SkipCode } from './reasons.js';
-import type { DesiredAttachment, DesiredState, NodeName, NodeView, PodRef, SkippedVolume } from './types.js';
+import {
+  pairKey,
+  type DesiredAttachment,
+  type DesiredState,
+  type NodeName,
+  type NodeView,
+  type PodRef,
+  type SkippedVolume,
+} from './types.js';
 import { uniqueNameFor } from './volume-id.js';
+import { ebsVolumeId, pvLookup, volumeOfVolumeAttachment } from './volume-sources.js';
 
 export interface BuildOptions {
   /** False when any list was missing or partial: the plan then detaches nothing. Default true. */
@@ -88,6 +97,17 @@ function addPod(pod: KubePod, nodes: Map<NodeName, NodeView>, lookup: ClaimLooku
   }
 }
 
+/** The (volume, node) pairs the EBS VolumeAttachments read name (attached or not): the cluster's word that a volume belongs on a node. */
+function volumeAttachmentPairs(snapshot: Pick<ClusterSnapshot, 'pvs' | 'volumeAttachments'>): ReadonlySet<string> {
+  const pvNamed = pvLookup(snapshot.pvs);
+  const pairs = new Set<string>();
+  for (const va of snapshot.volumeAttachments) {
+    const volumeId = ebsVolumeId(volumeOfVolumeAttachment(va, pvNamed));
+    if (volumeId !== undefined) pairs.add(pairKey(volumeId, va.spec.nodeName));
+  }
+  return pairs;
+}
+
 export function buildDesiredState(snapshot: ClusterSnapshot, options: BuildOptions = {}): DesiredState {
   const { nodes, problems } = buildNodeViews(snapshot.nodes);
   const lookup = claimLookup(snapshot.pvcs, snapshot.pvs);
@@ -99,7 +119,7 @@ export function buildDesiredState(snapshot: ClusterSnapshot, options: BuildOptio
     skipped: out.skipped,
     problems: [...problems, ...out.problems],
     complete: options.complete ?? true,
-    decidedBy: { kind: 'pods' },
+    decidedBy: { kind: 'pods', volumeAttachmentPairs: volumeAttachmentPairs(snapshot) },
   };
   if (options.scope) state.scope = options.scope;
   return state;

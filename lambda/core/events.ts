@@ -38,6 +38,11 @@ export function invalidVolumeEvent(specName: string, raw: string, error: string)
   return attachFailedEvent(specName, `invalid EBS volume id ${JSON.stringify(raw)}: ${error}`);
 }
 
+/** The event kcm relays when the EBS CSI driver refuses the volume's capability (the sidecar's attachError, word for word). */
+export function capabilityRefusedEvent(specName: string, refusal: string): VolumeEvent {
+  return attachFailedEvent(specName, refusal);
+}
+
 /**
  * The Multi-Attach error one scheduled pod sees. `podsElsewhere` are the pods that use the volume on
  * the nodes it is attached to; a pod only sees the names of pods in its own namespace.

@@ -119,7 +119,7 @@ export interface KubeVolumeAttachment {
     nodeName: string;
     source: {
       persistentVolumeName?: string | null;
-      inlineVolumeSpec?: { csi?: CsiPersistentVolumeSource | null; accessModes?: string[] | null } | null;
+      inlineVolumeSpec?: { csi?: CsiPersistentVolumeSource | null; accessModes?: string[] | null; volumeMode?: string } | null;
     };
   };
   status?: {

@@ -4,7 +4,7 @@
  */
 import type { Deferred, DetachRequestUpdate } from './actions.js';
 import { compareText } from './compare.js';
-import { inBackoff } from './backoff.js';
+import { heldByLimit, inBackoff } from './backoff.js';
 import type { PlanConfig } from './config.js';
 import type { Coded, WaitCode } from './reasons.js';
 import {
@@ -13,6 +13,7 @@ import {
   type ActualState,
   type DesiredAttachment,
   type DesiredState,
+  type InstanceId,
   type NodeName,
   type Observations,
   type OperationKind,
@@ -34,6 +35,8 @@ export interface PlanContext {
   plannedAttaches: Map<VolumeId, NodeName[]>;
   deferred: Deferred[];
   detachRequests: DetachRequestUpdate[];
+  /** Attachments held per instance, counted on first use (attachedOn). */
+  attachedByInstance?: Map<InstanceId, number>;
 }
 
 export function createContext(
@@ -69,6 +72,20 @@ export function defer(ctx: PlanContext, volumeId: VolumeId, nodeName: NodeName, 
 
 const WHOLE_VOLUME = '*';
 
+/** How many attachments the actual state holds on an instance (counted once a pass, on first use). */
+export function attachedOn(ctx: PlanContext, instanceId: InstanceId): number {
+  ctx.attachedByInstance ??= countByInstance(ctx.actual);
+  return ctx.attachedByInstance.get(instanceId) ?? 0;
+}
+
+function countByInstance(actual: ActualState): Map<InstanceId, number> {
+  const counts = new Map<InstanceId, number>();
+  for (const record of actual.values()) {
+    for (const a of Object.values(record.attachments)) counts.set(a.instanceId, (counts.get(a.instanceId) ?? 0) + 1);
+  }
+  return counts;
+}
+
 /**
  * Why no new operation may start on (volume, node), or undefined when one may: an operation
  * holds the lock (expired ones too, until resolved), the backoff is active, or an action on the
@@ -91,7 +108,13 @@ export function blockedReason(
         : { code: 'lock-held', text: `${held} holds the lock until ${new Date(op.leaseExpiresAt).toISOString()}` };
     }
     const backoff = record.backoff[operationKey(kind, nodeName)];
-    if (inBackoff(backoff, ctx.now)) {
+    if (heldByLimit(backoff, (instanceId) => attachedOn(ctx, instanceId))) {
+      return {
+        code: 'attachment-limit',
+        text: `the node has no attachment slot left (${backoff!.lastError}); it is attached once a volume is detached from the node`,
+      };
+    }
+    if (inBackoff(backoff, ctx.now) && backoff!.untilDetachFrom === undefined) {
       const until = new Date(backoff!.notBefore).toISOString();
       return {
         code: 'backing-off',

@@ -4,10 +4,10 @@
  * `awsElasticBlockStore` (translated to the CSI name); inline `awsElasticBlockStore` likewise.
  * Volumes of any other kind are ignored without a word: they are not ours.
  */
-import { accessModesOf, allowsMultiAttach } from './access-modes.js';
+import { accessModesOf, allowsMultiAttach, ebsCapability } from './access-modes.js';
 import type { KubePod, KubePodVolume, KubePv, KubePvc } from './kube.js';
 import { podRefOf } from './pods.js';
-import { invalidVolumeEvent } from './events.js';
+import { capabilityRefusedEvent, invalidVolumeEvent } from './events.js';
 import type { SkipCode } from './reasons.js';
 import type { AccessMode, PodRef, VolumeEvent, VolumeId, VolumeSource } from './types.js';
 import { volumeOfInline, volumeOfPv } from './volume-sources.js';
@@ -51,6 +51,17 @@ function fromPv(pv: KubePv, pvName: string): VolumeResolution {
   if (volume.kind === 'not-ours') return IGNORED;
   if (volume.kind === 'invalid') return badId(volume.raw, `PV ${pvName}`, volume.error, pvName);
   const accessModes = accessModesOf(pv.spec?.accessModes);
+  // The EBS CSI driver refuses some capabilities on every node: we never ask EC2 for what it would refuse.
+  const capability = ebsCapability(accessModes, pv.spec?.volumeMode);
+  if (capability.kind === 'refused') {
+    const asked = `${accessModes.join(', ') || 'no access modes'} as ${pv.spec?.volumeMode ?? 'Filesystem'}`;
+    return {
+      kind: 'skipped',
+      code: 'capability-refused',
+      reason: `PV ${pvName} (${asked}) is refused by the EBS CSI driver: ${capability.message}`,
+      event: capabilityRefusedEvent(pvName, capability.message),
+    };
+  }
   return {
     kind: 'ebs',
     volumeId: volume.volumeId,

@@ -20,6 +20,8 @@ export const SKIP_CODES = [
   'pv-claim-mismatch',
   /** The PV or inline volume says EBS but its volume id is malformed. */
   'invalid-volume-id',
+  /** The EBS CSI driver refuses the PV's access modes and volume mode (read-only-many, filesystem read-write-many, …). */
+  'capability-refused',
   /** The pod's node object does not exist. */
   'node-not-found',
   /** The node lacks the controller-managed-attach-detach annotation: the kubelet attaches itself. */
@@ -42,6 +44,8 @@ export const WAIT_CODES = [
   'lease-expired',
   /** The last attempts failed: backing off until a time, with EC2's last error. */
   'backing-off',
+  /** EC2 answered AttachmentLimitExceeded for the node: no attach there until something detaches from it. */
+  'attachment-limit',
   /** An action on the same lock is already planned in this pass. */
   'planned-this-pass',
   /** The record says attaching but EC2 was not asked this pass: a stuck attach is judged on EC2's word only. */

@@ -80,7 +80,8 @@ export function seedAll(record: VolumeRecord | undefined, inputs: readonly SeedI
 
 export interface TakeoverView {
   nodes: ReadonlyMap<NodeName, NodeView>;
-  byInstance: ReadonlyMap<InstanceId, NodeName>;
+  /** The nodes whose attachment of a volume EC2 may add to its record (verification.ts, `adoptableNodes`). */
+  adoptable(volumeId: VolumeId): ReadonlyMap<InstanceId, NodeName>;
 }
 
 /**
@@ -97,7 +98,7 @@ export function takeOverVolume(
 ): Transition {
   const seeded = seedAll(record, inputs, now);
   if (!seeded.ok || observation === undefined) return seeded;
-  const settled = applyObservation(seeded.record, observation, now, view.byInstance);
+  const settled = applyObservation(seeded.record, observation, now, view.adoptable(seeded.record.volumeId));
   if (!settled.ok) return settled;
   let next: Transition = settled;
   for (const attachment of Object.values(settled.record.attachments)) {

@@ -5,6 +5,7 @@
  * A transition that changes nothing returns the very same object, so callers can skip the write.
  */
 import { inBackoff, nextBackoff, type BackoffConfig } from './backoff.js';
+import type { Backoff } from './types.js';
 import { isLive } from './operations.js';
 import { accept, clone, emptyRecord, observedState, optional, refuse, type Transition } from './transition-result.js';
 import {
@@ -177,14 +178,15 @@ export function failOperation(
   error: string,
   now: number,
   backoffConfig: BackoffConfig,
-  options: { ec2MayStillBeWorking?: boolean } = {},
+  options: { ec2MayStillBeWorking?: boolean; untilDetachFrom?: Backoff['untilDetachFrom']; longest?: boolean } = {},
 ): Transition {
   const held = heldOperation(record, operationId);
   if (isRefusal(held)) return held;
   const { key, op } = held;
   const next = release(record, key, op, false);
   const backoffKey = operationKey(op.kind, op.nodeName);
-  next.backoff[backoffKey] = nextBackoff(next.backoff[backoffKey], error, now, backoffConfig);
+  const config = options.longest ? { ...backoffConfig, initialMs: backoffConfig.maxMs } : backoffConfig;
+  next.backoff[backoffKey] = nextBackoff(next.backoff[backoffKey], error, now, config, options.untilDetachFrom);
   const current = next.attachments[op.nodeName];
   if (!current) return accept(next);
   if (options.ec2MayStillBeWorking) {

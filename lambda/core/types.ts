@@ -110,7 +110,10 @@ export interface DesiredState {
  * attachment whose Node object is gone, as its VolumeAttachment names it (the node-id annotation),
  * so EC2's answer can still be matched to that node and the volume detached.
  */
-type DecidedBy = { kind: 'pods' } | { kind: 'kcm'; released: ReadonlySet<string>; releasedInstances?: ReadonlyMap<InstanceId, NodeName> };
+type DecidedBy =
+  /** `volumeAttachmentPairs`: the (volume, node) pairs (`pairKey`) the VolumeAttachments read name. */
+  | { kind: 'pods'; volumeAttachmentPairs?: ReadonlySet<string> }
+  | { kind: 'kcm'; released: ReadonlySet<string>; releasedInstances?: ReadonlyMap<InstanceId, NodeName> };
 
 export type AttachmentState = 'attaching' | 'attached' | 'detaching' | 'uncertain';
 
@@ -163,6 +166,12 @@ export interface Backoff {
   failures: number;
   notBefore: number;
   lastError: string;
+  /**
+   * EC2 answered `AttachmentLimitExceeded`: final for the node until something detaches from it
+   * (DESIGN §8). `attached` is how many attachments the actual state held on `instanceId` then;
+   * the attach is planned again only once it holds fewer.
+   */
+  untilDetachFrom?: { instanceId: InstanceId; attached: number };
 }
 
 /**
@@ -203,6 +212,10 @@ export interface VolumeObservation {
   zone?: string;
   multiAttachEnabled?: boolean;
   attachments: Ec2Attachment[];
+  /** The volume's tags (what the role's conditions read), its encryption and KMS key, as DescribeVolumes returns them. */
+  tags?: Record<string, string>;
+  encrypted?: boolean;
+  kmsKeyId?: string;
 }
 
 /** What EC2 said during this pass. Absent maps mean "not asked this pass", never "nothing there". */

@@ -3,7 +3,16 @@
  * instance it knows once per sync period; in between it asks only about attachments in flux, the
  * ones a plan must not judge on the record's word alone (a stuck attach is detached only on EC2's).
  */
-import { type ActualState, type DesiredState, type InstanceId, type NodeName, pairOf, type VolumeId } from './types.js';
+import {
+  type ActualState,
+  type DesiredState,
+  type InstanceId,
+  type NodeName,
+  type Observations,
+  pairKey,
+  pairOf,
+  type VolumeId,
+} from './types.js';
 import { volumeOfNodeStatusName } from './volume-sources.js';
 
 export interface VerificationTargets {
@@ -67,6 +76,51 @@ export function clusterKnows(desired: Pick<DesiredState, 'nodes' | 'attachments'
     if (names.some((name) => volumeOfNodeStatusName(name) === volumeId)) return true;
   }
   return false;
+}
+
+/**
+ * The nodes whose attachment of `volumeId` EC2 may add to its record, by instance. Attacher mode:
+ * any node (kcm decides; an attachment no VolumeAttachment asks for is only reported). Controller
+ * mode: only a node whose status names the volume (`volumesAttached` or `volumesInUse`) or whose
+ * VolumeAttachment does, as upstream's actual state holds only what it attached or a node reports.
+ * Anything else EC2 shows is someone else's (an operator's attach, another controller's): adopted,
+ * it would look unneeded and be detached from a live instance.
+ */
+export function adoptableNodes(desired: Pick<DesiredState, 'nodes' | 'decidedBy'>, volumeId: VolumeId): Map<InstanceId, NodeName> {
+  const { decidedBy } = desired;
+  if (decidedBy.kind === 'kcm') return nodesByInstance(desired);
+  const adoptable = new Map<InstanceId, NodeName>();
+  for (const view of desired.nodes.values()) {
+    if (view.instanceId === undefined) continue;
+    const names = [...view.volumesAttached.map((v) => v.name), ...view.volumesInUse];
+    const reported = names.some((name) => volumeOfNodeStatusName(name) === volumeId);
+    if (reported || decidedBy.volumeAttachmentPairs?.has(pairKey(volumeId, view.name))) adoptable.set(view.instanceId, view.name);
+  }
+  return adoptable;
+}
+
+/**
+ * Attachments EC2 shows on a node's instance that the actual state does not hold and no desired
+ * attachment is about to take: reported (`UnwantedAttachments`), never detached.
+ */
+export function unrecordedAttachments(
+  desired: Pick<DesiredState, 'nodes' | 'decidedBy' | 'attachments'>,
+  actual: ActualState,
+  observations: Observations,
+): { volumeId: VolumeId; nodeName: NodeName; instanceId: InstanceId }[] {
+  const byInstance = nodesByInstance(desired);
+  const wanted = new Set(desired.attachments.map((a) => pairKey(a.volumeId, a.nodeName)));
+  const found: { volumeId: VolumeId; nodeName: NodeName; instanceId: InstanceId }[] = [];
+  for (const observation of observations.volumes?.values() ?? []) {
+    const recorded = new Set(Object.values(actual.get(observation.volumeId)?.attachments ?? {}).map((a) => a.instanceId));
+    for (const seen of observation.attachments) {
+      const nodeName = byInstance.get(seen.instanceId);
+      if (seen.state === 'detached' || nodeName === undefined || recorded.has(seen.instanceId)) continue;
+      if (wanted.has(pairKey(observation.volumeId, nodeName))) continue;
+      found.push({ volumeId: observation.volumeId, nodeName, instanceId: seen.instanceId });
+    }
+  }
+  return found;
 }
 
 /** Instance → node for every node with a valid instance id, so EC2's attachments can be named. */

@@ -6,6 +6,9 @@
 /** The payload EventBridge Scheduler sends to the scheduled function. */
 export const FULL_PASS_INPUT = { pass: 'full' } as const;
 
+/** The payload EventBridge Scheduler sends to the watcher function, on the same schedule. */
+export const WATCH_INPUT = { pass: 'watch' } as const;
+
 /** What kubernetes-event-exporter's EventBridge sink is configured to send (event-exporter-values.yaml). */
 export const EXPORTER_SOURCE = 'kubernetes-event-exporter';
 export const EXPORTER_DETAIL_TYPE = 'Kubernetes Event';

@@ -22,6 +22,9 @@ const TIMEOUT_EARLY_MS = 2_000;
 /** What a handler needs of the controller: its passes, its telemetry and its clock. */
 export type PassRunner = Pick<Controller, 'fullPass' | 'targetedPass' | 'logger' | 'metrics' | 'clock'>;
 
+/** What the middleware itself uses: telemetry and the clock. */
+type Instrumented = Pick<Controller, 'logger' | 'metrics' | 'clock'>;
+
 type Handler<E, R> = (event: E, context: Context, budget: Budget) => Promise<R>;
 
 export interface HandlerOptions<E, R> {
@@ -29,7 +32,7 @@ export interface HandlerOptions<E, R> {
   onTimeout?: (event: E) => R | undefined;
 }
 
-export function lambdaHandler<E, R>(controller: PassRunner, handler: Handler<E, R>, options: HandlerOptions<E, R> = {}) {
+export function lambdaHandler<E, R>(controller: Instrumented, handler: Handler<E, R>, options: HandlerOptions<E, R> = {}) {
   const { logger, metrics, clock } = controller;
   return (
     middy<E, R>({

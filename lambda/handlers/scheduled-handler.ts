@@ -11,6 +11,8 @@ export interface ScheduledResult {
   rejected?: string;
   /** LEASE_FENCE: why this pass only planned (another holder's Lease is live). */
   fenced?: string;
+  /** Why this pass only planned: a handback turned writes off in the store. */
+  writesOff?: string;
 }
 
 export function scheduledHandler(controller: PassRunner) {
@@ -24,6 +26,7 @@ export function scheduledHandler(controller: PassRunner) {
     }
     const report = await controller.fullPass(budget);
     const fenced = report.fenced === undefined ? {} : { fenced: report.fenced };
-    return { passId: report.passId, converged: report.converged, actions: report.actions.length, ...fenced };
+    const writesOff = report.writesOff === undefined ? {} : { writesOff: report.writesOff };
+    return { passId: report.passId, converged: report.converged, actions: report.actions.length, ...fenced, ...writesOff };
   });
 }

@@ -16,11 +16,15 @@ import {
   EXPORTER_DETAIL_TYPE,
   EXPORTER_SOURCE,
   FULL_PASS_INPUT,
+  WATCH_INPUT,
 } from './contracts.js';
 import { DnsLabelSchema, DnsSubdomainSchema } from './kubernetes-names.js';
 
 /** EventBridge Scheduler's payload for the full pass (`{ "pass": "full" }`); an empty payload means the same. */
 export const ScheduledEventSchema = z.object({ pass: z.literal(FULL_PASS_INPUT.pass).default(FULL_PASS_INPUT.pass) }).loose();
+
+/** EventBridge Scheduler's payload for the watcher (`{ "pass": "watch" }`); an empty payload means the same. */
+export const WatchEventSchema = z.object({ pass: z.literal(WATCH_INPUT.pass).default(WATCH_INPUT.pass) }).loose();
 
 /**
  * The object an event is about: a Pod (namespaced: its namespace is a DNS-1123 label) or a Node

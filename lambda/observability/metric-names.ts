@@ -42,8 +42,28 @@ export const Metric = {
   ShadowVerdicts: 'ShadowVerdicts',
   /** Count per attacher-mode full pass: attachments EC2 shows that no VolumeAttachment asks for (reported, never detached by us). */
   UnwantedAttachments: 'UnwantedAttachments',
+  /**
+   * Count per pass under the lease fence: 0 while we hold the Lease, 1 when the pass only planned;
+   * dimension State = one of FENCE_STATES (core/attacher/handover.ts: held | waiting | failed-back |
+   * no-lease | lost-race); the Lease's holder rides along as the property `holder`.
+   */
+  Fenced: 'Fenced',
   /** Count of passes that aborted (cluster or store unreadable). */
   PassFailures: 'PassFailures',
+  /** Count per pass of calls refused the role: EC2 `UnauthorizedOperation` (or no grant on a volume's KMS key), Kubernetes 403. */
+  UnauthorizedCalls: 'UnauthorizedCalls',
+  /** Count, per watcher invocation that watched (sent when it ends): none for a while means no watcher runs. */
+  WatcherRuns: 'WatcherRuns',
+  /** Count per watcher: changes received, and targeted passes run for them. */
+  WatchChanges: 'WatchChanges',
+  WatchPasses: 'WatchPasses',
+  /** Count per watcher: streams cut after saying nothing for the stall bound, and lists after a 410. */
+  WatchStalls: 'WatchStalls',
+  WatchRelists: 'WatchRelists',
+  /** Count per watcher: targets given up after repeated failed passes (left to the full pass). */
+  WatchAbandoned: 'WatchAbandoned',
+  /** Milliseconds from a change's arrival to the start of its pass, the largest of a watcher. */
+  WatchQueueWait: 'WatchQueueWait',
 } as const;
 
 export type MetricName = (typeof Metric)[keyof typeof Metric];

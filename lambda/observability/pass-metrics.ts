@@ -5,6 +5,7 @@
  */
 import { MetricUnit, type Metrics } from '@aws-lambda-powertools/metrics';
 import type { PassReport } from '../reconcile/pass/types.js';
+import type { WatcherReport } from '../reconcile/watch/types.js';
 import { Metric } from './metric-names.js';
 
 type RejectedSource = 'event' | 'kubernetes' | 'dynamodb';
@@ -30,6 +31,7 @@ export function recordPass(metrics: Metrics, report: PassReport): void {
   const conflicts = report.results.filter((r) => r.kind === 'multiAttachConflict').length;
   metrics.addMetric(Metric.MultiAttachConflicts, MetricUnit.Count, conflicts);
   metrics.addMetric(Metric.Ec2Throttles, MetricUnit.Count, report.results.filter((r) => r.throttled === true).length);
+  metrics.addMetric(Metric.UnauthorizedCalls, MetricUnit.Count, report.unauthorizedCalls);
   metrics.addMetric(Metric.ExpiredOperations, MetricUnit.Count, report.expiredOperations);
   metrics.addMetric(Metric.DetachesHeldBack, MetricUnit.Count, report.heldBack.length);
   metrics.addMetric(Metric.DesiredAttachments, MetricUnit.Count, report.desiredAttachments);
@@ -38,6 +40,26 @@ export function recordPass(metrics: Metrics, report: PassReport): void {
   if (!report.clusterComplete) recordPassFailure(metrics);
   for (const [verdict, count] of Object.entries(report.shadow?.counts ?? {}))
     single(metrics, { Verdict: verdict }).addMetric(Metric.ShadowVerdicts, MetricUnit.Count, count);
+  if (report.fence !== undefined) recordFence(metrics, report.fence);
+}
+
+/** One per pass under the fence: 0 while we hold the Lease, 1 when fenced, by State; who held it as a property (not a dimension: pod names come and go). */
+function recordFence(metrics: Metrics, fence: NonNullable<PassReport['fence']>): void {
+  const one = single(metrics, { State: fence.state });
+  if (fence.holder !== undefined) one.addMetadata('holder', fence.holder);
+  one.addMetric(Metric.Fenced, MetricUnit.Count, fence.state === 'held' ? 0 : 1);
+}
+
+/** What one watcher invocation did; nothing for one that ended at once (another watcher is live). */
+export function recordWatcher(metrics: Metrics, report: WatcherReport): void {
+  if (!report.joined) return;
+  metrics.addMetric(Metric.WatcherRuns, MetricUnit.Count, 1);
+  metrics.addMetric(Metric.WatchChanges, MetricUnit.Count, report.changes);
+  metrics.addMetric(Metric.WatchPasses, MetricUnit.Count, report.passes);
+  metrics.addMetric(Metric.WatchStalls, MetricUnit.Count, report.stalls);
+  metrics.addMetric(Metric.WatchRelists, MetricUnit.Count, report.relists);
+  metrics.addMetric(Metric.WatchAbandoned, MetricUnit.Count, report.abandoned);
+  metrics.addMetric(Metric.WatchQueueWait, MetricUnit.Milliseconds, report.queueWaitMs.max);
 }
 
 /** A pass that could not run at all (cluster or store unreadable, a bug). */

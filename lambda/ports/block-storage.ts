@@ -4,9 +4,16 @@
  */
 import type { Ec2Attachment, Ec2AttachmentState, InstanceId, InstanceState, VolumeId, VolumeObservation } from '../core/types.js';
 
-/** Failures shared by attach and detach. `throttled` and `transient` may be retried; `failed` may not. */
+/**
+ * Failures shared by attach and detach. `throttled` and `transient` may be retried; `failed` may not;
+ * `unauthorized`: IAM (or the volume's KMS key) refused the role, which no retry changes until
+ * someone fixes the tags or the policy.
+ */
 type CommonFailure =
-  { kind: 'throttled'; message: string } | { kind: 'transient'; message: string } | { kind: 'failed'; code: string; message: string };
+  | { kind: 'throttled'; message: string }
+  | { kind: 'transient'; message: string }
+  | { kind: 'failed'; code: string; message: string }
+  | { kind: 'unauthorized'; code: string; message: string };
 
 export type AttachOutcome =
   /** EC2 accepted the attach; it is `attaching` on `device` since `attachTime` (EC2's AttachTime, epoch ms, when answered). */
@@ -45,6 +52,8 @@ export interface DeviceClaims {
 /** One instance as DescribeInstances showed it: its state and the devices of its block device mappings. */
 export interface SeenInstance {
   state: InstanceState | undefined;
+  /** The instance's tags, as DescribeInstances returns them. */
+  tags?: Record<string, string>;
   mappings: { device: string; volumeId: string | undefined }[];
 }
 

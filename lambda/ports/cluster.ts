@@ -18,6 +18,7 @@ import type {
   ObjectMeta,
 } from '../core/kube.js';
 import type { InstanceId, NodeName, PodRef, UniqueVolumeName, VolumeId } from '../core/types.js';
+import type { ClusterWatch } from './cluster-watch.js';
 
 /** A list could not be read completely; a pass that sees this must not detach anything. */
 export class IncompleteReadError extends Error {
@@ -75,8 +76,8 @@ export type ClaimOutcome = 'claimed' | 'deleting' | 'gone';
 /** `deleting`: a status saying `attached: true` was not written, the object is being deleted. */
 export type StatusOutcome = 'patched' | 'deleting' | 'gone';
 
-/** What both modes read. */
-export interface ClusterReads {
+/** What both modes read; the watcher lists and watches through the same reads. */
+export interface ClusterReads extends ClusterWatch {
   /** Every page of nodes, pods, PVCs, PVs, VolumeAttachments. Throws `IncompleteReadError` otherwise. */
   readAll(): Promise<ClusterSnapshot>;
   /** One pod with its PVCs and PVs; `pod` undefined when the pod is gone. */

@@ -7,6 +7,7 @@ import { changeInstanceState } from '../ec2/state/lifecycle.js';
 import { podObject, pvcObject, pvObject } from '../generate/kube-objects.js';
 import type { GeneratedCluster, GenNode, GenOwner, GenPod, GenVolume } from '../generate/model.js';
 import { podSuffix, volumeId } from '../generate/names.js';
+import { addVolume } from '../generate/seed.js';
 import type { Random } from '../generate/random.js';
 import type { LocalStack } from '../local-stack.js';
 
@@ -21,7 +22,7 @@ export class Actors {
   ) {}
 
   /** Dynamic provisioning: an EBS gp3 volume in `zone`, and a PV bound to a new claim. */
-  provision(namespace: string, claim: string, zone: string): GenVolume {
+  provision(namespace: string, claim: string, zone: string, options: { untagged?: boolean; kmsKeyId?: string } = {}): GenVolume {
     const volume: GenVolume = {
       volumeId: volumeId(this.random),
       zone,
@@ -34,18 +35,10 @@ export class Actors {
       accessModes: ['ReadWriteOnce'],
       volumeMode: 'Filesystem',
     };
-    const now = this.stage.clock.now();
-    this.stage.ec2.world.volumes.set(volume.volumeId, {
-      volumeId: volume.volumeId,
-      zone,
-      size: volume.sizeGiB,
-      volumeType: 'gp3',
-      encrypted: true,
-      multiAttachEnabled: false,
-      createTime: now,
-      tags: new Map([['kubernetes.io/created-for/pvc/name', claim]]),
-      attachments: new Map(),
-    });
+    // As the EBS CSI driver provisions it with k8sTagClusterId set (the cluster's tags), unless told otherwise.
+    const created = addVolume(this.stage.ec2.world, volume);
+    if (options.untagged) created.tags = new Map([['kubernetes.io/created-for/pvc/name', claim]]);
+    if (options.kmsKeyId !== undefined) created.kmsKeyId = options.kmsKeyId;
     this.stage.kube.seed([pvObject(volume), pvcObject(volume)]);
     this.cluster.volumes.push(volume);
     return volume;

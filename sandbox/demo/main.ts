@@ -4,6 +4,7 @@
  * seeds a realistic cluster, plays the story chapter by chapter with a live view, checks DESIGN
  * §11's invariants throughout, prints a summary, and stops everything it started.
  */
+import { dayOneInAws, DEMO_KMS_KEY } from './story-iam.js';
 import { parseArgs } from 'node:util';
 import { generateCluster } from '../generate/cluster.js';
 import { Random } from '../generate/random.js';
@@ -74,20 +75,21 @@ export function parseOptions(argv: string[]): DemoOptions | 'help' {
 interface Story {
   chapters: Chapter[];
   cluster: Omit<Parameters<typeof generateCluster>[0], 'seed' | 'nodes'>;
-  stack: Pick<LocalStackOptions, 'mode' | 'simulateKcm' | 'env'>;
+  stack: Pick<LocalStackOptions, 'mode' | 'simulateKcm' | 'env' | 'iam' | 'sidecar'>;
 }
 
 const STORIES: Record<Mode, Story> = {
   controller: {
-    chapters: [takeover, scaleUp, reschedule, multiAttach, nodeGoesQuiet, instanceTerminated, throttlingStorm, lambdaDies],
+    chapters: [takeover, scaleUp, reschedule, multiAttach, dayOneInAws, nodeGoesQuiet, instanceTerminated, throttlingStorm, lambdaDies],
     cluster: { pendingPods: 3, unscheduledPods: 1 },
-    stack: {},
+    // The stack's role policy, with a customer-managed key of encrypted volumes granted.
+    stack: { iam: { kmsKeyArns: [DEMO_KMS_KEY] } },
   },
   // A cluster of stateless pods; the story brings the volumes (simulated kcm rebuilds no state it did not see happen).
   attacher: {
     chapters: ATTACHER_CHAPTERS,
     cluster: { volumesPerNode: 0, podsPerNode: 6, multiAttachReaders: 0 },
-    stack: { mode: 'attacher', simulateKcm: true, env: { LEASE_FENCE: 'on' } },
+    stack: { mode: 'attacher', simulateKcm: true, sidecar: true, env: { LEASE_FENCE: 'on' }, iam: { kmsKeyArns: [DEMO_KMS_KEY] } },
   },
 };
 

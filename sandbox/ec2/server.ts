@@ -15,6 +15,7 @@ import { settle } from './state/lifecycle.js';
 import { DEFAULT_MODEL_CONFIG, World, type Delays, type ModelConfig } from './state/model.js';
 import type { Turnstile } from '../turnstile.js';
 import { EC2_THROTTLE, Throttle, type ThrottleConfig } from './throttle.js';
+import type { IamModel } from './iam/authorize.js';
 
 export interface LocalEc2Options {
   /** 0 (default): a free port chosen by the OS. */
@@ -27,6 +28,8 @@ export interface LocalEc2Options {
   throttle?: Partial<ThrottleConfig> | false;
   /** Serve requests in turns (sandbox/turnstile.ts), as a seeded run needs. */
   turnstile?: Turnstile;
+  /** IAM in front of EC2 for the principals it names (iam/authorize.ts); unset: every credential may do everything. */
+  iam?: IamModel;
 }
 
 export interface LocalEc2 extends Ec2Controls {
@@ -92,7 +95,7 @@ export async function startLocalEc2(options: LocalEc2Options = {}): Promise<Loca
         const url = new URL(request.url ?? '/', 'http://local');
         if (url.pathname.startsWith('/_control/')) return handleControl(controls, request, body, response);
         const reply = await dispatch(
-          { world, faults, throttle, counters, hooks },
+          { world, faults, throttle, counters, hooks, ...(options.iam === undefined ? {} : { iam: options.iam }) },
           { body, query: url.search.slice(1), authorization: request.headers.authorization },
         );
         if (reply.lost) return void request.socket.destroy();

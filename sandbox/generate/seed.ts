@@ -7,20 +7,20 @@ import type { KubeSandbox } from '../kube/index.js';
 import { clusterObjects } from './kube-objects.js';
 import type { GenAttachment, GeneratedCluster, GenNode, GenVolume } from './model.js';
 import { SANDBOX_IMAGE_ID } from '../ec2/state/images.js';
+import { GENERATED_CLUSTER, instanceTagsFor, volumeTagsFor } from '../cluster-tags.js';
 
 const ROOT_DEVICE = '/dev/xvda';
-const CLUSTER_TAG = 'kubernetes.io/cluster/demo';
 
 /** The EC2 side: one running instance per node (with its root volume), every EBS volume, and the pre-attached ones attached. */
-export function seedEc2(world: World, cluster: GeneratedCluster): void {
+export function seedEc2(world: World, cluster: GeneratedCluster, clusterName = GENERATED_CLUSTER): void {
   const now = world.clock.now();
-  for (const node of cluster.nodes) addInstance(world, node, now);
-  for (const volume of cluster.volumes) world.volumes.set(volume.volumeId, volumeOf(volume, now));
+  for (const node of cluster.nodes) addInstance(world, node, now, clusterName);
+  for (const volume of cluster.volumes) world.volumes.set(volume.volumeId, volumeOf(volume, now, clusterName));
   const instances = new Map(cluster.nodes.map((n) => [n.name, n.instanceId]));
   for (const attachment of cluster.attached) attachInEc2(world, attachment, instances.get(attachment.nodeName) as string, now);
 }
 
-export function addInstance(world: World, node: GenNode, now: number): SandboxInstance {
+export function addInstance(world: World, node: GenNode, now: number, clusterName = GENERATED_CLUSTER): SandboxInstance {
   const rootVolumeId = `vol-${node.instanceId.slice(2)}`;
   const instance: SandboxInstance = {
     instanceId: node.instanceId,
@@ -34,10 +34,7 @@ export function addInstance(world: World, node: GenNode, now: number): SandboxIn
     rootDeviceName: ROOT_DEVICE,
     rootVolumeId,
     networkInterfaces: world.config.networkInterfacesPerInstance,
-    tags: new Map([
-      [CLUSTER_TAG, 'owned'],
-      ['Name', node.name],
-    ]),
+    tags: new Map([...Object.entries(instanceTagsFor(clusterName)), ['Name', node.name]]),
   };
   world.instances.set(instance.instanceId, instance);
   world.volumes.set(rootVolumeId, {
@@ -55,14 +52,18 @@ export function addInstance(world: World, node: GenNode, now: number): SandboxIn
 }
 
 /** A data volume in EC2, not attached. `multiAttachEnabled` defaults to the volume's own (io2 Multi-Attach). */
-export function addVolume(world: World, volume: GenVolume, options: { multiAttachEnabled?: boolean } = {}): SandboxVolume {
-  const created = volumeOf(volume, world.clock.now());
+export function addVolume(
+  world: World,
+  volume: GenVolume,
+  options: { multiAttachEnabled?: boolean; clusterName?: string } = {},
+): SandboxVolume {
+  const created = volumeOf(volume, world.clock.now(), options.clusterName ?? GENERATED_CLUSTER);
   if (options.multiAttachEnabled !== undefined) created.multiAttachEnabled = options.multiAttachEnabled;
   world.volumes.set(volume.volumeId, created);
   return created;
 }
 
-function volumeOf(volume: GenVolume, now: number): SandboxVolume {
+function volumeOf(volume: GenVolume, now: number, clusterName: string): SandboxVolume {
   return {
     volumeId: volume.volumeId,
     zone: volume.zone,
@@ -73,7 +74,7 @@ function volumeOf(volume: GenVolume, now: number): SandboxVolume {
     createTime: now,
     attachments: new Map(),
     tags: new Map([
-      [CLUSTER_TAG, 'owned'],
+      ...Object.entries(volumeTagsFor(clusterName)),
       ['kubernetes.io/created-for/pvc/name', volume.claim.name],
       ['kubernetes.io/created-for/pv/name', volume.pvName],
     ]),

@@ -37,6 +37,11 @@ const realScheduler: WatchScheduler = (ms, fire) => {
 /** Without `timeoutSeconds` upstream picks 30–60 min (minRequestTimeout ×[1, 2)); the sandbox uses the lower end. */
 const defaultTimeoutSeconds = 1800;
 
+/** The cacher's bookmarkFrequency: a watcher that allows bookmarks gets one roughly every minute. */
+export const BOOKMARK_PERIOD_MS = 60_000;
+/** ...and one this long before its deadline (cacheWatcher.nextBookmarkTime), so a client resumes from close to now. */
+export const BOOKMARK_BEFORE_DEADLINE_MS = 2_000;
+
 type Matcher = (object: KubeObject) => boolean;
 
 /** What a watch asked for, checked before any byte of the stream is sent (errors here are plain 4xx). */
@@ -46,6 +51,8 @@ export interface WatchPlan {
   fromRv?: number;
   initialEvents: boolean;
   initialEventsEndBookmark: boolean;
+  /** `allowWatchBookmarks=true`: periodic BOOKMARKs, as the cacher sends them. */
+  bookmarks: boolean;
   timeoutMs: number;
   asTable: boolean;
 }
@@ -90,6 +97,7 @@ export function planWatch(request: WatchRequest, wantsTable: boolean): WatchPlan
     ...(any ? {} : { fromRv: parseRv(rvText) }),
     initialEvents,
     initialEventsEndBookmark: sendInitialEvents === true,
+    bookmarks,
     timeoutMs: seconds * 1000,
     asTable: wantsTable,
   };
@@ -116,6 +124,16 @@ function bookmark(type: ResourceType, rv: number, initialEventsEnd: boolean): Wa
     type: 'BOOKMARK',
     object: { kind: type.kind, apiVersion: apiVersionOf(type), metadata: { resourceVersion: String(rv), ...annotations } },
   };
+}
+
+/**
+ * When the next periodic BOOKMARK goes out, in ms since the watch opened (cacheWatcher.nextBookmarkTime):
+ * a minute after the last one, or 2 s before the deadline if that comes first; none once that one is sent.
+ */
+export function nextBookmarkAt(from: number, timeoutMs: number): number | undefined {
+  const beforeDeadline = timeoutMs - BOOKMARK_BEFORE_DEADLINE_MS;
+  const at = Math.min(from + BOOKMARK_PERIOD_MS, beforeDeadline);
+  return at > from ? at : undefined;
 }
 
 /** Events to send before following live writes: initial state or history, or one ERROR. */
@@ -176,9 +194,23 @@ export class Watches {
       if (!this.open.delete(end)) return;
       stopFollowing();
       cancelTimer();
+      cancelBookmark();
       if (!response.writableEnded) response.end();
     };
     const cancelTimer = this.schedule(plan.timeoutMs, end);
+    let cancelBookmark = () => {};
+    if (plan.bookmarks) {
+      // Every write the watcher selects was sent as it happened, so the current revision is how far it has come.
+      const send = (at: number) => {
+        response.write(encode(bookmark(request.type, this.store.currentRv(), false), plan.asTable));
+        next(at);
+      };
+      const next = (from: number) => {
+        const at = nextBookmarkAt(from, plan.timeoutMs);
+        cancelBookmark = at === undefined ? () => {} : this.schedule(at - from, () => send(at));
+      };
+      next(0);
+    }
     this.open.set(
       end,
       finished(response).catch(() => undefined),

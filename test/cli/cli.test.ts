@@ -132,8 +132,8 @@ describe('the CLI against the sandboxes', () => {
 
     expect(result.code).toBe(0);
     expect(result.out.split('\n')).toEqual([
-      expect.stringMatching(/^VOLUME\s+NODE\s+STATE\s+DEVICE\s+MOUNTED\s+OPERATION\s+BACKOFF$/),
-      expect.stringMatching(new RegExp(`^${volume.volumeId}\\s+node-1\\s+attached\\s+/dev/xvdaa\\s+no\\s+-\\s+-$`)),
+      expect.stringMatching(/^VOLUME\s+NODE\s+STATE\s+DEVICE\s+MOUNTED\s+OPERATION\s+BACKOFF\s+LAST ERROR$/),
+      expect.stringMatching(new RegExp(`^${volume.volumeId}\\s+node-1\\s+attached\\s+/dev/xvdaa\\s+no\\s+-\\s+-\\s+-$`)),
     ]);
   });
 

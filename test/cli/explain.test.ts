@@ -79,6 +79,24 @@ const STATES: [ChainCode, ExplainTarget, ReasonWorld][] = [
     world({ pods: [], records: [record(V, [], { operations: { volume: op('detach', 'node-b', { leaseExpiresAt: T0 - 1 }) } })] }),
   ],
   ['multi-attach', WEB, MULTI_ATTACH_WORLD],
+  [
+    'not-authorized',
+    WEB,
+    world({
+      records: [
+        record(V, [], {
+          backoff: {
+            'attach:node-a': {
+              failures: 1,
+              notBefore: T0 + 60_000,
+              lastError:
+                'CustomerKeyHasBeenRevoked: Volume vol-1 cannot be attached. The encrypted volume was unable to access the KMS master key.',
+            },
+          },
+        }),
+      ],
+    }),
+  ],
   ['not-desired', VOLUME, world({ pods: [] })],
   ['pod-not-found', { kind: 'pod', namespace: 'default', name: 'nope' }, world()],
   ['pod-not-scheduled', WEB, world({ pods: [pod('web', { claims: ['data'], node: null })] })],
@@ -168,6 +186,29 @@ describe('explain: the chain and the one sentence', () => {
     expect(explained.verdict).toMatch(
       /^0 of 2 volumes are attached and reported; default\/web volume v-data on node-a: not attached: PVC default\/data is not bound/,
     );
+    oneSentence(explained.verdict);
+  });
+});
+
+describe('explain: a volume the role may not attach', () => {
+  it("names the tag the volume lacks, from EC2's tags and the role's scheme, never 'will attach'", () => {
+    const w = world({ volumes: [{ volumeId: V, exists: true, attachments: [], tags: { 'kubernetes.io/created-for/pvc/name': 'data' } }] });
+    const tagScheme = {
+      volume: [{ key: 'ebs.csi.aws.com/cluster-name', value: 'prod' }],
+      instance: [{ key: 'eks:cluster-name', value: 'prod' }],
+    };
+    const explained = explain(WEB, {
+      snapshot: w.snapshot,
+      complete: true,
+      actual: new Map(),
+      observations: w.observations,
+      now: w.now,
+      config: w.config,
+      tagScheme,
+      instanceTags: new Map([[instanceOf('node-a'), { 'eks:cluster-name': 'prod' }]]),
+    });
+    expect(explained.chains.map((c) => c.code)).toEqual(['not-authorized']);
+    expect(explained.verdict).toContain(`not authorized: volume ${V} lacks tag ebs.csi.aws.com/cluster-name=prod that the role requires`);
     oneSentence(explained.verdict);
   });
 });

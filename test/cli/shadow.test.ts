@@ -53,7 +53,7 @@ let arranged = 0;
 const mutations = () => mutatingCalls() - arranged;
 
 beforeAll(async () => {
-  world = await startWorld({ nodes: 2, mode: 'attacher', env: { WRITES: 'off' } });
+  world = await startWorld({ nodes: 2, mode: 'attacher', sidecar: true, env: { WRITES: 'off' } });
   for (const name of ['agrees', 'lost', 'new', 'orphan']) volumes.push(await world.createVolume({ name: `data-${name}` }));
   const [agrees, lost, fresh, orphan] = volumes as [WorldVolume, WorldVolume, WorldVolume, WorldVolume];
   await attachInEc2(agrees, world.nodes[0]!.instanceId, '/dev/xvdba');
@@ -77,7 +77,27 @@ describe('ebs-attach-detach shadow', () => {
     expect(row(vaOf(1, 'node-1'))).toMatch(/attached +yes +i-\w+ +detached +attach +va-attached-ec2-not/);
     expect(row(vaOf(2, 'node-2'))).toMatch(/not attached +no +- +detached +attach +attach-pending/);
     expect(row(volumes[3]!.volumeId)).toMatch(/^- +vol-\w+ +node-2 +no VA +no +- +attached +none +ec2-attached-unrequested/);
-    expect(lines.at(-1)).toBe('4 row(s): 1 agrees, 1 va-attached-ec2-not, 1 ec2-attached-unrequested, 1 attach-pending.');
+    // No sidecar has led here yet: the Lease the fence would hold is missing, and the first row says so.
+    expect(lines[1]).toMatch(
+      /^- +- +- +no Lease +no +- +- +none +no-sidecar-lease +no Lease kube-system\/external-attacher-leader-ebs-csi-aws-com: the sidecar runs in another namespace or under another name \(leaseFenceNamespace, leaseFenceName\), or without leader election; the fence would act on nothing$/,
+    );
+    expect(lines.at(-1)).toBe(
+      '5 row(s): 1 agrees, 1 va-attached-ec2-not, 1 ec2-attached-unrequested, 1 attach-pending, 1 no-sidecar-lease.',
+    );
+  });
+
+  it('no sidecar-Lease row where the sidecar leads, nor where the operator said no sidecar runs (SIDECAR_GONE=true)', async () => {
+    expect(JSON.parse((await run(['shadow', '--json'], { ...world.env, SIDECAR_GONE: 'true' })).out)).toMatchObject({
+      counts: { 'no-sidecar-lease': 0 },
+    });
+    const sidecar = sidecarOnKube(world.kube.kubeconfigPath, world.clock);
+    try {
+      await sidecar.elector.tick();
+      expect(JSON.parse((await run(['shadow', '--json'])).out)).toMatchObject({ counts: { 'no-sidecar-lease': 0, agrees: 1 } });
+    } finally {
+      world.kube.components.delete('Lease', SIDECAR_LEASE.namespace, SIDECAR_LEASE.name);
+      await sidecar.close();
+    }
   });
 
   it('changes nothing, not even with writes and the lease fence on: no EC2 call, no mark on a VA, no Lease', async () => {
@@ -154,6 +174,7 @@ describe('shadow metrics of every dry-run attacher pass', () => {
       unresolvable: 0,
       'plan-differs': 0,
       unverified: 0,
+      'no-sidecar-lease': 1,
     });
     expect(mutations()).toBe(0);
   });
@@ -168,7 +189,7 @@ describe('shadow metrics of every dry-run attacher pass', () => {
       const report = JSON.parse(result.out) as PassReport;
       expect(report).toMatchObject({ dryRun: true, fenced: expect.stringMatching(/^held by ebs-csi-controller-/) as unknown });
       expect(report.shadow?.counts).toMatchObject({ agrees: 1, 'va-attached-ec2-not': 1, 'attach-pending': 1 });
-      expect(verdicts()).toMatchObject({ agrees: 1, 'attach-pending': 1, 'sidecar-error': 0 });
+      expect(verdicts()).toMatchObject({ agrees: 1, 'attach-pending': 1, 'sidecar-error': 0, 'no-sidecar-lease': 0 });
       expect(mutations()).toBe(0);
     } finally {
       await sidecar.close();

@@ -126,6 +126,8 @@ export interface PvOptions {
   volumeId?: string;
   source?: 'csi' | 'in-tree' | 'nfs' | 'other-csi';
   modes?: AccessMode[];
+  /** spec.volumeMode; unset reads as Filesystem, as Kubernetes defaults it. */
+  volumeMode?: 'Block' | 'Filesystem';
   /** The claim it is bound to (namespace default); null: no claimRef. */
   claim?: string | null;
   claimUid?: string;
@@ -135,7 +137,7 @@ export function pv(name: string, o: PvOptions = {}): KubePv {
   const volumeId = o.volumeId ?? vol(1);
   const source = o.source ?? 'csi';
   const claim = o.claim === undefined ? name.replace(/^pv-/, '') : o.claim;
-  const spec: KubePv['spec'] = { accessModes: o.modes ?? ['ReadWriteOnce'] };
+  const spec: KubePv['spec'] = { accessModes: o.modes ?? ['ReadWriteOnce'], ...(o.volumeMode ? { volumeMode: o.volumeMode } : {}) };
   if (source === 'csi') spec.csi = { driver: EBS_CSI_DRIVER, volumeHandle: volumeId };
   if (source === 'other-csi') spec.csi = { driver: 'efs.csi.aws.com', volumeHandle: 'fs-1234' };
   if (source === 'in-tree') spec.awsElasticBlockStore = { volumeID: volumeId };
@@ -160,7 +162,13 @@ export function va(nodeName: string, o: VaOptions = {}): KubeVolumeAttachment {
     ...(o.pv === undefined ? {} : { persistentVolumeName: o.pv }),
     ...(o.inline === undefined
       ? {}
-      : { inlineVolumeSpec: { csi: { driver: o.inline.driver ?? EBS_CSI_DRIVER, volumeHandle: o.inline.volumeHandle } } }),
+      : // kcm writes an inline volume's spec as ReadWriteOnce (its CSI translation).
+        {
+          inlineVolumeSpec: {
+            csi: { driver: o.inline.driver ?? EBS_CSI_DRIVER, volumeHandle: o.inline.volumeHandle },
+            accessModes: ['ReadWriteOnce'],
+          },
+        }),
   };
   const status =
     o.attached === undefined

@@ -46,9 +46,9 @@ describe('buildDesiredState: what is desired', () => {
       { volumeId: 'vol-0123abcd' },
     ],
     [
-      'an RWX PV is multi-attach',
+      'an RWX block PV is multi-attach',
       (s) => {
-        s.pvs = [pv('pv-data', { volumeId: vol(1), modes: ['ReadWriteMany'] })];
+        s.pvs = [pv('pv-data', { volumeId: vol(1), modes: ['ReadWriteMany'], volumeMode: 'Block' })];
       },
       { multiAttach: true, accessModes: ['ReadWriteMany'] },
     ],
@@ -60,18 +60,11 @@ describe('buildDesiredState: what is desired', () => {
       { multiAttach: false },
     ],
     [
-      'RWO mixed with RWX is exclusive, as upstream decides',
+      'RWO mixed with RWX (block) is exclusive, as kcm decides',
       (s) => {
-        s.pvs = [pv('pv-data', { volumeId: vol(1), modes: ['ReadWriteMany', 'ReadWriteOnce'] })];
+        s.pvs = [pv('pv-data', { volumeId: vol(1), modes: ['ReadWriteMany', 'ReadWriteOnce'], volumeMode: 'Block' })];
       },
       { multiAttach: false, accessModes: ['ReadWriteOnce', 'ReadWriteMany'] },
-    ],
-    [
-      'a PV without access modes is treated as exclusive',
-      (s) => {
-        s.pvs = [pv('pv-data', { volumeId: vol(1), modes: [] })];
-      },
-      { multiAttach: false, accessModes: [] },
     ],
     [
       'an inline awsElasticBlockStore volume is exclusive and named by its pod volume',
@@ -133,7 +126,7 @@ describe('buildDesiredState: what is desired', () => {
     },
   ])('a volume both a ReadWriteMany claim and an inline volume name is exclusive ($first read first)', ({ pods }) => {
     const s = base();
-    s.pvs = [pv('pv-data', { modes: ['ReadWriteMany'] })];
+    s.pvs = [pv('pv-data', { modes: ['ReadWriteMany'], volumeMode: 'Block' })];
     s.pods = pods();
     const [only, ...rest] = buildDesiredState(s).attachments;
     expect(rest).toEqual([]);
@@ -294,6 +287,30 @@ const SKIP_ROWS: [string, (s: ClusterSnapshot) => void, SkipCode, RegExp][] = [
     /^PVC default\/web-cache was not created for pod default\/web \(pod is not its owner\)$/,
   ],
   [
+    'a filesystem ReadWriteMany PV, which the EBS CSI driver refuses on every node',
+    (s) => {
+      s.pvs = [pv('pv-data', { modes: ['ReadWriteMany'], volumeMode: 'Filesystem' })];
+    },
+    'capability-refused',
+    /^PV pv-data \(ReadWriteMany as Filesystem\) is refused by the EBS CSI driver: rpc error: code = InvalidArgument desc = Volume capability not supported$/,
+  ],
+  [
+    'a ReadOnlyMany PV, block or not',
+    (s) => {
+      s.pvs = [pv('pv-data', { modes: ['ReadOnlyMany'], volumeMode: 'Block' })];
+    },
+    'capability-refused',
+    /^PV pv-data \(ReadOnlyMany as Block\) is refused by the EBS CSI driver: rpc error: code = InvalidArgument desc = Volume capability not supported$/,
+  ],
+  [
+    'a PV without access modes (external-attacher cannot ask for it)',
+    (s) => {
+      s.pvs = [pv('pv-data', { modes: [] })];
+    },
+    'capability-refused',
+    /^PV pv-data \(no access modes as Filesystem\) is refused by the EBS CSI driver: unsupported AccessMode combination: \[\]$/,
+  ],
+  [
     'a pod on an unknown node',
     (s) => {
       s.nodes = [];
@@ -334,6 +351,18 @@ describe('buildDesiredState: skipped volumes carry a stable code and a reason', 
   it('every skip code has its row here or in the invalid-id rows below', () => {
     const rows = new Set<string>([...SKIP_ROWS.map((row) => row[2]), 'invalid-volume-id']);
     expect([...rows].sort()).toEqual([...SKIP_CODES].sort());
+  });
+
+  it("a capability the EBS CSI driver refuses gets kcm's FailedAttachVolume event with the driver's words, and no problem", () => {
+    const s = base();
+    s.pvs = [pv('pv-data', { modes: ['ReadWriteMany'] })];
+    const state = buildDesiredState(s);
+    expect(state.skipped[0]!.event).toEqual({
+      type: 'Warning',
+      reason: 'FailedAttachVolume',
+      message: 'AttachVolume.Attach failed for volume "pv-data" : rpc error: code = InvalidArgument desc = Volume capability not supported',
+    });
+    expect(state.problems).toEqual([]);
   });
 
   it.each<[string, (s: ClusterSnapshot) => void, string]>([

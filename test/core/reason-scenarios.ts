@@ -106,6 +106,25 @@ export const WAIT_SCENARIOS: WaitScenario[] = [
     world: world({ records: [record(V, [], { operations: { volume: op('attach', 'node-a', { leaseExpiresAt: T0 - 1 }) } })] }),
   },
   {
+    code: 'attachment-limit',
+    nodeName: 'node-a',
+    operation: 'attach',
+    world: world({
+      records: [
+        record(V, [], {
+          backoff: {
+            'attach:node-a': {
+              failures: 1,
+              notBefore: T0 - 30_000,
+              lastError: 'AttachmentLimitExceeded',
+              untilDetachFrom: { instanceId: instanceOf('node-a'), attached: 0 },
+            },
+          },
+        }),
+      ],
+    }),
+  },
+  {
     code: 'backing-off',
     nodeName: 'node-a',
     operation: 'attach',
@@ -199,6 +218,7 @@ export const SKIP_SCENARIOS: SkipScenario[] = [
   { code: 'pv-not-bound-back', world: world({ pvs: [pv('pv-data', { volumeId: V, claim: null })] }) },
   { code: 'pv-claim-mismatch', world: world({ pvs: [pv('pv-data', { volumeId: V, claimUid: 'uid-old' })] }) },
   { code: 'invalid-volume-id', world: world({ pvs: [pv('pv-data', { volumeId: 'vol-bogus' })] }) },
+  { code: 'capability-refused', world: world({ pvs: [pv('pv-data', { volumeId: V, modes: ['ReadOnlyMany'] })] }) },
   { code: 'node-not-found', world: world({ pods: podOn('node-x') }) },
   { code: 'node-unmanaged', world: world({ nodes: [node('node-a', { managed: false })] }) },
   { code: 'node-no-instance', world: world({ nodes: [node('node-a', { providerID: null })] }) },

@@ -114,7 +114,7 @@ describe('takeoverSteps: the claimed volumes still to take over, in id order, a 
 
 describe('takeOverVolume: one write seeds the claims, settles them with EC2 and marks them mounted', () => {
   const nodes = nodesOf(view('node-a', { inUse: [V] }), view('node-b'));
-  const takeoverView = { nodes, byInstance: nodesByInstance({ nodes, decidedBy: { kind: 'pods' } }) };
+  const takeoverView = { nodes, adoptable: () => nodesByInstance({ nodes, decidedBy: { kind: 'pods' } }) };
   const claimOn = (nodeName: string) => fromNode(V, nodeName);
   const ec2Shows = (...on: string[]): VolumeObservation => ({
     volumeId: V,

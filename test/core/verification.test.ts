@@ -1,9 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import {
+  adoptableNodes,
   clusterKnows,
   instancesOf,
   nodesByInstance,
   seedDue,
+  unrecordedAttachments,
   unsettledTargets,
   verificationDue,
   verificationTargets,
@@ -95,5 +97,55 @@ describe('nodesByInstance', () => {
         [instanceOf('node-b'), 'node-b'],
       ]),
     );
+  });
+});
+
+describe('adoptableNodes: on which nodes may an attachment of a volume EC2 shows be taken into the actual state?', () => {
+  const nodes = [
+    view('reports', { attached: [{ name: uname(vol(1)), devicePath: '/dev/xvdaa' }] }),
+    view('mounts', { inUse: [vol(1)] }),
+    view('has-va'),
+    view('runs-the-pod'),
+    view('unnamed'),
+  ];
+  const vaPairs = new Set([pairKey(vol(1), 'has-va')]);
+  it.each([
+    [
+      'controller mode: the nodes whose status or VolumeAttachment names the volume, and no other',
+      { kind: 'pods' as const, volumeAttachmentPairs: vaPairs },
+      ['reports', 'mounts', 'has-va'],
+    ],
+    ['controller mode without a VolumeAttachment listing: node status only', { kind: 'pods' as const }, ['reports', 'mounts']],
+    [
+      'attacher mode: every node (what no VolumeAttachment asks for is only reported)',
+      { kind: 'kcm' as const, released: new Set<string>() },
+      ['reports', 'mounts', 'has-va', 'runs-the-pod', 'unnamed'],
+    ],
+  ])('%s', (_case, decidedBy, names) => {
+    const state = desired([want(vol(1), 'runs-the-pod')], nodes, { decidedBy });
+    expect([...adoptableNodes(state, vol(1)).values()]).toEqual(names);
+  });
+});
+
+describe('unrecordedAttachments: what EC2 shows on a node that the actual state does not hold', () => {
+  it('names attachments on nodes that neither the record nor a desired attachment covers', () => {
+    const state = desired([want(vol(1), 'node-a')], [view('node-a'), view('node-b'), view('node-c')]);
+    const actual = actualOf(record(vol(1), [attachment('node-c')]));
+    const seen = (node: string) => ({ instanceId: instanceOf(node), state: 'attached' as const, device: '/dev/xvdf' });
+    const observations = {
+      volumes: new Map([
+        [
+          vol(1),
+          {
+            volumeId: vol(1),
+            exists: true,
+            attachments: [seen('node-a'), seen('node-b'), seen('node-c'), { ...seen('elsewhere'), instanceId: 'i-0000000000000dead' }],
+          },
+        ],
+      ]),
+    };
+    expect(unrecordedAttachments(state, actual, observations)).toEqual([
+      { volumeId: vol(1), nodeName: 'node-b', instanceId: instanceOf('node-b') },
+    ]);
   });
 });

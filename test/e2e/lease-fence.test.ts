@@ -37,6 +37,13 @@ async function sidecarRuns(ms: number): Promise<boolean> {
   return leads;
 }
 
+/** The sidecar led once and its pod went away: our first pass sees its record, the next (16 s on) takes it. */
+async function takeOverLease(): Promise<void> {
+  await sidecar.elector.tick();
+  await fullPass();
+  clock.advance(16 * S);
+}
+
 async function podNeedingAttach(name: string, node = 'node-1') {
   const volume = await world.createVolume({ name: `data-${name}` });
   world.addPod(name, volume, node);
@@ -69,6 +76,7 @@ describe('LEASE_FENCE=on through the real handlers, with the sidecar’s elector
   });
 
   it('once our passes stop, the standby takes the Lease after our 180 s record, and a late pass of ours makes no AttachVolume or DetachVolume', async () => {
+    await takeOverLease();
     await podNeedingAttach('db-0');
     expect(await fullPass()).toMatchObject({ converged: true, actions: 1 });
     expect(holder()).toBe(US);
@@ -84,7 +92,27 @@ describe('LEASE_FENCE=on through the real handlers, with the sidecar’s elector
     expect(mutations()).toBe(before);
   });
 
+  it('finds no Lease (the sidecar runs elsewhere or without leader election): creates none and acts on nothing', async () => {
+    await podNeedingAttach('db-0');
+    expect(await fullPass()).toMatchObject({ fenced: expect.stringMatching(/^no Lease found/) as unknown });
+    expect(world.kube.get('Lease', SIDECAR_LEASE.namespace, SIDECAR_LEASE.name)).toBeUndefined();
+    expect(mutations()).toBe(0);
+  });
+
+  it('separate execution environments count from the first sight any of them had: the third, cold, takes it at 15 s', async () => {
+    await sidecar.elector.tick();
+    await podNeedingAttach('db-0');
+    const cold = () => world.handlers(world.invocation()).scheduled({ pass: 'full' }, lambdaContext());
+    expect((await cold()).fenced).toMatch(/expires in 15 s unless renewed$/);
+    clock.advance(10 * S);
+    expect((await cold()).fenced).toMatch(/expires in [45] s unless renewed$/);
+    clock.advance(6 * S);
+    expect(await cold()).toMatchObject({ converged: true, actions: 1 });
+    expect(holder()).toBe(US);
+  });
+
   it('rollback: once our Lease is deleted the standby leads within one retry period (5 s)', async () => {
+    await takeOverLease();
     await fullPass();
     expect(holder()).toBe(US);
     expect(await sidecar.elector.tick()).toBe(false);

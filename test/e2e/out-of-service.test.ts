@@ -18,7 +18,14 @@ import { useWorld } from './world-fixture.js';
 let world: World;
 let clock: RunningClock;
 let handlers: Handlers;
-useWorld((started) => ({ world, clock, handlers } = started));
+/**
+ * EC2's stop and termination take this long on the stack's clock, which also runs in real time:
+ * long enough that no loaded machine sees 'stopping' turn 'stopped' before the test jumps the clock.
+ */
+const SHUTDOWN_MS = 10_000;
+useWorld((started) => ({ world, clock, handlers } = started), {
+  ec2Delays: { instanceStopMs: SHUTDOWN_MS, instanceTerminateMs: SHUTDOWN_MS },
+});
 
 const scene = (): Scene => ({ world, clock, handlers });
 const taintsOf = (name: string) => sceneTaints(scene(), name);
@@ -37,7 +44,7 @@ describe('dead instances: the out-of-service taint, through the real handlers', 
   it("a spot reclaim: the 'terminated' event taints the node, and the replacement's own pass attaches on the new node", async () => {
     const volume = await mountedDb();
     await world.ec2Client.send(new TerminateInstancesCommand({ InstanceIds: [instanceOf(0)] }));
-    clock.advance(250); // EC2's termination delay; node-1 still looks Ready (its last heartbeat is recent)
+    clock.advance(SHUTDOWN_MS); // EC2's termination delay; node-1 still looks Ready (its last heartbeat is recent)
 
     expect(await ec2Event(instanceOf(0), 'terminated')).toEqual({ batchItemFailures: [] });
     expect(taintsOf('node-1')).toEqual([{ key: KEY, value: 'nodeshutdown', effect: 'NoExecute' }]);
@@ -50,7 +57,7 @@ describe('dead instances: the out-of-service taint, through the real handlers', 
   it("a stopped instance: the taint lets the replacement's pass detach at once, although node-1 still looks Ready and mounted", async () => {
     const volume = await mountedDb();
     await world.ec2Client.send(new StopInstancesCommand({ InstanceIds: [instanceOf(0)] }));
-    clock.advance(250);
+    clock.advance(SHUTDOWN_MS);
 
     await ec2Event(instanceOf(0), 'stopped');
     await replacementScheduled(volume);
@@ -67,7 +74,7 @@ describe('dead instances: the out-of-service taint, through the real handlers', 
     await ec2Event(instanceOf(0), 'stopping');
     expect(taintsOf('node-1')).toEqual([]);
 
-    clock.advance(250);
+    clock.advance(SHUTDOWN_MS);
     await ec2Event(instanceOf(0), 'stopped');
     expect(taintsOf('node-1').map((t) => t.key)).toEqual([KEY]);
   });
@@ -75,7 +82,7 @@ describe('dead instances: the out-of-service taint, through the real handlers', 
   it('our taint is removed by the first full pass after the instance runs again', async () => {
     await mountedDb();
     await world.ec2Client.send(new StopInstancesCommand({ InstanceIds: [instanceOf(0)] }));
-    clock.advance(250);
+    clock.advance(SHUTDOWN_MS);
     await ec2Event(instanceOf(0), 'stopped');
     await world.ec2Client.send(new StartInstancesCommand({ InstanceIds: [instanceOf(0)] }));
     clock.advance(61_000); // the sync period: the full pass asks EC2 about every instance again
@@ -90,7 +97,7 @@ describe('dead instances: the out-of-service taint, through the real handlers', 
     await mountedDb();
     world.kube.kubelet.setOutOfService('node-1', true);
     await world.ec2Client.send(new StopInstancesCommand({ InstanceIds: [instanceOf(0)] }));
-    clock.advance(250);
+    clock.advance(SHUTDOWN_MS);
     await ec2Event(instanceOf(0), 'stopped');
     expect(markOf('node-1')).toBeUndefined();
 

@@ -145,7 +145,9 @@ describe('attach outcomes', () => {
     ['throttled: RequestLimitExceeded outlasting the SDK retries', 'RequestLimitExceeded', 'throttled'],
     ['transient: InternalError (500)', 'InternalError', 'transient'],
     ['transient: Unavailable (503)', 'Unavailable', 'transient'],
-    ['failed: UnauthorizedOperation', 'UnauthorizedOperation', 'failed'],
+    ['unauthorized: UnauthorizedOperation', 'UnauthorizedOperation', 'unauthorized'],
+    ['unauthorized: CustomerKeyHasBeenRevoked', 'CustomerKeyHasBeenRevoked', 'unauthorized'],
+    ['failed: InvalidParameterValue', 'InvalidParameterValue', 'failed'],
   ])('%s', async (_name, code, kind) => {
     ec2.failNext({ action: 'AttachVolume', count: 1, code });
     expect(

@@ -35,7 +35,12 @@ describe('classifyEc2Error', () => {
     ['ECONNRESET is transient', socketError('ECONNRESET'), 'transient'],
     ['ECONNREFUSED is transient', socketError('ECONNREFUSED'), 'transient'],
     ['ENOTFOUND (DNS) is transient', socketError('ENOTFOUND'), 'transient'],
-    ['UnauthorizedOperation is final', ec2Error('UnauthorizedOperation'), 'final'],
+    ['UnauthorizedOperation is a refusal of the role', ec2Error('UnauthorizedOperation'), 'unauthorized'],
+    [
+      'CustomerKeyHasBeenRevoked (no grant on the volume key) is a refusal of the role',
+      ec2Error('CustomerKeyHasBeenRevoked'),
+      'unauthorized',
+    ],
     ['a thrown string is final', 'boom', 'final'],
   ])('%s', (_name, error, reason) => {
     expect(classifyEc2Error(error).reason).toBe(reason);

@@ -14,7 +14,7 @@ function dyingAttach(log: string[]): Killable {
       return { kind: 'started' };
     },
   };
-  const dying = killable({ cluster: {}, store, blockStorage } as unknown as Ports, { atCall: 1, afterEffect: true });
+  const dying = killable({ cluster: {}, store, blockStorage, watchers: {} } as unknown as Ports, { atCall: 1, afterEffect: true });
   return dying;
 }
 

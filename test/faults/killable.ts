@@ -64,9 +64,12 @@ export function killable(ports: Ports, kill: Kill | undefined): Killable {
     });
   return {
     ports: {
+      // The handover's ports pass through as they are: passes reach the handover record through the composition root.
+      ...ports,
       cluster: wrap(ports.cluster),
       store: wrap(ports.store),
       blockStorage: wrap(ports.blockStorage),
+      watchers: wrap(ports.watchers),
       ...(ports.massDetachWindow === undefined ? {} : { massDetachWindow: wrap(ports.massDetachWindow) }),
     },
     killed,

@@ -21,6 +21,7 @@ import type { LocalEc2 } from '../../sandbox/ec2/server.js';
 import type { KubeSandbox } from '../../sandbox/kube/index.js';
 import type { Kcm } from '../../sandbox/kcm/kcm.js';
 import { localDynamoClient } from '../../sandbox/dynamodb.js';
+import { GENERATED_CLUSTER } from '../../sandbox/cluster-tags.js';
 import { startLocalStack, type LocalStack } from '../../sandbox/local-stack.js';
 import type { MeteredDynamo } from '../../sandbox/metered-dynamo.js';
 import { Turnstile } from '../../sandbox/turnstile.js';
@@ -74,6 +75,8 @@ export function startRig(): Rig {
         // Thousands of connections a run, none of them about TLS (the e2e and kubeconfig tests are):
         // plain HTTP saves a quarter of a seed's CPU.
         kubeTransport: 'http',
+        // The generated cluster's resources carry this cluster's tags: the local EC2 holds the passes to the stack's role policy.
+        clusterName: GENERATED_CLUSTER,
         ...(mode === 'attacher' ? { mode, simulateKcm: true } : {}),
         ec2: { throttle: false, delays: { attachMs: 1_000, detachMs: 1_000 } },
         env: { MAX_CONCURRENT_OPERATIONS: '4' },

@@ -62,6 +62,13 @@ describe('loadConfig', () => {
     ['per-pass attach wait', { MAX_ATTACH_WAIT_SECONDS: '20' }, { maxAttachWaitMs: 20_000 }],
     ['writes on by default', {}, { writes: true }],
     ['writes off: every pass a dry run (the shadow step)', { WRITES: 'off' }, { writes: false }],
+    ['attacher mode alone as a shadow (writes off)', { OPERATING_MODE: 'attacher' }, { writes: false, sidecarGone: false }],
+    ['attacher mode behind the fence: writes on', { OPERATING_MODE: 'attacher', LEASE_FENCE: 'on' }, { writes: true }],
+    [
+      'attacher mode with no sidecar left: writes on',
+      { OPERATING_MODE: 'attacher', SIDECAR_GONE: 'true' },
+      { writes: true, sidecarGone: true },
+    ],
     [
       'lease fence with its defaults: one identity for every function of the controller',
       { LEASE_FENCE: 'on' },
@@ -116,6 +123,18 @@ describe('loadConfig', () => {
     ]);
   });
 
+  it.each(['lambda', 'local'] as const)(
+    '%s: refuses to start as a second live attacher (attacher mode, WRITES=on, no fence, sidecar not gone)',
+    (runtime) => {
+      const env = { ...lambdaEnv({ OPERATING_MODE: 'attacher', WRITES: 'on' }) };
+      expect(problemsOf(env, runtime)).toEqual([
+        expect.stringMatching(/^WRITES: on in attacher mode needs LEASE_FENCE=on .* or SIDECAR_GONE=true/),
+      ]);
+      expect(problemsOf({ ...env, LEASE_FENCE: 'on' }, runtime)).toEqual([]);
+      expect(problemsOf({ ...env, SIDECAR_GONE: 'true' }, runtime)).toEqual([]);
+    },
+  );
+
   it('holds no lease fence unless LEASE_FENCE=on', () => {
     expect(loadConfig(lambdaEnv()).leaseFence).toBeUndefined();
   });
@@ -145,6 +164,8 @@ describe('loadConfig', () => {
     POWERTOOLS_LOG_LEVEL: 'LOUD',
     LEASE_FENCE: 'yes',
     LEASE_FENCE_DURATION_SECONDS: '15',
+    WRITES: 'dry',
+    SIDECAR_GONE: 'yes',
   };
 
   it.each(Object.entries(REFUSED))('%s: the problem says what is expected, with an example, and what it got', (name, value) => {

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { scheduledHandler } from '../../lambda/handlers/scheduled-handler.js';
 import { clusterEventHandler, ec2EventHandler } from '../../lambda/handlers/sqs-handler.js';
+import { watcherHandler } from '../../lambda/handlers/watcher-handler.js';
 import { lambdaContext, sqsBatch } from '../../sandbox/events.js';
 import { recordingController, type RecordingController } from '../support/recording-controller.js';
 
@@ -119,5 +120,23 @@ describe('scheduled handler', () => {
     expect(result).toMatchObject({ converged: false });
     expect(result.rejected).toContain('pass');
     expect(controller.fullPasses).toBe(0);
+  });
+});
+
+describe('watcher handler', () => {
+  it("runs one watcher for the scheduler's payload, and says what it did in metrics when it ends", async () => {
+    const result = await watcherHandler(controller)(fixture('scheduler-watch'), lambdaContext());
+
+    expect(result).toEqual({ watcherId: 'watcher-1', watched: true, why: 'deadline', passes: 3 });
+    expect(controller.watches).toBe(1);
+    expect(metricLines('WatcherRuns')).toHaveLength(1);
+    expect(metricLines('WatchPasses')[0]).toMatchObject({ WatchPasses: 3, WatchChanges: 12, WatchQueueWait: 4 });
+  });
+
+  it('rejects the full pass payload (that is the scheduled function), without a watcher', async () => {
+    const result = await watcherHandler(controller)({ pass: 'full' }, lambdaContext());
+
+    expect(result).toMatchObject({ watched: false, why: 'rejected' });
+    expect(controller.watches).toBe(0);
   });
 });

@@ -18,14 +18,18 @@ beforeAll(() => {
     syncPeriodSeconds: '120',
     maxWaitForUnmountSeconds: 'disabled',
     eventBusName: 'k8s-events',
-    clusterTagKey: 'ebs.csi.aws.com/cluster',
+    volumeTags: 'csi-any-cluster',
+    instanceTags: 'eks-nodegroup',
     alarmTopicArn: '',
     fullPassStaleMinutes: '20',
     fullPassMemoryMb: '3008',
     ec2BudgetTableName: 'ebs-attach-detach-ec2-budget',
     outOfServiceTaint: 'off',
     leaseFence: 'on',
+    leaseFenceNamespace: 'ebs-csi',
+    leaseFenceName: 'external-attacher-leader-ebs-csi-aws-com-2',
     writes: 'off',
+    sidecarGone: 'true',
   }));
 }, SYNTH_TIMEOUT_MS);
 
@@ -39,7 +43,7 @@ describe('context', () => {
     expect(stack.stackName).toBe('ebs-attach-detach-other');
   });
 
-  it('passes cluster name, sync period, the disabled unmount wait, the taint switched off, the fence on and writes off to every function', () => {
+  it('passes cluster name, sync period, the disabled unmount wait, the taint switched off, the fence and its Lease, writes off and the gone sidecar to every function', () => {
     for (const env of variables()) {
       expect(env).toMatchObject({
         CLUSTER_NAME: 'other',
@@ -47,7 +51,10 @@ describe('context', () => {
         MAX_WAIT_FOR_UNMOUNT_SECONDS: 'disabled',
         OUT_OF_SERVICE_TAINT: 'off',
         LEASE_FENCE: 'on',
+        LEASE_FENCE_NAMESPACE: 'ebs-csi',
+        LEASE_FENCE_NAME: 'external-attacher-leader-ebs-csi-aws-com-2',
         WRITES: 'off',
+        SIDECAR_GONE: 'true',
       });
     }
   });
@@ -93,8 +100,8 @@ describe('context', () => {
     template.hasResourceProperties('AWS::Scheduler::Schedule', { ScheduleExpression: 'cron(0/2 * * * ? *)' });
   });
 
-  it('reserves the concurrency for each function and caps the SQS pollers at it', () => {
-    template.resourcePropertiesCountIs('AWS::Lambda::Function', { ReservedConcurrentExecutions: 3 }, 3);
+  it('reserves the concurrency for each function and caps the SQS pollers at it (the watcher keeps its own three)', () => {
+    template.resourcePropertiesCountIs('AWS::Lambda::Function', { ReservedConcurrentExecutions: 3 }, 4);
     template.resourcePropertiesCountIs('AWS::Lambda::EventSourceMapping', { ScalingConfig: { MaximumConcurrency: 3 } }, 2);
   });
 
@@ -102,13 +109,21 @@ describe('context', () => {
     template.hasResourceProperties('AWS::Events::EventBus', { Name: 'k8s-events' });
   });
 
-  it('conditions attach and detach on the tag key', () => {
+  it('conditions attach and detach on the chosen tags, key and value', () => {
     template.hasResourceProperties('AWS::IAM::Policy', {
       PolicyDocument: {
         Statement: Match.arrayWith([
           Match.objectLike({
-            Sid: 'AttachDetachClusterVolumes',
-            Condition: { Null: { 'aws:ResourceTag/ebs.csi.aws.com/cluster': 'false' } },
+            Sid: 'AttachDetachVolumeTagged1',
+            Condition: { StringEquals: { 'aws:ResourceTag/ebs.csi.aws.com/cluster': 'true' } },
+          }),
+          Match.objectLike({
+            Sid: 'AttachDetachVolumeTagged2',
+            Condition: { StringLike: { 'aws:ResourceTag/kubernetes.io/created-for/pvc/name': '*' } },
+          }),
+          Match.objectLike({
+            Sid: 'AttachDetachInstanceTagged1',
+            Condition: { StringEquals: { 'aws:ResourceTag/eks:cluster-name': 'other' } },
           }),
         ]),
       },
@@ -126,16 +141,18 @@ describe('context', () => {
     });
   });
 
-  it('creates an encrypted, TLS-only topic when none is given, and every alarm notifies it', () => {
+  it('creates a topic encrypted with its own key, TLS-only, when none is given, and every alarm notifies it', () => {
     const topicId = resourceId(template, 'AWS::SNS::Topic', 'AlarmTopic');
-    expect(JSON.stringify(template.findResources('AWS::SNS::Topic'))).toContain(':alias/aws/sns');
+    template.hasResourceProperties('AWS::SNS::Topic', {
+      KmsMasterKeyId: { 'Fn::GetAtt': [resourceId(template, 'AWS::KMS::Key', 'AlarmTopicKey'), 'Arn'] },
+    });
     template.hasResourceProperties('AWS::SNS::TopicPolicy', {
       PolicyDocument: {
         Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]),
       },
     });
     const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm'));
-    expect(alarms).toHaveLength(13);
+    expect(alarms).toHaveLength(19);
     for (const alarm of alarms) {
       expect(alarm).toMatchObject({ Properties: { AlarmActions: [{ Ref: topicId }], OKActions: [{ Ref: topicId }] } });
     }

@@ -45,14 +45,20 @@ describe('controller role', () => {
         { Ref: resourceId(template, 'AWS::IAM::Role', 'ControllerRole') },
       ]);
     }
+    const tagged = (sid: string, type: string, key: string, value: string) => ({
+      Sid: sid,
+      Effect: 'Allow',
+      Action: ['ec2:AttachVolume', 'ec2:DetachVolume'],
+      Resource: regional(`${type}/*`),
+      Condition: { StringEquals: { [`aws:ResourceTag/${key}`]: value } },
+    });
     expect(statements('AWS::IAM::Policy', 'AttachDetachPolicy')).toEqual([
-      {
-        Sid: 'AttachDetachClusterVolumes',
-        Effect: 'Allow',
-        Action: ['ec2:AttachVolume', 'ec2:DetachVolume'],
-        Resource: [regional('instance/*'), regional('volume/*')],
-        Condition: { Null: { 'aws:ResourceTag/kubernetes.io/cluster/prod': 'false' } },
-      },
+      tagged('AttachDetachVolumeTagged1', 'volume', 'ebs.csi.aws.com/cluster-name', 'prod'),
+      tagged('AttachDetachVolumeTagged2', 'volume', 'kubernetes.io/cluster/prod', 'owned'),
+      tagged('AttachDetachInstanceTagged1', 'instance', 'eks:cluster-name', 'prod'),
+      tagged('AttachDetachInstanceTagged2', 'instance', 'eks:eks-cluster-name', 'prod'),
+      tagged('AttachDetachInstanceTagged3', 'instance', 'ebs.csi.aws.com/cluster-name', 'prod'),
+      tagged('AttachDetachInstanceTagged4', 'instance', 'kubernetes.io/cluster/prod', 'owned'),
     ]);
     expect(statements('AWS::IAM::Policy', 'DescribePolicy')).toEqual([
       {
@@ -76,8 +82,10 @@ describe('controller role', () => {
       { Effect: 'Allow', Action: LOG_WRITE, Resource: arnOf('AWS::Logs::LogGroup', 'ScheduledPassLogs') },
       { Effect: 'Allow', Action: 'sqs:SendMessage', Resource: arnOf('AWS::SQS::Queue', 'ScheduledPassDeadLetterQueue') },
       { Effect: 'Allow', Action: ['xray:PutTraceSegments', 'xray:PutTelemetryRecords'], Resource: '*' },
-      { Effect: 'Allow', Action: LOG_WRITE, Resource: arnOf('AWS::Logs::LogGroup', 'ClusterEventPassLogs') },
       { Effect: 'Allow', Action: LOG_WRITE, Resource: arnOf('AWS::Logs::LogGroup', 'Ec2EventPassLogs') },
+      { Effect: 'Allow', Action: LOG_WRITE, Resource: arnOf('AWS::Logs::LogGroup', 'WatcherLogs') },
+      { Effect: 'Allow', Action: 'sqs:SendMessage', Resource: arnOf('AWS::SQS::Queue', 'WatcherDeadLetterQueue') },
+      { Effect: 'Allow', Action: LOG_WRITE, Resource: arnOf('AWS::Logs::LogGroup', 'ClusterEventPassLogs') },
       { Effect: 'Allow', Action: SQS_CONSUME, Resource: arnOf('AWS::SQS::Queue', 'ClusterEventsQueue') },
       { Effect: 'Allow', Action: SQS_CONSUME, Resource: arnOf('AWS::SQS::Queue', 'Ec2EventsQueue') },
     ]);
@@ -97,7 +105,8 @@ describe('controller role', () => {
     const granted = (controllerStatements() as { Action: string | string[] }[])
       .flatMap((statement) => statement.Action)
       .filter((action) => /^(dynamodb|ec2):/.test(action));
-    expect(granted.sort()).toEqual([...sent('dynamodb'), ...sent('ec2')].sort());
+    // One statement per required tag: the same two actions several times, each under one condition.
+    expect([...new Set(granted)].sort()).toEqual([...sent('dynamodb'), ...sent('ec2')].sort());
   });
 });
 

@@ -42,11 +42,12 @@ describe('operating mode', () => {
     expect(differences(json(unset.template), json(controller.template))).toEqual([]);
   });
 
-  it('changes only OPERATING_MODE, the cluster-event rule and the cluster-event function description', () => {
-    const functions = ['ScheduledPassFunction', 'ClusterEventPassFunction', 'Ec2EventPassFunction'];
+  it('changes only OPERATING_MODE, WRITES (attacher mode deploys as a shadow), the cluster-event rule and the cluster-event function description', () => {
+    const functions = ['ScheduledPassFunction', 'ClusterEventPassFunction', 'Ec2EventPassFunction', 'WatcherFunction'];
     expect(differences(json(controller.template), json(attacher.template)).sort()).toEqual(
       [
         ...functions.map((fn) => `Resources.${fn}.Properties.Environment.Variables.OPERATING_MODE`),
+        ...functions.map((fn) => `Resources.${fn}.Properties.Environment.Variables.WRITES`),
         'Resources.ClusterEventPassFunction.Properties.Description',
         'Resources.ClusterEventRouteRule.Properties.Description',
         'Resources.ClusterEventRouteRule.Properties.EventPattern.detail.involvedObject.kind',
@@ -62,7 +63,7 @@ describe('operating mode', () => {
     const functions = Object.values(synthesized().template.findResources('AWS::Lambda::Function')) as {
       Properties: { Environment: { Variables: Record<string, string> } };
     }[];
-    expect(functions.map((fn) => fn.Properties.Environment.Variables.OPERATING_MODE)).toEqual([mode, mode, mode]);
+    expect(functions.map((fn) => fn.Properties.Environment.Variables.OPERATING_MODE)).toEqual([mode, mode, mode, mode]);
     const env = { ...functions[0]!.Properties.Environment.Variables, TABLE_NAME: 'state-table', AWS_REGION: 'eu-west-1' };
     expect(() => loadConfig(env, 'lambda')).not.toThrow();
   });
@@ -79,9 +80,9 @@ describe('operating mode', () => {
     });
   });
 
-  it('keeps the full-pass schedule and the EC2 instance rule in both modes', () => {
+  it("keeps the full pass's and the watcher's schedules and the EC2 instance rule in both modes", () => {
     for (const { template } of [controller, attacher]) {
-      template.resourceCountIs('AWS::Scheduler::Schedule', 1);
+      template.resourceCountIs('AWS::Scheduler::Schedule', 2);
       template.resourceCountIs('AWS::Events::Rule', 2);
     }
   });

@@ -50,6 +50,8 @@ describe('cdk-nag AwsSolutions', () => {
         'ControllerRoleDefaultPolicy: AwsSolutions-IAM5[Resource::*]',
         'FullPassScheduleRole: AwsSolutions-IAM5[Resource::<ScheduledPassFunction98A94010.Arn>:*]',
         'FullPassScheduleRoleDefaultPolicy: AwsSolutions-IAM5[Resource::<ScheduledPassFunction98A94010.Arn>:*]',
+        'WatcherScheduleRole: AwsSolutions-IAM5[Resource::<WatcherFunctionD966CE9F.Arn>:*]',
+        'WatcherScheduleRoleDefaultPolicy: AwsSolutions-IAM5[Resource::<WatcherFunctionD966CE9F.Arn>:*]',
       ].sort(),
     );
   });

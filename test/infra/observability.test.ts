@@ -59,6 +59,15 @@ describe('alarms', () => {
       'Maximum',
       1,
     ],
+    ['a Lambda error in the watcher function', 'AWS/Lambda', 'Errors', [{ Name: 'FunctionName', Value: 'WatcherFunction' }], 'Sum', 1],
+    [
+      'a watcher invocation in the DLQ',
+      'AWS/SQS',
+      'ApproximateNumberOfMessagesVisible',
+      [{ Name: 'QueueName', Value: 'WatcherDeadLetterQueue' }],
+      'Maximum',
+      1,
+    ],
     [
       'an EC2 event in the DLQ',
       'AWS/SQS',
@@ -72,6 +81,16 @@ describe('alarms', () => {
     ['a Multi-Attach conflict', METRICS_NAMESPACE, Metric.MultiAttachConflicts, [cluster, service], 'Sum', 1],
     ['repeated pass failures', METRICS_NAMESPACE, Metric.PassFailures, [cluster, service], 'Sum', 3],
     ['detaches the mass-detach guard held back', METRICS_NAMESPACE, Metric.DetachesHeldBack, [cluster, service], 'Sum', 1],
+    ['a call EC2 or the Kubernetes API refused the role', METRICS_NAMESPACE, Metric.UnauthorizedCalls, [cluster, service], 'Sum', 1],
+    [
+      'passes fenced after we held the Lease (failback)',
+      METRICS_NAMESPACE,
+      Metric.Fenced,
+      [cluster, { Name: 'State', Value: 'failed-back' }, service],
+      'Sum',
+      1,
+    ],
+    ['a fence that finds no Lease', METRICS_NAMESPACE, Metric.Fenced, [cluster, { Name: 'State', Value: 'no-lease' }, service], 'Sum', 1],
   ])('fires on %s and notifies the topic', (_behaviour, namespace, metricName, dimensions, statistic, threshold) => {
     const resolved = dimensions.map((d) =>
       d.Name === 'FunctionName'
@@ -150,8 +169,22 @@ describe('alarms', () => {
     });
   });
 
-  it('has exactly these thirteen alarms', () => {
-    template.resourceCountIs('AWS::CloudWatch::Alarm', 13);
+  it('fires when no watcher ran for 15 minutes, missing data included (one ends about every four)', () => {
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      Namespace: METRICS_NAMESPACE,
+      MetricName: Metric.WatcherRuns,
+      Dimensions: [cluster, service],
+      Statistic: 'Sum',
+      Period: 900,
+      Threshold: 1,
+      ComparisonOperator: 'LessThanThreshold',
+      TreatMissingData: 'breaching',
+      AlarmActions: [TOPIC],
+    });
+  });
+
+  it('has exactly these nineteen alarms', () => {
+    template.resourceCountIs('AWS::CloudWatch::Alarm', 19);
   });
 
   it('notifies the given topic and creates none of its own', () => {
@@ -200,7 +233,9 @@ describe('metric dimensions', () => {
     [Metric.Ec2Throttles, {}],
     [Metric.PassDuration, { Pass: 'full' }],
     [Metric.DetachesHeldBack, {}],
+    [Metric.UnauthorizedCalls, {}],
     [Metric.ForcedDetaches, { Trigger: 'unmount-timeout' }],
+    [Metric.Fenced, { State: 'failed-back' }],
   ])('alarms on %s under exactly the dimension set Powertools publishes it with', (name, extra) => {
     expect(alarmDimensions(name)).toEqual(published(name, extra));
   });
@@ -229,11 +264,13 @@ describe('dashboard', () => {
   it('graphs the functions and queues behind the passes', () => {
     for (const title of [
       'Scheduled function',
+      'Watcher function',
       'ClusterEvent function',
       'Ec2Event function',
       'ClusterEvents queue',
       'Ec2Events queue',
       'ScheduledPass dead-letter queue',
+      'Watcher dead-letter queue',
       'ClusterEvents dead-letter queue',
       'Ec2Events dead-letter queue',
     ]) {

@@ -20,8 +20,14 @@ describe('readSettings', () => {
       reservedConcurrency: 5,
       syncPeriodSeconds: 60,
       maxWaitForUnmountSeconds: 360,
+      watcher: 'on',
+      watcherMemoryMb: 512,
+      // The watcher sees every change first: the exporter's route is not made unless asked for.
+      eventExporter: 'off',
       eventBusName: 'prod-kubernetes-events',
-      clusterTagKey: 'kubernetes.io/cluster/prod',
+      volumeTags: 'cluster-name,kubernetes-cluster',
+      instanceTags: 'eks-nodegroup,eks-auto-mode,cluster-name,kubernetes-cluster',
+      kmsKeyArns: [],
       alarmTopicArn: undefined,
       fullPassStaleMinutes: 10,
       fullPassMemoryMb: 1769,
@@ -29,8 +35,37 @@ describe('readSettings', () => {
       ec2BudgetTableName: undefined,
       outOfServiceTaint: 'on',
       leaseFence: 'off',
+      leaseFenceNamespace: 'kube-system',
+      leaseFenceName: 'external-attacher-leader-ebs-csi-aws-com',
       writes: 'on',
+      sidecarGone: false,
     });
+  });
+
+  it.each([
+    ['attacher mode alone: a shadow (writes off)', { mode: 'attacher' }, 'off'],
+    ['attacher mode with the fence: writes on behind it', { mode: 'attacher', leaseFence: 'on' }, 'on'],
+    ['attacher mode with no sidecar left: writes on', { mode: 'attacher', sidecarGone: 'true' }, 'on'],
+    ['attacher mode, writes off asked for behind the fence', { mode: 'attacher', leaseFence: 'on', writes: 'off' }, 'off'],
+    ['controller mode: writes on', { mode: 'controller' }, 'on'],
+  ])('writes by default: %s', (_case, context, writes) => {
+    expect(readSettings(lookup({ ...minimal, ...context })).writes).toBe(writes);
+  });
+
+  it('refuses writes=on in attacher mode without the fence unless the sidecar is gone, saying both ways out', () => {
+    expect(() => readSettings(lookup({ ...minimal, mode: 'attacher', writes: 'on' }))).toThrow(
+      /writes[\s\S]*leaseFence=on[\s\S]*sidecarGone=true[\s\S]*two attachers/,
+    );
+    expect(readSettings(lookup({ ...minimal, mode: 'attacher', writes: 'on', sidecarGone: 'true' }))).toMatchObject({
+      writes: 'on',
+      sidecarGone: true,
+    });
+  });
+
+  it("reads the sidecar's Lease namespace and name", () => {
+    expect(
+      readSettings(lookup({ ...minimal, leaseFenceNamespace: 'ebs', leaseFenceName: 'external-attacher-leader-ebs-csi-aws-com' })),
+    ).toMatchObject({ leaseFenceNamespace: 'ebs', leaseFenceName: 'external-attacher-leader-ebs-csi-aws-com' });
   });
 
   it('coerces the strings `cdk -c key=value` passes', () => {
@@ -53,27 +88,32 @@ describe('readSettings', () => {
     });
   });
 
-  it('keeps explicit bus name, tag key and alarm topic', () => {
+  it('keeps explicit bus name, tag schemes, KMS keys and alarm topic', () => {
+    const key = 'arn:aws:kms:eu-west-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab';
     const settings = readSettings(
       lookup({
         ...minimal,
         eventBusName: 'k8s-events',
-        clusterTagKey: 'ebs.csi.aws.com/cluster',
+        volumeTags: 'csi-any-cluster',
+        instanceTags: 'eks-nodegroup,team/cluster=prod',
+        kmsKeyArns: key,
         alarmTopicArn: 'arn:aws:sns:eu-west-1:123456789012:ops',
       }),
     );
     expect(settings).toMatchObject({
       eventBusName: 'k8s-events',
-      clusterTagKey: 'ebs.csi.aws.com/cluster',
+      volumeTags: 'csi-any-cluster',
+      instanceTags: 'eks-nodegroup,team/cluster=prod',
+      kmsKeyArns: [key],
       alarmTopicArn: 'arn:aws:sns:eu-west-1:123456789012:ops',
     });
   });
 
   it('treats empty placeholders (cdk.json "", `-c key=`) as unset', () => {
-    const settings = readSettings(lookup({ ...minimal, clusterTagKey: '', eventBusName: '', alarmTopicArn: '' }));
+    const settings = readSettings(lookup({ ...minimal, volumeTags: '', eventBusName: '', alarmTopicArn: '' }));
     expect(settings).toMatchObject({
       eventBusName: 'prod-kubernetes-events',
-      clusterTagKey: 'kubernetes.io/cluster/prod',
+      volumeTags: 'cluster-name,kubernetes-cluster',
       alarmTopicArn: undefined,
     });
   });
@@ -90,6 +130,10 @@ describe('readSettings', () => {
     ['an unmount wait that is neither seconds nor disabled', { maxWaitForUnmountSeconds: 'never' }, 'maxWaitForUnmountSeconds'],
     ['the default bus as the exporter bus', { eventBusName: 'default' }, 'eventBusName'],
     ['an alarm topic that is not an SNS ARN', { alarmTopicArn: 'ops-channel' }, 'alarmTopicArn'],
+    ['a free-text volume tag that names no cluster (it would span clusters)', { volumeTags: 'kubernetes.io/role=data' }, 'volumeTags'],
+    ['an unknown instance tag scheme', { instanceTags: 'karpenter' }, 'instanceTags'],
+    ['the old bare tag key', { clusterTagKey: 'kubernetes.io/cluster/prod' }, 'clusterTagKey'],
+    ['a KMS key that is not a key ARN', { kmsKeyArns: 'alias/ebs' }, 'kmsKeyArns'],
     ['a mode other than controller or attacher', { mode: 'sidecar' }, 'mode'],
     ['a VPC id that is not one', { vpcId: 'prod-vpc', subnetIds: SUBNETS, routeTableIds: ROUTES }, 'vpcId'],
     ['a VPC without subnets', { vpcId: VPC }, 'subnetIds'],
@@ -108,6 +152,9 @@ describe('readSettings', () => {
     ],
     ['a taint switch other than on or off', { outOfServiceTaint: 'yes' }, 'outOfServiceTaint'],
     ['a writes switch other than on or off', { writes: 'dry' }, 'writes'],
+    ['a sidecarGone other than true or false', { sidecarGone: 'yes' }, 'sidecarGone'],
+    ['a Lease namespace Kubernetes would refuse', { leaseFenceNamespace: 'Kube_System' }, 'leaseFenceNamespace'],
+    ['a Lease name Kubernetes would refuse', { leaseFenceName: 'Leader!' }, 'leaseFenceName'],
     ['a budget table name DynamoDB would refuse', { ec2BudgetTableName: 'a b' }, 'ec2BudgetTableName'],
     ['a full pass memory a mid-sized cluster outgrows', { fullPassMemoryMb: '512' }, 'fullPassMemoryMb'],
     ["a full pass memory beyond Lambda's largest", { fullPassMemoryMb: 16_384 }, 'fullPassMemoryMb'],

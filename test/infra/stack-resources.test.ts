@@ -34,48 +34,50 @@ describe('state table', () => {
 
 describe('functions', () => {
   it.each([
-    ['ScheduledPass', 1769, 300],
-    ['ClusterEventPass', 512, 120],
-    ['Ec2EventPass', 512, 120],
-  ])(
-    '%s runs Node 24 on ARM64 with %i MB, a %i s timeout, a 3 × timeout lease, tracing and reserved concurrency',
-    (name, memory, timeout) => {
-      expect(functionProperties(`${name}Function`)).toMatchObject({
-        Runtime: 'nodejs24.x',
-        Architectures: ['arm64'],
-        Handler: 'index.handler',
-        MemorySize: memory,
-        Timeout: timeout,
-        ReservedConcurrentExecutions: 5,
-        TracingConfig: { Mode: 'Active' },
-        LoggingConfig: { LogGroup: { Ref: resourceId(template, 'AWS::Logs::LogGroup', `${name}Logs`) } },
-      });
-      const variables = (functionProperties(`${name}Function`)?.Environment as { Variables: Record<string, string> }).Variables;
-      const env = { ...variables, TABLE_NAME: 'state-table', AWS_REGION: 'eu-west-1' };
-      // Leases follow each invocation's own end, so the stack sets no lease at all.
-      expect(variables).not.toHaveProperty('LEASE_MARGIN_SECONDS');
-      expect(loadConfig(env, 'lambda').plan.leaseMarginMs).toBe(15_000);
-      expect(timeout).toBeGreaterThan(0);
-    },
-  );
+    ['ScheduledPass', 1769, 300, 5],
+    ['ClusterEventPass', 512, 120, 5],
+    ['Ec2EventPass', 512, 120, 5],
+    ['Watcher', 512, 300, 3],
+  ])('%s runs Node 24 on ARM64 with %i MB, a %i s timeout, tracing and reserved concurrency %i', (name, memory, timeout, concurrency) => {
+    expect(functionProperties(`${name}Function`)).toMatchObject({
+      Runtime: 'nodejs24.x',
+      Architectures: ['arm64'],
+      Handler: 'index.handler',
+      MemorySize: memory,
+      Timeout: timeout,
+      ReservedConcurrentExecutions: concurrency,
+      TracingConfig: { Mode: 'Active' },
+      LoggingConfig: { LogGroup: { Ref: resourceId(template, 'AWS::Logs::LogGroup', `${name}Logs`) } },
+    });
+    const variables = (functionProperties(`${name}Function`)?.Environment as { Variables: Record<string, string> }).Variables;
+    const env = { ...variables, TABLE_NAME: 'state-table', AWS_REGION: 'eu-west-1' };
+    // Leases follow each invocation's own end, so the stack sets no lease at all.
+    expect(variables).not.toHaveProperty('LEASE_MARGIN_SECONDS');
+    expect(loadConfig(env, 'lambda').plan.leaseMarginMs).toBe(15_000);
+    expect(timeout).toBeGreaterThan(0);
+  });
 
-  it("gives every function its mode, what identifies the cluster and only the settings that differ from the handlers' defaults", () => {
+  it("gives every function its mode, writes (explicit: the handlers derive it from the mode), what identifies the cluster, the role's tag conditions and only the settings that differ from the handlers' defaults", () => {
     const functions = template.findResources('AWS::Lambda::Function');
-    expect(Object.keys(functions)).toHaveLength(3);
+    expect(Object.keys(functions)).toHaveLength(4);
     for (const fn of Object.values(functions)) {
       const { LEASE_SECONDS: _lease, ...variables } = (fn as { Properties: { Environment: { Variables: Record<string, unknown> } } })
         .Properties.Environment.Variables;
       expect(variables).toEqual({
         OPERATING_MODE: 'controller',
+        WRITES: 'on',
         TABLE_NAME: { Ref: resourceId(template, 'AWS::DynamoDB::Table', 'StateTable') },
         CLUSTER_NAME: 'prod',
         CLUSTER_ENDPOINT: 'https://ABC123.gr7.eu-west-1.eks.amazonaws.com',
         CLUSTER_CA: TEST_CA,
+        // Always said, though they are the defaults: the controller names what a refused volume lacks from them.
+        VOLUME_TAGS: 'cluster-name,kubernetes-cluster',
+        INSTANCE_TAGS: 'eks-nodegroup,eks-auto-mode,cluster-name,kubernetes-cluster',
       });
     }
   });
 
-  it.each(['ScheduledPassFunction', 'ClusterEventPassFunction', 'Ec2EventPassFunction'])(
+  it.each(['ScheduledPassFunction', 'ClusterEventPassFunction', 'Ec2EventPassFunction', 'WatcherFunction'])(
     "%s: the handlers' own configuration loader accepts its environment as a Lambda one",
     (name) => {
       const variables = (functionProperties(name)?.Environment as { Variables: Record<string, unknown> }).Variables;
@@ -92,7 +94,7 @@ describe('functions', () => {
   );
 
   it("keeps each function's logs for a month in its own log group", () => {
-    template.resourcePropertiesCountIs('AWS::Logs::LogGroup', { RetentionInDays: 30 }, 3);
+    template.resourcePropertiesCountIs('AWS::Logs::LogGroup', { RetentionInDays: 30 }, 4);
   });
 
   it('sends failed or stale scheduled invocations to an SQS DLQ without Lambda retries', () => {
@@ -120,6 +122,22 @@ describe('triggers', () => {
         RetryPolicy: { MaximumRetryAttempts: 2, MaximumEventAgeInSeconds: 60 },
         RoleArn: Match.anyValue(),
       },
+    });
+  });
+
+  it('starts the watcher on the same schedule with { "pass": "watch" }; a failed or stale start goes to its DLQ, never retried', () => {
+    template.hasResourceProperties('AWS::Scheduler::Schedule', {
+      ScheduleExpression: 'rate(1 minute)',
+      Target: Match.objectLike({
+        Arn: { 'Fn::GetAtt': [fnId('WatcherFunction'), 'Arn'] },
+        Input: '{"pass":"watch"}',
+        DeadLetterConfig: { Arn: queueArn('WatcherDeadLetterQueue') },
+      }),
+    });
+    template.hasResourceProperties('AWS::Lambda::EventInvokeConfig', {
+      FunctionName: { Ref: fnId('WatcherFunction') },
+      MaximumRetryAttempts: 0,
+      MaximumEventAgeInSeconds: 60,
     });
   });
 
@@ -179,8 +197,8 @@ describe('queues', () => {
   });
 
   it('encrypts every queue and keeps dead letters for 14 days', () => {
-    template.resourcePropertiesCountIs('AWS::SQS::Queue', { SqsManagedSseEnabled: true }, 5);
-    template.resourcePropertiesCountIs('AWS::SQS::Queue', { MessageRetentionPeriod: 14 * 86_400 }, 3);
+    template.resourcePropertiesCountIs('AWS::SQS::Queue', { SqsManagedSseEnabled: true }, 6);
+    template.resourcePropertiesCountIs('AWS::SQS::Queue', { MessageRetentionPeriod: 14 * 86_400 }, 4);
   });
 
   it('denies every queue access without TLS', () => {
@@ -192,6 +210,6 @@ describe('queues', () => {
         Condition: { Bool: { 'aws:SecureTransport': 'false' } },
       }),
     ]);
-    template.resourcePropertiesCountIs('AWS::SQS::QueuePolicy', { PolicyDocument: { Statement: denyPlainText } }, 5);
+    template.resourcePropertiesCountIs('AWS::SQS::QueuePolicy', { PolicyDocument: { Statement: denyPlainText } }, 6);
   });
 });

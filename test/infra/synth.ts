@@ -12,11 +12,13 @@ import type { AttachDetachStack } from '../../infra/stack.js';
 /** Base64 of a PEM-shaped certificate, as EKS returns `certificateAuthority.data`. */
 export const TEST_CA = Buffer.from('-----BEGIN CERTIFICATE-----\nMIIBdGVzdA==\n-----END CERTIFICATE-----\n').toString('base64');
 
+/** Every resource the stack can make: the watcher (on by default) and the event exporter's route (off by default with it). */
 export const TEST_CONTEXT = {
   clusterName: 'prod',
   apiEndpoint: 'https://ABC123.gr7.eu-west-1.eks.amazonaws.com',
   certificateAuthority: TEST_CA,
   alarmTopicArn: 'arn:aws:sns:eu-west-1:123456789012:ops',
+  eventExporter: 'on',
 };
 
 /** One synthesis takes a few seconds; a loaded 2-core machine can stretch it past vitest's hook default. */

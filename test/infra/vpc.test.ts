@@ -64,13 +64,13 @@ describe('functions in the cluster VPC', () => {
     ]);
   });
 
-  it('creates an EC2 interface endpoint with private DNS, reachable from the functions only', () => {
+  it('creates an EC2 interface endpoint without private DNS, reachable from the functions only', () => {
     const { template } = inVpc;
     template.hasResourceProperties('AWS::EC2::VPCEndpoint', {
       VpcEndpointType: 'Interface',
       ServiceName: { 'Fn::Join': ['', ['com.amazonaws.', { Ref: 'AWS::Region' }, '.ec2']] },
       SubnetIds: SUBNETS,
-      PrivateDnsEnabled: true,
+      PrivateDnsEnabled: false,
     });
     const endpointGroup = resourceId(template, 'AWS::EC2::SecurityGroup', 'VpcAccessEc2EndpointSecurityGroup');
     template.hasResourceProperties('AWS::EC2::SecurityGroupIngress', {

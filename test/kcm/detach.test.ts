@@ -99,3 +99,50 @@ describe('detach failures', () => {
     ]);
   });
 });
+
+/**
+ * A terminated instance whose Node object is deleted before anyone tainted it (Karpenter, the cloud
+ * node controller): kcm keeps the last volumesInUse it saw (nodeDelete → processVolumesInUse), finds
+ * the node unhealthy (its object is gone) and waits maxWaitForUnmountDuration. Its 60 s verification
+ * (csi_attacher.VolumesAreAttached reads the VA's `attached`) would forget a VA reported
+ * `attached: false` sooner, but then never deletes it: docs/eks.md says why we do not report that.
+ */
+describe('a Node object deleted before it was tainted', () => {
+  const vaOnNode1 = () => world.va(volume, 'node-1');
+  beforeEach(() => {
+    world.kcm.step(); // kcm has seen the node report the volume in use
+    world.kube.components.delete('Node', undefined, 'node-1');
+  });
+
+  it('kcm waits its 6 minutes: the last volumesInUse it saw still says mounted', () => {
+    world.kcm.step();
+    world.clock.advance(6 * 60_000);
+    world.kcm.step();
+    expect(vaOnNode1().metadata.deletionTimestamp).toBeUndefined();
+    world.clock.advance(1_000);
+    world.kcm.step();
+    expect(vaOnNode1().metadata.deletionTimestamp).toEqual(expect.any(String));
+  });
+
+  it('a VA reported attached: false is forgotten at the next sync, so the replacement attaches at once, and is never deleted', () => {
+    world.kube.components.update(
+      'VolumeAttachment',
+      undefined,
+      world.vaName(volume, 'node-1'),
+      (va) => ({
+        ...va,
+        status: { attached: false },
+      }),
+      'status',
+    );
+    world.addPod('db-0-new', volume, 'node-2');
+    world.kcm.step();
+    expect(world.va(volume, 'node-2')).toBeUndefined(); // Multi-Attach: kcm still believes node-1 has it
+    world.clock.advance(60_000);
+    world.kcm.step();
+    expect(world.va(volume, 'node-2')).toBeDefined();
+    world.clock.advance(10 * 60_000);
+    world.kcm.step();
+    expect(vaOnNode1().metadata.deletionTimestamp).toBeUndefined();
+  });
+});

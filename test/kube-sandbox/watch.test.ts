@@ -137,6 +137,37 @@ describe('ending', () => {
   });
 });
 
+describe('bookmarks (allowWatchBookmarks=true)', () => {
+  it('sends a BOOKMARK at the current revision about every minute and 2 s before the deadline, none without asking', async () => {
+    const from = sandbox.resourceVersion();
+    const asked = await openWatch(sandbox, `/api/v1/nodes?watch=true&allowWatchBookmarks=true&timeoutSeconds=150&resourceVersion=${from}`);
+    const plain = await openWatch(sandbox, `/api/v1/nodes?watch=true&timeoutSeconds=150&resourceVersion=${from}`);
+    // Events cross the network: a request answered after the stream's write proves the write was not there.
+    const settled = () => raw(sandbox, 'GET', '/version');
+    clock.advance(59_999);
+    await settled();
+    expect(asked.events).toEqual([]);
+    clock.advance(1);
+    const [first] = await asked.until(1);
+    expect(first).toEqual({ type: 'BOOKMARK', object: { kind: 'Node', apiVersion: 'v1', metadata: { resourceVersion: from } } });
+    // A write of another kind moves the revision on: a bookmark says the watcher has seen everything up to it.
+    sandbox.seed([{ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'bookmarked' } }]);
+    clock.advance(60_000);
+    const [, second] = await asked.until(2);
+    expect(Number(second?.object.metadata.resourceVersion)).toBe(Number(from) + 1);
+    clock.advance(27_999);
+    await settled();
+    expect(asked.events).toHaveLength(2);
+    clock.advance(1);
+    const [, , last] = await asked.until(3);
+    expect(last?.type).toBe('BOOKMARK');
+    expect(last?.object.metadata.annotations).toBeUndefined();
+    clock.advance(2_000);
+    await Promise.all([asked.ended, plain.ended]);
+    expect(plain.events).toEqual([]);
+  });
+});
+
 describe('sendInitialEvents (watch-list)', () => {
   it('sends the current objects, then a BOOKMARK marked initial-events-end', async () => {
     await raw(sandbox, 'POST', '/api/v1/namespaces', { body: { metadata: { name: 'watchlist' } } });

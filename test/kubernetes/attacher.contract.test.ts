@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ATTACHER_FINALIZER, NODE_ID_ANNOTATION } from '../../lambda/core/attacher/names.js';
-import { attachErrorStatus, attachedStatus } from '../../lambda/core/attacher/status.js';
+import { attachedStatus, limitReachedStatus } from '../../lambda/core/attacher/status.js';
 import { startHarness, pv, stored, volumeAttachment, type Harness } from './support.js';
 
 let h: Harness;
@@ -129,7 +129,7 @@ describe('attacher-mode writes', () => {
   it('status through the subresource: attached with the devicePath, then an error with its code beside it', async () => {
     h.sandbox.seed([volumeAttachment('csi-status', 'node-1', 'pv-a')]);
     await h.cluster.patchVolumeAttachmentStatus('csi-status', attachedStatus('/dev/xvdab'));
-    await h.cluster.patchVolumeAttachmentStatus('csi-status', attachErrorStatus('limit', Date.UTC(2026, 0, 1), true));
+    await h.cluster.patchVolumeAttachmentStatus('csi-status', limitReachedStatus('limit', Date.UTC(2026, 0, 1)));
     expect(stored(h.sandbox, 'VolumeAttachment', undefined, 'csi-status')!.status).toEqual({
       attached: true,
       attachmentMetadata: { devicePath: '/dev/xvdab' },

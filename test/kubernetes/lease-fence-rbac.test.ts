@@ -11,6 +11,7 @@ import { LeaseFence } from '../../lambda/reconcile/attacher/fence.js';
 import type { LoggedRequest } from '../../sandbox/kube/index.js';
 import { SIDECAR_LEASE, SidecarElector } from '../../sandbox/lease-election.js';
 import { startHarness, type Harness } from './support.js';
+import { MemoryHandover } from '../support/memory-handover.js';
 
 interface Rule {
   apiGroups: string[];
@@ -41,7 +42,15 @@ beforeAll(async () => {
   h = await startHarness();
   let now = 0;
   const lock = new KubernetesLeaseLock(h.clients.coordination, SIDECAR_LEASE);
-  const fence = new LeaseFence({ lock, identity: 'ebs-attach-detach/prod', durationSeconds: 180, marginMs: 15_000, now: () => now });
+  const fence = new LeaseFence({
+    lock,
+    store: new MemoryHandover(),
+    identity: 'ebs-attach-detach/prod',
+    durationSeconds: 180,
+    rereadMs: 5_000,
+    whenAbsent: 'create',
+    now: () => now,
+  });
   const sidecar = new SidecarElector(new KubernetesLeaseLock(h.clients.coordination, SIDECAR_LEASE), 'ebs-csi-controller-0', () => now);
   h.sandbox.resetRequests();
   await fence.acquireOrRenew(); // create

@@ -21,8 +21,7 @@ export const SIDECAR_LEASE = 'external-attacher-leader-ebs-csi-aws-com';
 
 /** Attacher mode: VAs are desired state, CSINodes map nodes to instances, PVs carry volume ids and our finalizer. */
 export const ATTACHER_MODE_CALLS: readonly ApiCall[] = [
-  // Full pass: every VA, PV, CSINode and node (paged lists); the Scheduled trigger's bounded poll
-  // of the VAs kcm will create may watch them instead of polling.
+  // Full pass: every VA, PV, CSINode and node (paged lists); the watcher lists the VAs and watches them.
   storage('volumeattachments', 'list'),
   storage('volumeattachments', 'watch'),
   storage('volumeattachments', 'get', { name: 'csi-0123' }),
@@ -30,16 +29,14 @@ export const ATTACHER_MODE_CALLS: readonly ApiCall[] = [
   storage('volumeattachments', 'patch', { name: 'csi-0123' }),
   storage('volumeattachments', 'patch', { subresource: 'status', name: 'csi-0123' }),
   storage('csinodes', 'list'),
-  storage('csinodes', 'watch'),
   storage('csinodes', 'get', { name: 'node-1' }),
   core('persistentvolumes', 'list'),
-  core('persistentvolumes', 'watch'),
   core('persistentvolumes', 'get', { name: 'pv-db' }),
   // The PV finalizer: appended before an attach, removed once the PV is deleted and unreferenced.
   core('persistentvolumes', 'patch', { name: 'pv-db' }),
   core('nodes', 'list'),
   core('nodes', 'get', { name: 'node-1' }),
-  // A pod's Scheduled event: the pod's node and claims name the VAs to poll.
+  // A pod's Scheduled event (with the event exporter): the pod's node and claims name the VAs to poll.
   core('pods', 'get', { namespace: 'shop', name: 'db-0' }),
   core('persistentvolumeclaims', 'get', { namespace: 'shop', name: 'data-db-0' }),
   // Events share the controller-mode adapter: create, or get + patch of `count` on a repeat.

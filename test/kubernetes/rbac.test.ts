@@ -10,6 +10,7 @@ import { volumeAttachmentName } from '../../lambda/adapters/kubernetes/volume-at
 import { ADDON_NAMESPACE, ATTACHER_MODE_CALLS, LEASE_FENCE_CALLS, SIDECAR_LEASE, TAINT_CALLS } from './rbac-calls.js';
 import { type ApiCall, bindingProblems, deniedCalls, loadManifest, unusedGrants } from './rbac-support.js';
 import { node, pod, seedBound, startHarness, uniqueName, volumeAttachment, type Harness } from './support.js';
+import { controllerWatch } from '../../lambda/reconcile/controller/watch.js';
 
 const controllerManifest = loadManifest('rbac.yaml');
 const attacherManifest = loadManifest('rbac-attacher.yaml');
@@ -41,6 +42,15 @@ async function runEveryOperation(): Promise<void> {
   const podRef = { namespace: 'shop', name: 'db-0', uid: 'uid-shop-db-0' };
   await cluster.recordEvent(podRef, attachSucceededEvent('pv-db'));
   await cluster.recordEvent(podRef, attachSucceededEvent('pv-db'));
+  // The watcher: controller mode lists and watches pods and nodes.
+  for (const kind of controllerWatch.kinds) {
+    const start = await cluster.listToWatch(kind);
+    const opened = await new Promise<{ stop(): void }>((resolve) => {
+      const stream = cluster.watch(kind, start.resourceVersion, () => undefined, { timeoutSeconds: 1 });
+      void stream.then(resolve);
+    });
+    opened.stop();
+  }
 }
 
 beforeAll(async () => {
@@ -62,8 +72,11 @@ describe('controller mode (infra/k8s/rbac.yaml), against a recorded run of every
     expect(unusedGrants(controllerManifest, used)).toEqual([]);
   });
 
-  it('grants no watch and no wildcard', () => {
-    expect(grantsOf(controllerManifest).filter((grant) => / watch /.test(grant) || grant.includes('*'))).toEqual([]);
+  it('grants watch only where the watcher holds one (pods and nodes), and no wildcard', () => {
+    expect(grantsOf(controllerManifest).filter((grant) => / watch /.test(grant) || grant.includes('*'))).toEqual([
+      'core nodes watch (ebs-attach-detach)',
+      'core pods watch (ebs-attach-detach)',
+    ]);
   });
 });
 

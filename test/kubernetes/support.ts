@@ -3,7 +3,7 @@
  * the sandbox's kubeconfig, small pages so every list spans several. Builders keep each
  * test's objects to a line.
  */
-import { startKubeSandbox, type KubeSandbox } from '../../sandbox/kube/index.js';
+import { startKubeSandbox, type KubeSandbox, type KubeSandboxOptions } from '../../sandbox/kube/index.js';
 import { createKubeClients, type KubeClientOptions, type KubeClients } from '../../lambda/adapters/kubernetes/clients.js';
 import { KubernetesCluster, type KubernetesClusterOptions } from '../../lambda/adapters/kubernetes/kubernetes-cluster.js';
 import { kubeConfigFromFile } from '../../lambda/adapters/kubernetes/kubeconfig.js';
@@ -23,10 +23,15 @@ export interface Harness {
 }
 
 export async function startHarness(
-  options: { cluster?: KubernetesClusterOptions; clients?: Partial<KubeClientOptions>; clock?: Pick<Clock, 'now'> } = {},
+  options: {
+    cluster?: KubernetesClusterOptions;
+    clients?: Partial<KubeClientOptions>;
+    clock?: Pick<Clock, 'now'>;
+    sandbox?: KubeSandboxOptions;
+  } = {},
 ): Promise<Harness> {
   const clock = options.clock ?? systemClock;
-  const sandbox = await startKubeSandbox();
+  const sandbox = await startKubeSandbox(options.sandbox);
   const opened: KubeClients[] = [];
   const open = () => {
     const clients = createKubeClients(kubeConfigFromFile(sandbox.kubeconfigPath), {

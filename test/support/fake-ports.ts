@@ -24,6 +24,9 @@ import type {
   VolumeAttachmentStatus,
 } from '../../lambda/ports/cluster.js';
 import type { ControllerState, DeviceHolder, VolumeStore, WriteResult } from '../../lambda/ports/volume-store.js';
+import type { WatchedKind, WatchedObject, WatchOptions, WatchSignal } from '../../lambda/ports/cluster-watch.js';
+import type { WatchCheckpoint, WatcherLease } from '../../lambda/core/watch.js';
+import type { WatcherStore } from '../../lambda/ports/watcher-store.js';
 import type { PodRef } from '../../lambda/core/types.js';
 import type { ModeDeps } from '../../lambda/reconcile/operating-mode.js';
 import type { ReconcileDeps } from '../../lambda/reconcile/pass/types.js';
@@ -89,6 +92,15 @@ export class FakeStore implements VolumeStore {
   }
 }
 
+/** A watch the fake cluster opened: the test plays the API server through `send`. */
+export interface FakeWatch {
+  kind: WatchedKind;
+  resourceVersion: string;
+  options: WatchOptions;
+  stopped: boolean;
+  send(signal: WatchSignal): void;
+}
+
 export class FakeCluster implements Cluster {
   readonly events: { pod: PodRef; event: ClusterEvent }[] = [];
   readonly statusWrites: { node: string; volumes: AttachedVolume[] }[] = [];
@@ -106,6 +118,33 @@ export class FakeCluster implements Cluster {
   failStatusWrites = false;
 
   constructor(public snapshot: ClusterSnapshot) {}
+
+  /** The resourceVersion a list reports; every list is logged in `lists`, every watch opened in `watches`. */
+  listRevision = '100';
+  readonly lists: WatchedKind[] = [];
+  readonly watches: FakeWatch[] = [];
+  listToWatch(kind: WatchedKind) {
+    this.lists.push(kind);
+    const of: Record<WatchedKind, WatchedObject[]> = {
+      pods: this.snapshot.pods,
+      nodes: this.snapshot.nodes,
+      volumeattachments: this.snapshot.volumeAttachments,
+    };
+    return Promise.resolve({ objects: structuredClone(of[kind]), resourceVersion: this.listRevision });
+  }
+  watch(kind: WatchedKind, resourceVersion: string, listener: (signal: WatchSignal) => void, options: WatchOptions) {
+    const watch: FakeWatch = {
+      kind,
+      resourceVersion,
+      options,
+      stopped: false,
+      send: (signal) => {
+        if (!watch.stopped) listener(signal);
+      },
+    };
+    this.watches.push(watch);
+    return Promise.resolve({ stop: () => void (watch.stopped = true) });
+  }
 
   readAll() {
     return Promise.resolve(structuredClone(this.snapshot));
@@ -292,6 +331,34 @@ export class FakeBlockStorage implements BlockStorage {
 const quiet = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
 
 /** A pass's dependencies over fakes at T0, with the settings every reconcile test shares. */
+/** The watchers' lease and checkpoints in memory, with the port's compare-and-swap; every save is logged. */
+export class FakeWatcherStore implements WatcherStore {
+  lease: WatcherLease = { holders: {}, version: 0 };
+  readonly checkpoints = new Map<WatchedKind, WatchCheckpoint>();
+  readonly saves: string[] = [];
+  readLease() {
+    return Promise.resolve(structuredClone(this.lease));
+  }
+  writeLease(next: WatcherLease) {
+    if (next.version !== this.lease.version) return Promise.resolve(false);
+    this.lease = { ...structuredClone(next), version: next.version + 1 };
+    return Promise.resolve(true);
+  }
+  readCheckpoints(kinds: readonly WatchedKind[]) {
+    const found: Partial<Record<WatchedKind, WatchCheckpoint>> = {};
+    for (const kind of kinds) {
+      const checkpoint = this.checkpoints.get(kind);
+      if (checkpoint !== undefined) found[kind] = { ...checkpoint };
+    }
+    return Promise.resolve(found);
+  }
+  saveCheckpoint(kind: WatchedKind, checkpoint: WatchCheckpoint) {
+    this.saves.push(`${kind} ${checkpoint.resourceVersion}`);
+    this.checkpoints.set(kind, { ...checkpoint });
+    return Promise.resolve();
+  }
+}
+
 export function fakeDeps(ports: Pick<ModeDeps, 'cluster' | 'store'> & Partial<ReconcileDeps>): ModeDeps {
   return {
     blockStorage: new FakeBlockStorage(),

@@ -1,13 +1,15 @@
 /** A controller that records the passes it is asked for (handler tests: parsing, dedupe, failure mapping). */
 import { systemClock } from '../../lambda/clock.js';
 import { loadConfig } from '../../lambda/config.js';
+import type { Controller } from '../../lambda/composition.js';
 import type { PassRunner } from '../../lambda/handlers/middleware.js';
 import { createTelemetry } from '../../lambda/observability/telemetry.js';
 import { type PassReport, type Target, targetKey } from '../../lambda/reconcile/pass/types.js';
 
-export interface RecordingController extends PassRunner {
+export interface RecordingController extends PassRunner, Pick<Controller, 'watch'> {
   targets: string[];
   fullPasses: number;
+  watches: number;
 }
 
 export function recordingController(options: { failTargets?: string[] } = {}): RecordingController {
@@ -18,6 +20,7 @@ export function recordingController(options: { failTargets?: string[] } = {}): R
     startedAt: 0,
     durationMs: 1,
     dryRun: false,
+    unauthorizedCalls: 0,
     clusterComplete: true,
     verified: false,
     seeded: false,
@@ -41,6 +44,25 @@ export function recordingController(options: { failTargets?: string[] } = {}): R
     clock: systemClock,
     targets: [],
     fullPasses: 0,
+    watches: 0,
+    watch: () => {
+      controller.watches++;
+      return Promise.resolve({
+        watcherId: 'watcher-1',
+        joined: true,
+        why: 'deadline',
+        durationMs: 280_000,
+        changes: 12,
+        actionable: 3,
+        passes: 3,
+        failedPasses: 0,
+        abandoned: 0,
+        relists: 0,
+        rewatches: 9,
+        stalls: 0,
+        queueWaitMs: { p50: 0, max: 4 },
+      });
+    },
     fullPass: () => {
       controller.fullPasses++;
       return Promise.resolve(report('full'));

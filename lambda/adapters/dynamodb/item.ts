@@ -24,6 +24,8 @@
  *   M { volumeId S, operationId S, expiresAt N }
  * Mass-detach window, one item (mass-detach-window.ts):
  *   pk S `guard#mass-detach`, claims L<M { at N, count N }>, version N
+ * Handover from the csi-attacher sidecar, one item (handover.ts): writes flag, the sidecar's Lease
+ *   as first seen, whether we held it, and the passes that may still act
  * EC2 rate budget, one item per region and mutating action (rate-budget.ts):
  *   pk S `budget#ec2#<region>#<action>`, tat N (GCRA's theoretical arrival time)
  * All times are epoch milliseconds except `ttl`.
@@ -41,6 +43,10 @@ export const CONTROLLER_STATE_KEY = 'controller#state';
 export const INSTANCE_PREFIX = 'instance#';
 export const BUDGET_PREFIX = 'budget#';
 export const MASS_DETACH_WINDOW_KEY = 'guard#mass-detach';
+export const HANDOVER_KEY = 'handover#csi-attacher';
+/** The watchers' lease and their checkpoints (watcher-store.ts). */
+export const WATCHER_LEASE_KEY = 'watcher#lease';
+export const WATCHER_CHECKPOINT_PREFIX = 'watcher#checkpoint#';
 export const volumeKey = (volumeId: VolumeId): Item => ({ pk: { S: `${VOLUME_PREFIX}${volumeId}` } });
 
 const time = z.number().int().nonnegative();
@@ -81,7 +87,12 @@ const operationSchema = z.object({
   prior: z.object({ state: attachmentState, device: z.string().optional() }).optional(),
 });
 
-const backoffSchema = z.object({ failures: z.number().int().positive(), notBefore: time, lastError: z.string() });
+const backoffSchema = z.object({
+  failures: z.number().int().positive(),
+  notBefore: time,
+  lastError: z.string(),
+  untilDetachFrom: z.object({ instanceId: z.string().min(1), attached: z.number().int().nonnegative() }).optional(),
+});
 
 /** A volume record, with the keys of its maps checked against their contents. */
 export const volumeRecordSchema = z
@@ -152,7 +163,15 @@ function unmarshallSafely(item: Item): { native: Record<string, unknown> } | { p
 export function parseItem(item: Item): ParsedItem {
   const key = itemKey(item);
   if (key === CONTROLLER_STATE_KEY) return { kind: 'controller' };
-  if (key.startsWith(INSTANCE_PREFIX) || key.startsWith(BUDGET_PREFIX) || key === MASS_DETACH_WINDOW_KEY) return { kind: 'coordination' };
+  if (
+    key.startsWith(INSTANCE_PREFIX) ||
+    key.startsWith(BUDGET_PREFIX) ||
+    key === MASS_DETACH_WINDOW_KEY ||
+    key === HANDOVER_KEY ||
+    key === WATCHER_LEASE_KEY ||
+    key.startsWith(WATCHER_CHECKPOINT_PREFIX)
+  )
+    return { kind: 'coordination' };
   if (!key.startsWith(VOLUME_PREFIX)) return { kind: 'corrupt', key, problem: `not a volume item (pk must start with ${VOLUME_PREFIX})` };
   const read = unmarshallSafely(item);
   if ('problem' in read) return { kind: 'corrupt', key, ...read };

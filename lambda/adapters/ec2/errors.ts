@@ -20,6 +20,8 @@ export type Ec2ErrorReason =
   /** `InvalidParameterValue` "… Attachment point /dev/xvdaa is already in use". */
   | 'device-in-use'
   | 'incorrect-instance-state'
+  /** `UnauthorizedOperation` (IAM), `CustomerKeyHasBeenRevoked` (no grant on the volume's KMS key). */
+  | 'unauthorized'
   | 'final';
 
 export interface ClassifiedError {
@@ -36,6 +38,8 @@ const BY_CODE: Record<string, Ec2ErrorReason> = {
   'InvalidAttachment.NotFound': 'attachment-not-found',
   AttachmentLimitExceeded: 'attachment-limit',
   IncorrectInstanceState: 'incorrect-instance-state',
+  UnauthorizedOperation: 'unauthorized',
+  CustomerKeyHasBeenRevoked: 'unauthorized',
 };
 
 interface ErrorLike {
@@ -77,8 +81,9 @@ export function idsInMessage(message: string, prefix: 'vol-' | 'i-'): string[] {
 }
 
 /** Outcomes every call shares; undefined when the reason needs the caller's own mapping. */
-function common(error: ClassifiedError): { kind: 'throttled' | 'transient'; message: string } | undefined {
+function common(error: ClassifiedError): Extract<AttachOutcome, { kind: 'throttled' | 'transient' | 'unauthorized' }> | undefined {
   if (error.reason === 'throttled' || error.reason === 'transient') return { kind: error.reason, message: error.message };
+  if (error.reason === 'unauthorized') return { kind: 'unauthorized', code: error.code, message: error.message };
   return undefined;
 }
 

@@ -20,7 +20,14 @@ export function toObservation(volume: Volume): VolumeObservation | undefined {
     zone: volume.AvailabilityZone,
     multiAttachEnabled: volume.MultiAttachEnabled ?? false,
     attachments,
+    tags: tagsOf(volume.Tags),
+    encrypted: volume.Encrypted ?? false,
+    ...(volume.KmsKeyId === undefined ? {} : { kmsKeyId: volume.KmsKeyId }),
   };
+}
+
+function tagsOf(tags: { Key?: string; Value?: string }[] | undefined): Record<string, string> {
+  return Object.fromEntries((tags ?? []).flatMap((tag) => (tag.Key === undefined ? [] : [[tag.Key, tag.Value ?? '']])));
 }
 
 export function missingVolume(volumeId: VolumeId): VolumeObservation {
@@ -41,6 +48,7 @@ export function toInstanceView(instance: Instance): InstanceView {
   return {
     instanceId: instance.InstanceId ?? '',
     state: instanceState(instance),
+    tags: tagsOf(instance.Tags),
     mappings: (instance.BlockDeviceMappings ?? []).flatMap((mapping) =>
       mapping.DeviceName ? [{ device: mapping.DeviceName, volumeId: mapping.Ebs?.VolumeId }] : [],
     ),

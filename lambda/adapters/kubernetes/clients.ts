@@ -69,6 +69,8 @@ export interface KubeClients {
   coordination: CoordinationV1Api;
   /** Reads as plain JSON (the lists and reads of a pass); the typed APIs above are for writes. */
   getJson: JsonGet;
+  /** The configuration itself: client-node's `Watch` opens its streams from it. */
+  kubeConfig: KubeConfig;
   /** Closes pooled connections (tests and CLI runs; a Lambda keeps them for the next invocation). */
   close(): Promise<void>;
 }
@@ -93,6 +95,7 @@ export function createKubeClients(kc: KubeConfig, options: KubeClientOptions): K
     storage: new StorageV1Api(configuration),
     coordination: new CoordinationV1Api(configuration),
     getJson: jsonGetter(configuration, USER_AGENT),
+    kubeConfig: kc,
     close: () => auth.close(),
   };
 }

@@ -175,6 +175,7 @@ export function volumeAttachmentFromJson(value: unknown): KubeVolumeAttachment {
         inlineVolumeSpec: inline && {
           csi: obj(inline.csi) as { driver: string; volumeHandle: string } | undefined,
           accessModes: strings(inline.accessModes),
+          volumeMode: str(inline.volumeMode),
         },
       },
     },

@@ -18,6 +18,7 @@ import type {
   VolumeAttachmentRef,
   VolumeAttachmentStatus,
 } from '../../ports/cluster.js';
+import type { ClusterWatch, WatchedKind, WatchOptions, WatchSignal, WatchStart, WatchStream } from '../../ports/cluster-watch.js';
 import type { Clock } from '../../clock.js';
 import type { KubeClients } from './clients.js';
 import { listVolumeAttachments, readAttacherView, readCsiNode, readPv, readVolumeAttachment } from './attacher-reads.js';
@@ -33,6 +34,7 @@ import { DEFAULT_EVENT_COMPONENT, recordEvent, recordVolumeAttachmentEvent, type
 import { setVolumesAttached, type NodeStatusResult } from './node-status.js';
 import { DEFAULT_PAGING, type PagingOptions } from './paged-list.js';
 import { volumeAttachmentName } from './volume-attachment-name.js';
+import { clusterWatch } from './watch.js';
 import { listNodes, readNodeObject, readPodClosure, readPodsOnNode, readSnapshot } from './reads.js';
 import { deleteVolumeAttachment, upsertVolumeAttachment, type VolumeAttachmentWriter } from './volume-attachments.js';
 
@@ -54,13 +56,15 @@ export class KubernetesCluster implements Cluster {
   private readonly events: EventWriter;
   private readonly writer: AttacherWriter;
   private readonly maxConflictRetries: number;
+  private readonly watching: ClusterWatch;
 
   constructor(
-    private readonly clients: Pick<KubeClients, 'core' | 'storage' | 'getJson'>,
+    private readonly clients: Pick<KubeClients, 'core' | 'storage' | 'getJson' | 'kubeConfig'>,
     clock: Pick<Clock, 'now'>,
     options: KubernetesClusterOptions = {},
   ) {
     this.paging = { ...DEFAULT_PAGING, ...options.paging };
+    this.watching = clusterWatch(clients.kubeConfig, clients, this.paging);
     this.maxConflictRetries = options.maxConflictRetries ?? DEFAULT_MAX_CONFLICT_RETRIES;
     const now = () => new Date(clock.now());
     this.attachments = { storage: clients.storage, now, maxConflictRetries: this.maxConflictRetries };
@@ -76,6 +80,14 @@ export class KubernetesCluster implements Cluster {
 
   readAll(): Promise<ClusterSnapshot> {
     return readSnapshot(this.clients, this.paging);
+  }
+
+  listToWatch(kind: WatchedKind): Promise<WatchStart> {
+    return this.watching.listToWatch(kind);
+  }
+
+  watch(kind: WatchedKind, resourceVersion: string, listener: (signal: WatchSignal) => void, options: WatchOptions): Promise<WatchStream> {
+    return this.watching.watch(kind, resourceVersion, listener, options);
   }
 
   readPod(namespace: string, name: string): Promise<PodClosure> {

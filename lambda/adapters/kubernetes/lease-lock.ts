@@ -31,6 +31,8 @@ export function toLeaseRecord(lease: V1Lease): LeaseRecord {
   if (spec.leaseTransitions !== undefined) record.leaseTransitions = spec.leaseTransitions;
   const acquired = epochMs(spec.acquireTime);
   if (acquired !== undefined) record.acquireTime = acquired;
+  const renewed = epochMs(spec.renewTime);
+  if (renewed !== undefined) record.renewTime = renewed;
   return record;
 }
 

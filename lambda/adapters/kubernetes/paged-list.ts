@@ -15,7 +15,8 @@ export interface PageRequest {
 
 export interface Page<T> {
   items?: T[];
-  metadata?: { _continue?: string };
+  /** `resourceVersion`: the revision the list is read at (the same on every page of one list). */
+  metadata?: { _continue?: string; resourceVersion?: string };
 }
 
 export interface PagingOptions {

@@ -42,11 +42,17 @@ export function jsonPages<T>(getJson: JsonGet, path: string, map: (item: unknown
   return async (page: PageRequest): Promise<Page<T>> => {
     const body = (await getJson(path, { ...query, limit: page.limit, continue: page._continue })) as {
       items?: unknown;
-      metadata?: { continue?: unknown };
+      metadata?: { continue?: unknown; resourceVersion?: unknown };
     } | null;
     if (body === null || typeof body !== 'object' || !Array.isArray(body.items)) return {};
-    const token = body.metadata?.continue;
-    return { items: body.items.map(map), metadata: { _continue: typeof token === 'string' ? token : undefined } };
+    const { continue: token, resourceVersion } = body.metadata ?? {};
+    return {
+      items: body.items.map(map),
+      metadata: {
+        _continue: typeof token === 'string' ? token : undefined,
+        ...(typeof resourceVersion === 'string' ? { resourceVersion } : {}),
+      },
+    };
   };
 }
 

@@ -4,6 +4,7 @@
  */
 import type { Controller } from '../../composition.js';
 import { parseProviderId } from '../../core/provider-id.js';
+import type { SeenInstance } from '../../ports/block-storage.js';
 import { explain } from './explain.js';
 import type { ExplainInputs, ExplainTarget, Explanation } from './types.js';
 
@@ -17,6 +18,7 @@ export async function loadAndExplain(controller: Controller, target: ExplainTarg
     observations: {},
     now: controller.clock.now(),
     config: controller.config.plan,
+    tagScheme: controller.config.tagScheme,
   };
   const first = explain(target, base);
   const volumeIds = [...new Set(first.chains.flatMap((c) => (c.volumeId === undefined ? [] : [c.volumeId])))];
@@ -27,11 +29,13 @@ export async function loadAndExplain(controller: Controller, target: ExplainTarg
     const instanceId = chain.nodeName === undefined ? undefined : explainNodeInstance(snapshot, chain.nodeName);
     if (instanceId !== undefined) instanceIds.add(instanceId);
   }
-  const [volumes, instances] = await Promise.all([
+  const [volumes, seen] = await Promise.all([
     volumeIds.length === 0 ? new Map() : blockStorage.describeVolumes(volumeIds),
-    instanceIds.size === 0 ? new Map() : blockStorage.describeInstances([...instanceIds]),
+    instanceIds.size === 0 ? new Map<string, SeenInstance | 'missing'>() : blockStorage.observeInstances([...instanceIds]),
   ]);
-  return explain(target, { ...base, observations: { volumes, instances }, now: controller.clock.now() });
+  const instances = new Map([...seen].map(([id, s]) => [id, s === 'missing' ? ('missing' as const) : (s.state ?? ('missing' as const))]));
+  const instanceTags = new Map([...seen].flatMap(([id, s]) => (s === 'missing' || s.tags === undefined ? [] : [[id, s.tags] as const])));
+  return explain(target, { ...base, observations: { volumes, instances }, instanceTags, now: controller.clock.now() });
 }
 
 function explainNodeInstance(snapshot: ExplainInputs['snapshot'], nodeName: string): string | undefined {

@@ -8,6 +8,7 @@ import { attachingFor } from '../../core/observed.js';
 import { volumeOfVolumeAttachment } from '../../core/volume-sources.js';
 import type { DesiredState, NodeName, VolumeId } from '../../core/types.js';
 import { uniqueNameFor } from '../../core/volume-id.js';
+import { notAuthorizedReason } from '../../core/tag-scheme.js';
 import { ec2Step, nodeStep, recordStep } from './steps.js';
 import type { ChainCode, ExplainInputs, Step } from './types.js';
 import { sentenceFor } from './verdicts.js';
@@ -88,6 +89,32 @@ function decide(view: PlanView, volumeId: VolumeId, nodeName: NodeName): { code:
   return { code: 'not-desired', reason: '', operation: 'detach' };
 }
 
+/** Codes under which an attach is still to come: a refusal by IAM replaces them (it would never succeed as it stands). */
+const ATTACH_PENDING = new Set<ChainCode>(['will-attach', 'backing-off', 'lock-held', 'planned-this-pass']);
+
+/**
+ * Why the role may not attach this volume here: from the tags EC2 shows on the volume and the
+ * instance, checked against the scheme the role was given (core/tag-scheme.ts); else from the
+ * record's last error when EC2 refused (e.g. the volume's KMS key), which tags cannot show.
+ */
+function notAuthorized(view: PlanView, volumeId: VolumeId, instanceId: string | undefined): string | undefined {
+  const { tagScheme, observations, instanceTags, actual } = view.inputs;
+  const volumeTags = observations.volumes?.get(volumeId)?.tags;
+  if (tagScheme !== undefined && volumeTags !== undefined) {
+    const tags = instanceId === undefined ? undefined : instanceTags?.get(instanceId);
+    const instance = instanceId === undefined || tags === undefined ? undefined : { instanceId, tags: new Map(Object.entries(tags)) };
+    const reason = notAuthorizedReason(tagScheme, { volumeId, tags: new Map(Object.entries(volumeTags)) }, instance);
+    if (reason !== undefined) return reason;
+  }
+  const refusal = Object.entries(actual.get(volumeId)?.backoff ?? {}).find(
+    ([key, b]) => key.startsWith('attach:') && REFUSED.test(b.lastError),
+  );
+  return refusal === undefined ? undefined : `EC2 refused the last attach: ${refusal[1].lastError.split(/(?<=\.) /)[0] ?? ''}`;
+}
+
+/** The codes the EC2 adapter classifies as a refusal of the role (adapters/ec2/errors.ts), as the record's last error starts. */
+const REFUSED = /^(UnauthorizedOperation|CustomerKeyHasBeenRevoked)\b/;
+
 export function explainPair(view: PlanView, volumeId: VolumeId, nodeName: NodeName): PairOutcome {
   const { inputs, desired } = view;
   const record = inputs.actual.get(volumeId);
@@ -103,7 +130,11 @@ export function explainPair(view: PlanView, volumeId: VolumeId, nodeName: NodeNa
     vaStep(view, volumeId, nodeName),
     nodeStep(nodeView, nodeName, record?.uniqueName ?? uniqueNameFor(volumeId)),
   ];
-  const { code, reason, operation } = decide(view, volumeId, nodeName);
+  const decided = decide(view, volumeId, nodeName);
+  const refused =
+    decided.operation === 'attach' && ATTACH_PENDING.has(decided.code) ? notAuthorized(view, volumeId, instanceId) : undefined;
+  const { code, reason, operation } =
+    refused === undefined ? decided : { code: 'not-authorized' as const, reason: refused, operation: 'attach' };
   const inSeconds = secondsUntil(view, code, volumeId, nodeName, operation);
   const sentence = sentenceFor(code, { volume: volumeId, node: nodeName, reason, ...(inSeconds === undefined ? {} : { inSeconds }) });
   return { steps, code, sentence };

@@ -2,7 +2,8 @@
 import type { PlanConfig } from '../../core/config.js';
 import type { ClusterSnapshot } from '../../core/kube.js';
 import type { MASS_DETACH_GUARD, SkipCode, WaitCode } from '../../core/reasons.js';
-import type { ActualState, NodeName, Observations, VolumeId } from '../../core/types.js';
+import type { TagScheme } from '../../core/tag-scheme.js';
+import type { ActualState, InstanceId, NodeName, Observations, VolumeId } from '../../core/types.js';
 
 export type ExplainTarget =
   | { kind: 'pod'; namespace: string; name: string }
@@ -19,6 +20,10 @@ export interface ExplainInputs {
   observations: Observations;
   now: number;
   config: PlanConfig;
+  /** The tags the role requires (VOLUME_TAGS, INSTANCE_TAGS): a refused attach names the one that is missing. */
+  tagScheme?: TagScheme;
+  /** Instance tags as DescribeInstances returned them, for the instances the chains name. */
+  instanceTags?: ReadonlyMap<InstanceId, Record<string, string>>;
 }
 
 /** Where the chain stands, beyond the core's skip and wait codes. */
@@ -29,6 +34,7 @@ type StateCode =
   | 'will-detach'
   | 'will-resolve'
   | 'multi-attach'
+  | 'not-authorized'
   | 'not-desired'
   | 'pod-not-found'
   | 'pod-not-scheduled'

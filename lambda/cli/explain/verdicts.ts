@@ -27,6 +27,8 @@ const SENTENCES: Record<ChainCode, (f: Facts) => string> = {
   'pv-claim-mismatch': (f) => `Not attached: ${f.reason}; nothing happens until the PV and the claim are bound to each other.`,
   'invalid-volume-id': (f) =>
     `Not attached, and never will be as written: ${f.reason}; the pod gets a FailedAttachVolume event on every pass until the volume source is fixed.`,
+  'capability-refused': (f) =>
+    `Not attached, and never will be as written: ${f.reason}; the pod gets a FailedAttachVolume event on every pass until the PV asks for ReadWriteOnce, ReadWriteOncePod, or ReadWriteMany with volumeMode Block.`,
   'node-not-found': (f) => `Not attached: ${f.reason}; nothing happens until the pod runs on a node that exists.`,
   'node-unmanaged': (f) =>
     f.reason.startsWith('pod ')
@@ -41,6 +43,7 @@ const SENTENCES: Record<ChainCode, (f: Facts) => string> = {
     `Waiting for the volume's lock: ${f.reason}; the next step follows on the first pass after it finishes (at the latest ${when(f)}).`,
   'lease-expired': (f) => `Waiting: ${f.reason}; ${NEXT_PASS} asks EC2 what that operation did and carries on from there.`,
   'backing-off': (f) => `Waiting after failures: ${f.reason}; the next try is ${when(f)}.`,
+  'attachment-limit': (f) => `Not attached to ${f.node}: ${f.reason}.`,
   'planned-this-pass': (f) => `Waiting its turn: ${f.reason}; it follows on ${NEXT_PASS}.`,
   'attach-unverified': (f) =>
     `Attaching on ${f.node}: ${f.reason}; ${NEXT_PASS} asks EC2 and detaches and retries it if it is stuck past the limit.`,
@@ -60,6 +63,8 @@ const SENTENCES: Record<ChainCode, (f: Facts) => string> = {
   attached: (f) => `Attached to ${f.node} and reported on the node: nothing to do.`,
   'not-reported': (f) => `Attached to ${f.node} but not yet in the node's volumesAttached; ${NEXT_PASS} reports it.`,
   'will-attach': (f) => `Not attached to ${f.node} yet (${f.reason}); ${NEXT_PASS} attaches it.`,
+  'not-authorized': (f) =>
+    `Not attached to ${f.node}: not authorized: ${f.reason}; it is attached on the first pass after that is put right (the tag added, or the key granted).`,
   'will-detach': (f) => `Attached to ${f.node}, to be detached (${f.reason}); ${NEXT_PASS} detaches it.`,
   'will-resolve': (f) => `An operation on ${f.volume} lost its lease; ${NEXT_PASS} asks EC2 what it did and carries on from there.`,
   'multi-attach': (f) =>

@@ -30,6 +30,8 @@ export const SHADOW_VERDICTS = [
   'plan-differs',
   /** EC2 was not asked about the volume this pass (verification failed). */
   'unverified',
+  /** The sidecar's leader-election Lease is not where the fence looks (or cannot be read): the fence would act on nothing. */
+  'no-sidecar-lease',
 ] as const;
 
 type ShadowVerdict = (typeof SHADOW_VERDICTS)[number];
@@ -60,7 +62,13 @@ export interface ShadowComparison {
   counts: Record<ShadowVerdict, number>;
 }
 
+/** What a shadow pass found of the sidecar's Lease; absent when the operator said no sidecar runs (SIDECAR_GONE). */
+export type SidecarLeaseSeen =
+  { where: string; found: true; holder?: string } | { where: string; found: false } | { where: string; error: string };
+
 export interface ShadowInputs {
+  /** Checked before the takeover: the fence holds this Lease, so it must exist. */
+  sidecarLease?: SidecarLeaseSeen;
   targets: readonly VaTarget[];
   observations: Observations;
   actions: readonly Action[];
@@ -179,10 +187,21 @@ function unrequestedRows(inputs: ShadowInputs): ShadowRow[] {
 /** VA rows by name; EC2's extra rows (which always name a volume and an instance) by both. */
 const rowKey = (row: ShadowRow) => row.volumeAttachment ?? `${row.volumeId}/${row.instanceId}`;
 
-/** Every VA the sidecar handles, and every EC2 attachment no VA names, with its verdict. */
+/** A row when the sidecar's Lease is missing or unreadable: the takeover's fence would have nothing to hold. */
+function leaseRow(seen: SidecarLeaseSeen | undefined): ShadowRow[] {
+  if (seen === undefined || ('found' in seen && seen.found)) return [];
+  const detail =
+    'error' in seen
+      ? `cannot read the Lease ${seen.where}: ${seen.error} (infra/k8s/rbac-lease-fence.yaml grants get on it)`
+      : `no Lease ${seen.where}: the sidecar runs in another namespace or under another name (leaseFenceNamespace, leaseFenceName), or without leader election; the fence would act on nothing`;
+  return [{ sidecar: 'no Lease', finalizer: false, ec2: '-', planned: 'none', verdict: 'no-sidecar-lease', detail }];
+}
+
+/** Every VA the sidecar handles, and every EC2 attachment no VA names, with its verdict; a missing sidecar Lease first. */
 export function compareWithSidecar(inputs: ShadowInputs): ShadowComparison {
-  const rows = [...inputs.targets.map((t) => targetRow(inputs, t)), ...unrequestedRows(inputs)];
-  rows.sort((a, b) => compareText(rowKey(a), rowKey(b)));
+  const compared = [...inputs.targets.map((t) => targetRow(inputs, t)), ...unrequestedRows(inputs)];
+  compared.sort((a, b) => compareText(rowKey(a), rowKey(b)));
+  const rows = [...leaseRow(inputs.sidecarLease), ...compared];
   const counts = Object.fromEntries(SHADOW_VERDICTS.map((v) => [v, 0])) as Record<ShadowVerdict, number>;
   for (const row of rows) counts[row.verdict] += 1;
   return { rows, counts };

@@ -32,10 +32,18 @@ export function attachedStatus(devicePath: string): VaStatusPatch {
   return { attached: true, attachmentMetadata: { devicePath }, attachError: null };
 }
 
-/** `attached` stays as it is; errorCode 8 (ResourceExhausted) when the node has no attachment left. */
-export function attachErrorStatus(message: string, now: number, limitReached: boolean): VaStatusPatch {
+/**
+ * `attached` stays as it is. `errorCode`: the driver's gRPC code as the sidecar keeps it, 8
+ * (ResourceExhausted) when the node has no attachment left, 3 (InvalidArgument) for a capability it refuses.
+ */
+export function attachErrorStatus(message: string, now: number, errorCode?: number): VaStatusPatch {
   const error: VolumeError = { time: new Date(now).toISOString(), message };
-  return { attachError: limitReached ? { ...error, errorCode: RESOURCE_EXHAUSTED } : error };
+  return { attachError: errorCode === undefined ? error : { ...error, errorCode } };
+}
+
+/** The attachment limit of the node is reached: ResourceExhausted, which the kubelet reads (errorCode 8). */
+export function limitReachedStatus(message: string, now: number): VaStatusPatch {
+  return attachErrorStatus(message, now, RESOURCE_EXHAUSTED);
 }
 
 export function detachedStatus(): VaStatusPatch {
@@ -64,7 +72,7 @@ export function liveStatusCorrection(
 ): VaStatusPatch | undefined {
   if (target.deleting) return undefined;
   if (target.error !== undefined)
-    return target.va.status?.attachError?.message === target.error ? undefined : attachErrorStatus(target.error, now, false);
+    return target.va.status?.attachError?.message === target.error ? undefined : attachErrorStatus(target.error, now, target.errorCode);
   const device = reportableDevice(record?.attachments[target.nodeName], { instanceId: target.instanceId, observation });
   if (device !== undefined) return saysAttached(target.va, device) ? undefined : attachedStatus(device);
   return target.va.status?.attached === true ? { attached: false, attachmentMetadata: null } : undefined;

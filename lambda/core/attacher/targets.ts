@@ -9,7 +9,7 @@
 import type { KubeCsiNode, KubeNode, KubePv, KubeVolumeAttachment } from '../kube.js';
 import type { AccessMode, InstanceId, NodeName, VolumeId } from '../types.js';
 import { EBS_CSI_DRIVER } from '../types.js';
-import { accessModesOf } from '../access-modes.js';
+import { accessModesOf, ebsCapability } from '../access-modes.js';
 import { compareText } from '../compare.js';
 import { pvLookup, volumeOfVolumeAttachment } from '../volume-sources.js';
 import { instanceToAttach, instanceToDetach } from './instance.js';
@@ -36,6 +36,8 @@ export interface VaTarget {
   instanceId?: InstanceId;
   accessModes: AccessMode[];
   error?: string;
+  /** The gRPC code the sidecar keeps with a driver's refusal (`attachError.errorCode`). */
+  errorCode?: number;
   va: KubeVolumeAttachment;
 }
 
@@ -56,7 +58,8 @@ function resolve(va: KubeVolumeAttachment, lookups: Lookups): VaTarget {
   const deleting = Boolean(va.metadata.deletionTimestamp);
   const pvName = va.spec.source.persistentVolumeName ?? undefined;
   const pv = pvName === undefined ? undefined : lookups.pv(pvName);
-  const accessModes = accessModesOf(pv?.spec?.accessModes ?? va.spec.source.inlineVolumeSpec?.accessModes);
+  const inline = va.spec.source.inlineVolumeSpec;
+  const accessModes = accessModesOf(pv?.spec?.accessModes ?? inline?.accessModes);
   const base = { name, nodeName, deleting, finalized: (va.metadata.finalizers ?? []).includes(ATTACHER_FINALIZER), accessModes, va };
   const target: VaTarget = pvName === undefined ? base : { ...base, pvName };
   const volume = volumeOf(va, lookups.pv);
@@ -64,6 +67,10 @@ function resolve(va: KubeVolumeAttachment, lookups: Lookups): VaTarget {
   const withVolume = { ...target, volumeId: volume.volumeId };
   // Refuse to attach a volume whose PV is going away (upstream: "PersistentVolume … is marked for deletion").
   if (!deleting && pv?.metadata.deletionTimestamp) return { ...withVolume, error: `PersistentVolume ${pvName} is marked for deletion` };
+  // What the EBS CSI driver would refuse, on any node, is refused here in its words (access-modes.ts).
+  const capability = deleting ? undefined : ebsCapability(accessModes, pv?.spec?.volumeMode ?? inline?.volumeMode ?? undefined);
+  if (capability?.kind === 'refused')
+    return { ...withVolume, error: capability.message, ...(capability.errorCode === undefined ? {} : { errorCode: capability.errorCode }) };
   const csiNode = lookups.csiNode(nodeName);
   const instance = deleting ? instanceToDetach(nodeName, csiNode, va) : instanceToAttach(nodeName, csiNode, lookups.node(nodeName));
   return instance.ok ? { ...withVolume, instanceId: instance.instanceId } : { ...withVolume, error: instance.error };

@@ -22,7 +22,7 @@ import { verifyAgainstEc2 } from '../pass/verify.js';
 import { reportUnwanted } from './after-execute.js';
 import type { AttacherDeps } from './deps.js';
 import { attacherMode } from './reports.js';
-import { reportShadow, shadowVolumes } from './shadow.js';
+import { reportShadow, seeSidecarLease, shadowVolumes } from './shadow.js';
 
 const NOTHING_READ: AttacherView = { volumeAttachments: [], pvs: [], csiNodes: [], nodes: [] };
 
@@ -52,6 +52,8 @@ export async function attacherFullPass(
 ): Promise<AttacherFullPass> {
   let read!: Omit<AttacherFullPass, 'report'>;
   const report = await runPass(baseDeps, options, async ({ deps, dryRun, startedAt }) => {
+    // A shadow checks that the sidecar's Lease is where the fence will look, beside its other reads.
+    const leaseSeen = dryRun && deps.leaseCheck !== undefined ? seeSidecarLease(deps.leaseCheck) : undefined;
     const [cluster, scanned] = await Promise.all([
       readOrNothing(deps, () => deps.cluster.readAttacherView(), NOTHING_READ),
       deps.store.scan(),
@@ -89,7 +91,7 @@ export async function attacherFullPass(
       corrupt: scanned.corrupt,
       ...(unwanted === undefined ? {} : { unwantedAttachments: unwanted }),
       // The report sets the sidecar's VolumeAttachments beside EC2's word and our plan (issue 12).
-      ...(dryRun && cluster.complete ? { extra: { shadow: reportShadow(ctx, targets, executed) } } : {}),
+      ...(dryRun && cluster.complete ? { extra: { shadow: reportShadow(ctx, targets, executed, await leaseSeen) } } : {}),
     };
   });
   return { report, ...read };

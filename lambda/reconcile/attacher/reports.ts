@@ -8,7 +8,7 @@
  * a detach goes ahead as planned and nothing is unreported or told of a Multi-Attach conflict here.
  */
 import type { AttachAction, UnreportAction } from '../../core/actions.js';
-import { attachErrorStatus, attachedStatus, detachErrorStatus, detachedStatus } from '../../core/attacher/status.js';
+import { attachErrorStatus, attachedStatus, detachErrorStatus, detachedStatus, limitReachedStatus } from '../../core/attacher/status.js';
 import type { AttacherView, VaTarget } from '../../core/attacher/targets.js';
 import type { KubePv } from '../../core/kube.js';
 import { pairKey, type NodeName, type VolumeId } from '../../core/types.js';
@@ -33,7 +33,12 @@ export interface AttacherInputs {
 }
 
 async function attachError(ctx: PassContext, side: AttacherSide, target: VaTarget, message: string, limit = false): Promise<void> {
-  await writeStatus(ctx, side, target, attachErrorStatus(message, ctx.deps.clock(), limit));
+  await writeStatus(
+    ctx,
+    side,
+    target,
+    limit ? limitReachedStatus(message, ctx.deps.clock()) : attachErrorStatus(message, ctx.deps.clock()),
+  );
   await tell(ctx, side, target, { type: 'Warning', reason: FAILED_ATTACH, message });
 }
 

@@ -4,20 +4,38 @@
  * names and sets each VolumeAttachment the sidecar handles beside EC2's word and our plan
  * (core/attacher/shadow.ts). Each disagreement gets one log line; the counts become metrics.
  */
-import { compareWithSidecar, disagreements, type ShadowComparison } from '../../core/attacher/shadow.js';
+import { compareWithSidecar, disagreements, type ShadowComparison, type SidecarLeaseSeen } from '../../core/attacher/shadow.js';
 import type { VaTarget } from '../../core/attacher/targets.js';
 import type { VolumeId } from '../../core/types.js';
 import { nodesByInstance } from '../../core/verification.js';
 import type { PassContext } from '../pass/state.js';
 import type { Executed } from '../pass/plan-and-execute.js';
+import type { SidecarLeaseReader } from './deps.js';
+
+/** Whether the sidecar's Lease exists where the fence would look; a failed read is said, not thrown (a shadow never fails on it). */
+export async function seeSidecarLease(reader: SidecarLeaseReader): Promise<SidecarLeaseSeen> {
+  try {
+    const lease = await reader.lock.get();
+    if (lease === undefined) return { where: reader.where, found: false };
+    return { where: reader.where, found: true, ...(lease.holderIdentity ? { holder: lease.holderIdentity } : {}) };
+  } catch (error) {
+    return { where: reader.where, error: error instanceof Error ? error.message : String(error) };
+  }
+}
 
 /** Volumes EC2 is asked about in a shadow pass: those of every VA, and of every EBS PV (to find attachments no VA names). */
 export function shadowVolumes(targets: readonly VaTarget[], pvNames: ReadonlyMap<VolumeId, string>): VolumeId[] {
   return [...targets.flatMap((t) => t.volumeId ?? []), ...pvNames.keys()];
 }
 
-export function reportShadow(ctx: PassContext, targets: readonly VaTarget[], executed: Executed): ShadowComparison {
+export function reportShadow(
+  ctx: PassContext,
+  targets: readonly VaTarget[],
+  executed: Executed,
+  sidecarLease: SidecarLeaseSeen | undefined,
+): ShadowComparison {
   const comparison = compareWithSidecar({
+    ...(sidecarLease === undefined ? {} : { sidecarLease }),
     targets,
     observations: ctx.observations,
     actions: executed.plan.actions,

@@ -1,12 +1,15 @@
 /**
- * The attacher-mode targeted pass. Creating a VolumeAttachment raises no Kubernetes Event, so the
- * fastest trigger that needs nothing in the cluster is the pod's `Scheduled` event: from the pod
- * we compute the objects kcm will make for its volumes (one per CSI volume handle on its node), poll
- * exactly those for a short bounded time (`attacherWaitMs`), and handle the ones that appear, attach
- * only (the scope holds no node, so nothing is detached on a partial read). Any other target runs
- * the full attacher pass: one list of each kind is cheap and kcm, not the target, decides what is
- * detached. The full pass every minute remains the safety net for anything a poll missed. An EC2
- * instance's event runs the full pass too, and follows a dead instance through (instance-pass.ts).
+ * The attacher-mode targeted passes. The watcher names one VolumeAttachment (kcm created, changed or
+ * is deleting it): it is read by name and handled as external-attacher's syncAttach / syncDetach
+ * handle it (csi_handler.go): a live one is attached, one being deleted is detached if it carries
+ * our finalizer, one that is gone needs nothing. Without a watcher, the fastest trigger is the
+ * pod's `Scheduled` event (forwarded by the event exporter): from the pod we compute the objects kcm
+ * will make for its volumes (one per CSI volume handle on its node), poll exactly those for a short
+ * bounded time (`attacherWaitMs`), and handle the ones that appear, attach only (the scope holds no
+ * node, so nothing is detached on a partial read). Any other target runs the full attacher pass:
+ * one list of each kind is cheap and kcm, not the target, decides what is detached. The full pass
+ * every minute remains the safety net. An EC2 instance's event runs the full pass too, and follows
+ * a dead instance through (instance-pass.ts).
  */
 import { expectedAttachments, type ExpectedAttachment } from '../../core/attacher/expected.js';
 import type { KubeVolumeAttachment } from '../../core/kube.js';
@@ -45,6 +48,7 @@ export async function runAttacherTargetedPass(
   options: PassOptions = {},
 ): Promise<PassReport> {
   if (target.kind === 'instance') return { ...(await runDeadInstancePass(baseDeps, target.instanceId, budget, options)), target };
+  if (target.kind === 'volumeAttachment') return runVolumeAttachmentPass(baseDeps, target, budget, options);
   if (target.kind !== 'pod') return { ...(await runAttacherFullPass(baseDeps, budget, options)), target };
   return runPass(baseDeps, options, async ({ deps, dryRun }) => {
     const closure = await deps.cluster.readPod(target.namespace, target.name);
@@ -63,6 +67,23 @@ export async function runAttacherTargetedPass(
       { volumeAttachments, pvs: closure.pvs, csiNodes: csiNode ? [csiNode] : [], nodes: node ? [node] : [] },
       dryRun,
     );
+    const { ctx, executed, verified, corrupt } = step;
+    return { kind: 'targeted', ctx, executed, clusterComplete: true, verified, seeded: false, corrupt, extra: { target } };
+  });
+}
+
+/** One VolumeAttachment, read by name: attach it while it lives, detach it from its node while it is deleted. */
+function runVolumeAttachmentPass(
+  baseDeps: AttacherDeps,
+  target: Extract<Target, { kind: 'volumeAttachment' }>,
+  budget: Budget,
+  options: PassOptions,
+): Promise<PassReport> {
+  return runPass(baseDeps, options, async ({ deps, dryRun }) => {
+    const va = await deps.cluster.readVolumeAttachment(target.name);
+    // Only the object's own node may lose a volume, and only the volume it names (the plan's scope).
+    const detachFrom = va?.metadata.deletionTimestamp ? [va.spec.nodeName] : [];
+    const step = await actOnVolumeAttachments(deps, budget, { volumeAttachments: va === undefined ? [] : [va], detachFrom }, dryRun);
     const { ctx, executed, verified, corrupt } = step;
     return { kind: 'targeted', ctx, executed, clusterComplete: true, verified, seeded: false, corrupt, extra: { target } };
   });

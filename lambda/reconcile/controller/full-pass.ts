@@ -9,7 +9,8 @@
  * need no cluster knowledge. A store read failure aborts the pass (thrown).
  */
 import { buildDesiredState } from '../../core/desired-state.js';
-import { seedDue, unsettledTargets, verificationDue, verificationTargets } from '../../core/verification.js';
+import { seedDue, unrecordedAttachments, unsettledTargets, verificationDue, verificationTargets } from '../../core/verification.js';
+import type { PassContext } from '../pass/state.js';
 import { readOrNothing } from '../pass/cluster-read.js';
 import { createPassContext } from '../pass/context.js';
 import { markOutOfService } from '../pass/out-of-service.js';
@@ -52,6 +53,7 @@ export async function runFullPass(baseDeps: ControllerDeps, budget: Budget, opti
 
     if (!partial && !dryRun && cluster.complete) await markOutOfService(ctx, snapshot.nodes);
     const executed = partial ? NOTHING_EXECUTED : await planAndExecute(ctx, dryRun);
+    const unwanted = !partial && !dryRun && cluster.complete && asked ? reportUnwanted(ctx) : undefined;
     // Seeding counts as done only once EC2 settled every claim and the rest was verified; the verification is as old as the takeover's start.
     if (verified) await rememberVerification(ctx, takeover?.state ?? controllerState, { seeded, at: takeover?.startedAt ?? startedAt });
     return {
@@ -63,6 +65,7 @@ export async function runFullPass(baseDeps: ControllerDeps, budget: Budget, opti
       verified,
       seeded,
       corrupt: scanned.corrupt,
+      ...(unwanted === undefined ? {} : { unwantedAttachments: unwanted }),
       ...(takeover === undefined ? {} : { extra: takeoverReport(takeover) }),
     };
   });
@@ -71,4 +74,16 @@ export async function runFullPass(baseDeps: ControllerDeps, budget: Budget, opti
 /** A takeover's progress; a pass that left some of it to the next one has not converged. */
 function takeoverReport(takeover: Takeover): Partial<PassReport> {
   return { takeover: { done: takeover.done, left: takeover.left }, ...(takeover.left > 0 ? { converged: false } : {}) };
+}
+
+/**
+ * Attachments EC2 shows on nodes' instances that nothing in the cluster names there: someone else's,
+ * so they are counted and named in a log line, never detached (adoptableNodes says why).
+ */
+function reportUnwanted(ctx: PassContext): number {
+  const unwanted = unrecordedAttachments(ctx.desired, ctx.actual, ctx.observations);
+  for (const attachment of unwanted) {
+    ctx.deps.log.warn('EC2 shows an attachment no node status or VolumeAttachment names; left attached', attachment);
+  }
+  return unwanted.length;
 }

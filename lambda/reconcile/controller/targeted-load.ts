@@ -11,7 +11,7 @@ import type { ClusterSnapshot } from '../../core/kube.js';
 import { claimLookup, volumesOfPod } from '../../core/pod-volumes.js';
 import { parseProviderId } from '../../core/provider-id.js';
 import type { ActualState, DesiredState, InstanceId, NodeName, VolumeId } from '../../core/types.js';
-import { volumeOfNodeStatusName } from '../../core/volume-sources.js';
+import { pvLookup, volumeOfNodeStatusName, volumeOfVolumeAttachment } from '../../core/volume-sources.js';
 import type { CorruptItem } from '../../ports/volume-store.js';
 import { mergeSnapshots } from './snapshot.js';
 import type { Target } from '../pass/types.js';
@@ -60,6 +60,8 @@ async function seedsOf(deps: ControllerDeps, target: Target, reading: Reading): 
     case 'volume':
       reading.volumes.add(target.volumeId);
       return [];
+    case 'volumeAttachment':
+      return volumeAttachmentSeeds(deps, target.name, reading);
   }
 }
 
@@ -81,6 +83,17 @@ async function podSeeds(deps: ControllerDeps, target: Extract<Target, { kind: 'p
   }
   for (const id of volumesOfPod(pod, claimLookup(known.pvcs, known.pvs))) reading.volumes.add(id);
   return pod.spec?.nodeName ? [pod.spec.nodeName] : [];
+}
+
+/** One of our VolumeAttachments: its volume, and its node (every pod there is read). */
+async function volumeAttachmentSeeds(deps: ControllerDeps, name: string, reading: Reading): Promise<NodeName[]> {
+  const va = await deps.cluster.readVolumeAttachment(name);
+  if (va === undefined) return [];
+  const pvName = va.spec.source.persistentVolumeName;
+  const pv = pvName ? await deps.cluster.readPv(pvName) : undefined;
+  const volume = volumeOfVolumeAttachment(va, pvLookup(pv === undefined ? [] : [pv]));
+  if (volume.kind === 'ebs') reading.volumes.add(volume.volumeId);
+  return [va.spec.nodeName];
 }
 
 /**

@@ -123,9 +123,29 @@ async function fail(
 ): Promise<ActionResult> {
   const now = ctx.deps.clock();
   // A transient failure (timeout, 5xx) may hide an attach EC2 went on with: verification settles it.
-  const options = { ec2MayStillBeWorking: outcome.kind === 'transient' };
-  await finish(onRecord((r) => failOperation(r, operationId, outcome.message, now, ctx.deps.settings.plan.backoff, options)));
+  const options = {
+    ec2MayStillBeWorking: outcome.kind === 'transient',
+    // No retry changes a refusal until someone fixes the tags or the policy: back off at the cap from the first one.
+    longest: outcome.kind === 'unauthorized',
+    // Final for the node until something detaches from it: the plan waits for fewer attachments there.
+    ...(outcome.kind === 'limit-reached' ? { untilDetachFrom: { instanceId: action.instanceId, attached: attachedOn(ctx, action) } } : {}),
+  };
+  const error = outcome.kind === 'unauthorized' ? `${outcome.code}: ${outcome.message}` : outcome.message;
+  await finish(onRecord((r) => failOperation(r, operationId, error, now, ctx.deps.settings.plan.backoff, options)));
   if (outcome.kind === 'attached-elsewhere') await observeVolume(ctx, action.volumeId);
   await ctx.mode.attachFailed(ctx, action, outcome);
-  return result('failed', `${outcome.kind}: ${outcome.message}`, { throttled: outcome.kind === 'throttled' });
+  return result('failed', `${outcome.kind}: ${outcome.message}`, {
+    throttled: outcome.kind === 'throttled',
+    ...(outcome.kind === 'unauthorized' ? { unauthorized: true } : {}),
+  });
+}
+
+/** Attachments the actual state holds on the instance, this volume's own excepted. */
+function attachedOn(ctx: PassContext, action: AttachAction): number {
+  let count = 0;
+  for (const record of ctx.actual.values()) {
+    if (record.volumeId === action.volumeId) continue;
+    count += Object.values(record.attachments).filter((a) => a.instanceId === action.instanceId).length;
+  }
+  return count;
 }

@@ -95,8 +95,12 @@ async function fail(
   result: ResultOf,
 ): Promise<ActionResult> {
   const now = ctx.deps.clock();
-  const options = { ec2MayStillBeWorking: outcome.kind === 'transient' };
-  await finish(onRecord((r) => failOperation(r, operationId, outcome.message, now, ctx.deps.settings.plan.backoff, options)));
+  const options = { ec2MayStillBeWorking: outcome.kind === 'transient', longest: outcome.kind === 'unauthorized' };
+  const error = outcome.kind === 'unauthorized' ? `${outcome.code}: ${outcome.message}` : outcome.message;
+  await finish(onRecord((r) => failOperation(r, operationId, error, now, ctx.deps.settings.plan.backoff, options)));
   await ctx.mode.detachFailed(ctx, action, outcome.message);
-  return result('failed', `${outcome.kind}: ${outcome.message}`, { throttled: outcome.kind === 'throttled' });
+  return result('failed', `${outcome.kind}: ${outcome.message}`, {
+    throttled: outcome.kind === 'throttled',
+    ...(outcome.kind === 'unauthorized' ? { unauthorized: true } : {}),
+  });
 }

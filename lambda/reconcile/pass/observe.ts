@@ -3,24 +3,21 @@
  * records with the pure `applyObservation`, each written with a compare-and-swap.
  */
 import { applyObservation, seedUncertain } from '../../core/transitions.js';
-import { type Ec2Attachment, type InstanceId, type NodeName, type VolumeId, type VolumeObservation } from '../../core/types.js';
-import { clusterKnows, nodesByInstance } from '../../core/verification.js';
+import { type Ec2Attachment, type VolumeId, type VolumeObservation } from '../../core/types.js';
+import { adoptableNodes, clusterKnows } from '../../core/verification.js';
 import type { PassContext } from './state.js';
 import { writeRecord } from './records.js';
 
 /**
  * Corrects one volume's record with EC2's view. A volume with no record that EC2 shows attached
- * to a known node is recorded (`uncertain`, then corrected) so it can be reported or detached —
- * but only a volume the cluster uses or reports: an instance's root volume, or any volume the
+ * to a node that may adopt it (`adoptableNodes`) is recorded (`uncertain`, then corrected) so it
+ * can be reported or detached — but only a volume the cluster uses or reports: an instance's root volume, or any volume the
  * cluster knows nothing of, is never taken over (it would look unneeded and be detached).
  */
-export async function applyVolumeObservation(
-  ctx: PassContext,
-  observation: VolumeObservation,
-  byInstance: Map<InstanceId, NodeName>,
-): Promise<void> {
+export async function applyVolumeObservation(ctx: PassContext, observation: VolumeObservation): Promise<void> {
   const now = ctx.deps.clock();
   const volumeId = observation.volumeId;
+  const byInstance = adoptableNodes(ctx.desired, volumeId);
   let record = ctx.actual.get(volumeId);
   if (record === undefined) {
     if (!clusterKnows(ctx.desired, volumeId)) return;
@@ -56,7 +53,7 @@ export async function observeVolume(ctx: PassContext, volumeId: VolumeId): Promi
     const observation = observed.get(volumeId);
     if (observation === undefined) return;
     ctx.observations.volumes?.set(volumeId, observation);
-    await applyVolumeObservation(ctx, observation, nodesByInstance(ctx.desired));
+    await applyVolumeObservation(ctx, observation);
   } catch (error) {
     ctx.deps.log.warn('could not describe volume', { volumeId, error: String(error) });
   }

@@ -27,6 +27,12 @@ function attachedInPass(results: readonly ActionResult[], conflict: Pick<ActionR
   );
 }
 
+/**
+ * A Kubernetes write the API server refused the role (RBAC): the adapters word every API error as
+ * `<code> <reason>: <message>` (adapters/kubernetes/api-errors.ts, describeApiError).
+ */
+const isForbidden = (reportError: string) => /\b403 Forbidden\b/.test(reportError);
+
 export function summarize(ctx: PassContext, summary: Summary, executed: Executed): PassReport {
   const { plan: planned, results } = executed;
   const actualAttachments = [...ctx.actual.values()].reduce((n, r) => n + Object.keys(r.attachments).length, 0);
@@ -50,6 +56,7 @@ export function summarize(ctx: PassContext, summary: Summary, executed: Executed
     results,
     expiredOperations: planned.actions.filter((a) => a.kind === 'resolve').length,
     reportErrors: ctx.reportErrors,
+    unauthorizedCalls: results.filter((r) => r.unauthorized === true).length + ctx.reportErrors.filter(isForbidden).length,
     skipped: ctx.desired.skipped,
     notAttached: missing,
     converged: !workLeft && summary.clusterComplete && ctx.desired.skipped.length === 0 && missing.length === 0,

@@ -6,6 +6,7 @@
 import type { Action, Deferred, HeldBack } from '../../core/actions.js';
 import type { PlanConfig } from '../../core/config.js';
 import type { DetachTrigger } from '../../core/actions.js';
+import type { FenceState } from '../../core/attacher/handover.js';
 import type { ShadowComparison } from '../../core/attacher/shadow.js';
 import type { NotAttached } from '../../core/convergence.js';
 import type { InstanceId, NodeName, SkippedVolume, VolumeId } from '../../core/types.js';
@@ -76,7 +77,9 @@ export type Target =
     }
   | { kind: 'node'; name: NodeName }
   | { kind: 'instance'; instanceId: InstanceId }
-  | { kind: 'volume'; volumeId: VolumeId };
+  | { kind: 'volume'; volumeId: VolumeId }
+  /** One VolumeAttachment by name (attacher mode's watcher: kcm created, changed or is deleting it). */
+  | { kind: 'volumeAttachment'; name: string };
 
 /** A target's stable key: one batch runs one pass per target, and logs name it. */
 export function targetKey(target: Target): string {
@@ -89,6 +92,8 @@ export function targetKey(target: Target): string {
       return `instance/${target.instanceId}`;
     case 'volume':
       return `volume/${target.volumeId}`;
+    case 'volumeAttachment':
+      return `volumeattachment/${target.name}`;
   }
 }
 
@@ -119,6 +124,8 @@ export interface ActionResult {
   /** For detaches that did not wait for an unmount. */
   forcedTrigger?: Exclude<DetachTrigger, 'unmounted' | 'released'>;
   throttled?: boolean;
+  /** EC2 refused the role (UnauthorizedOperation, or no grant on the volume's KMS key). */
+  unauthorized?: boolean;
 }
 
 export interface PassOptions {
@@ -141,6 +148,10 @@ export interface PassReport {
   clusterError?: string;
   /** LEASE_FENCE: why we do not hold the sidecar's Lease (the pass then only planned, as a dry run). */
   fenced?: string;
+  /** LEASE_FENCE: how the pass stood with the fence (the `Fenced` metric), and who held the Lease when not us. */
+  fence?: { state: FenceState; holder?: string };
+  /** Why the pass only planned: a handback turned writes off in the store. */
+  writesOff?: string;
   verified: boolean;
   seeded: boolean;
   /** A takeover pass: claimed volumes it took over, and how many it left to the next pass (then it planned nothing). */
@@ -157,8 +168,10 @@ export interface PassReport {
   problems: { source: 'kubernetes' | 'dynamodb'; message: string }[];
   /** Reporting steps that failed (node status, VolumeAttachments, events). */
   reportErrors: string[];
-  /** Attacher mode, complete full passes: attachments EC2 shows that no VolumeAttachment asks for (left attached). */
+  /** Complete full passes: attachments EC2 shows that no VolumeAttachment (attacher mode) or node status (controller mode) names (left attached). */
   unwantedAttachments?: number;
+  /** Calls EC2 or the Kubernetes API refused the role (UnauthorizedOperation, 403 Forbidden). */
+  unauthorizedCalls: number;
   /** Pod volumes the desired state leaves out, each with its code and reason (unbound claim, unmanaged node, …). */
   skipped: SkippedVolume[];
   /** Desired attachments that ended the pass not attached to their node's instance or not reported on the node. */

@@ -5,7 +5,6 @@
  */
 import pLimit from 'p-limit';
 import type { InstanceId, InstanceState, Observations, VolumeId, VolumeObservation } from '../../core/types.js';
-import { nodesByInstance } from '../../core/verification.js';
 import type { SeenInstance } from '../../ports/block-storage.js';
 import type { PassContext } from './state.js';
 import { applyVolumeObservation } from './observe.js';
@@ -39,9 +38,8 @@ export async function verifyAgainstEc2(
     volumes: new Map([...(ctx.observations.volumes ?? []), ...observations.volumes]),
     instances: observations.instances,
   };
-  const byInstance = nodesByInstance(ctx.desired);
   const limit = pLimit(WRITE_CONCURRENCY);
-  await Promise.all([...observations.volumes.values()].map((o) => limit(() => applyVolumeObservation(ctx, o, byInstance))));
+  await Promise.all([...observations.volumes.values()].map((o) => limit(() => applyVolumeObservation(ctx, o))));
   return observations;
 }
 

@@ -36,6 +36,7 @@ export function volumeFields(volume: SandboxVolume, status: string, attachments:
     iops: volume.iops,
     throughput: volume.throughput,
     encrypted: volume.encrypted,
+    kmsKeyId: volume.kmsKeyId,
     multiAttachEnabled: volume.multiAttachEnabled,
   };
 }

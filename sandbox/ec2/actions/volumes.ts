@@ -1,5 +1,5 @@
 /** CreateVolume, DeleteVolume, DescribeVolumes. */
-import { ec2Errors } from '../protocol/errors.js';
+import { Ec2Error, ec2Errors } from '../protocol/errors.js';
 import { filters, list, optional, optionalBool, optionalInt, required, tagSpecifications } from '../protocol/form.js';
 import { itemSet } from '../protocol/xml.js';
 import { attachmentState } from '../state/lifecycle.js';
@@ -19,13 +19,13 @@ function createVolume({ params, world, now }: ActionContext) {
     const volume = getVolume(world, previous);
     return volumeFields(volume, volumeStatus(volume), undefined);
   }
-  const volume = newVolume(params, now);
+  const volume = newVolume(params, now, world.config.ownerId);
   world.volumes.set(volume.volumeId, volume);
   if (token !== undefined) world.clientTokens.set(token, [volume.volumeId]);
   return volumeFields(volume, 'creating', undefined);
 }
 
-function newVolume(params: ActionContext['params'], now: number): SandboxVolume {
+function newVolume(params: ActionContext['params'], now: number, account: string): SandboxVolume {
   const zone = required(params, 'AvailabilityZone');
   const volumeType = optional(params, 'VolumeType') ?? 'gp2';
   if (!VOLUME_TYPES.has(volumeType)) throw ec2Errors.invalidParameter(`Value (${volumeType}) for parameter volumeType is invalid.`);
@@ -42,12 +42,27 @@ function newVolume(params: ActionContext['params'], now: number): SandboxVolume 
     volumeType,
     iops: optionalInt(params, 'Iops'),
     throughput: optionalInt(params, 'Throughput'),
-    encrypted: optionalBool(params, 'Encrypted') ?? false,
+    ...encryption(params, zone, account),
     multiAttachEnabled,
     createTime: now,
     tags: new Map(tagSpecifications(params, 'volume').map((tag) => [tag.key, tag.value])),
     attachments: new Map(),
   };
+}
+
+/** AWS's account-wide default key for EBS, as EC2 names it on a volume encrypted without a KmsKeyId. */
+export const aliasOfDefaultEbsKey = (region: string, account: string) => `arn:aws:kms:${region}:${account}:alias/aws/ebs`;
+const KEY_ARN = /^arn:aws[a-z-]*:kms:[a-z0-9-]+:\d{12}:key\/[A-Za-z0-9-]+$/;
+
+/** Encrypted (with KmsKeyId a key ARN, which needs Encrypted=true), as CreateVolume takes it. */
+function encryption(params: ActionContext['params'], zone: string, account: string): Pick<SandboxVolume, 'encrypted' | 'kmsKeyId'> {
+  const kmsKeyId = optional(params, 'KmsKeyId');
+  const encrypted = optionalBool(params, 'Encrypted') ?? false;
+  if (kmsKeyId === undefined) return encrypted ? { encrypted, kmsKeyId: aliasOfDefaultEbsKey(zone.slice(0, -1), account) } : { encrypted };
+  if (!encrypted) throw new Ec2Error('InvalidParameterDependency', 'The parameter KmsKeyId requires the parameter Encrypted to be set.');
+  if (!KEY_ARN.test(kmsKeyId))
+    throw ec2Errors.invalidParameter(`Value (${kmsKeyId}) for parameter KmsKeyId is invalid. Expected a KMS key ARN.`);
+  return { encrypted, kmsKeyId };
 }
 
 function deleteVolume({ params, world }: ActionContext) {

@@ -1,6 +1,7 @@
 /**
  * One EC2 Query request, start to finish: credentials present → action known → counted →
- * injected latency/failure → throttle → DryRun → settle the world → handle → (read lag) → XML
+ * injected latency/failure → throttle → IAM (when modelled) → DryRun → settle the world → the KMS
+ * grant of an encrypted volume's attach → handle → (read lag) → XML
  * (or, for an answer the faults lose, nothing).
  */
 import { randomUUID } from 'node:crypto';
@@ -12,6 +13,7 @@ import type { ActionHooks } from '../hooks.js';
 import { settle } from '../state/lifecycle.js';
 import type { World } from '../state/model.js';
 import type { Throttle } from '../throttle.js';
+import { accessKeyOf, authorize, authorizeKeyUse, type IamModel } from '../iam/authorize.js';
 import { Ec2Error, ec2Errors } from './errors.js';
 import { optionalBool, parseParams, type Params } from './form.js';
 import { renderError, renderResponse } from './xml.js';
@@ -37,6 +39,8 @@ export interface Dispatcher {
   throttle: Throttle;
   counters: Counters;
   hooks?: ActionHooks;
+  /** IAM in front of EC2; without it every credential may do everything. */
+  iam?: IamModel;
 }
 
 export async function dispatch(parts: Dispatcher, request: Ec2Request): Promise<Ec2Reply> {
@@ -59,7 +63,7 @@ async function answer(parts: Dispatcher, params: Params, authorization: string |
 }
 
 async function run(
-  { world, faults, throttle, counters, hooks }: Dispatcher,
+  { world, faults, throttle, counters, hooks, iam }: Dispatcher,
   params: Params,
   authorization: string | undefined,
   requestId: string,
@@ -81,9 +85,12 @@ async function run(
     counters.recordThrottled(action);
     throw ec2Errors.throttled();
   }
-  // Every credential may do everything here, so a dry run always has the permissions it asks about.
+  const accessKey = accessKeyOf(authorization, params);
+  // A dry run answers DryRunOperation only with the permission it asks about.
+  if (iam) await authorize(iam, accessKey, action, params, world);
   if (optionalBool(params, 'DryRun') === true) throw ec2Errors.dryRun();
   const now = settle(world);
+  if (iam && action === 'AttachVolume') await authorizeKeyUse(iam, accessKey, params, world);
   const succeeded = faults.beforeAction(action, params, world, now);
   hooks?.before(action, params, now);
   const answer = definition.handle({ params, world, now });

@@ -55,6 +55,19 @@ export const ec2Errors = {
   missingAction: () => new Ec2Error('MissingAction', 'The request must contain the parameter Action'),
   missingAuth: () => new Ec2Error('MissingAuthenticationToken', 'The request must contain valid credentials.', 401),
   dryRun: () => new Ec2Error('DryRunOperation', 'Request would have succeeded, but DryRun flag is set.', 412),
+  /** IAM refused: EC2's wording, with the encoded authorization message `sts decode-authorization-message` reads. */
+  unauthorized: (principal: string, action: string, resource: string, encoded: string) =>
+    new Ec2Error(
+      'UnauthorizedOperation',
+      `You are not authorized to perform this operation. User: ${principal} is not authorized to perform: ${action} on resource: ${resource} because no identity-based policy allows the ${action} action. Encoded authorization failure message: ${encoded}`,
+      403,
+    ),
+  /** EC2 could not create the grant on the volume's KMS key for the caller (AttachVolume; seen in kube-aws#393). */
+  keyUnusable: (volumeId: string) =>
+    new Ec2Error(
+      'CustomerKeyHasBeenRevoked',
+      `Volume ${volumeId} cannot be attached. The encrypted volume was unable to access the KMS master key.`,
+    ),
   imageNotFound: (ids: string[]) => new Ec2Error('InvalidAMIID.NotFound', `The image id '[${ids.join(', ')}]' does not exist`),
   imageMalformed: (id: string) => new Ec2Error('InvalidAMIID.Malformed', `Invalid id: "${id}" (expecting "ami-...")`),
   throttled: () => new Ec2Error('RequestLimitExceeded', 'Request limit exceeded.', 503),

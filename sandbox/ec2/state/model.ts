@@ -37,6 +37,8 @@ export interface SandboxVolume {
   iops?: number;
   throughput?: number;
   encrypted: boolean;
+  /** The KMS key ARN of an encrypted volume (EC2's default `aws/ebs` key when none was named). */
+  kmsKeyId?: string;
   multiAttachEnabled: boolean;
   createTime: number;
   tags: Map<string, string>;

@@ -155,3 +155,29 @@ describe('counts and disagreements', () => {
     expect(disagreements(compareWithSidecar(inputs({ va: reported, ec2: 'attached' })))).toEqual([]);
   });
 });
+
+describe("the sidecar's Lease, which the fence will hold", () => {
+  const where = 'kube-system/external-attacher-leader-ebs-csi-aws-com';
+  const first = (sidecarLease: ShadowInputs['sidecarLease']) =>
+    compareWithSidecar({ ...inputs({ va: reported, ec2: 'attached' }), ...(sidecarLease ? { sidecarLease } : {}) }).rows[0];
+
+  it.each<[string, ShadowInputs['sidecarLease'], string | undefined]>([
+    ['found: nothing to say', { where, found: true, holder: 'ebs-csi-controller-0' }, undefined],
+    ['not checked (the sidecar is gone): nothing to say', undefined, undefined],
+    [
+      'missing: a first row naming where it was looked for',
+      { where, found: false },
+      `no Lease ${where}: the sidecar runs in another namespace`,
+    ],
+    [
+      'unreadable: a first row with the error and the RBAC that grants it',
+      { where, error: 'Forbidden' },
+      `cannot read the Lease ${where}: Forbidden`,
+    ],
+  ])('%s', (_, sidecarLease, detail) => {
+    const row = first(sidecarLease);
+    if (detail === undefined) expect(row?.verdict).toBe('agrees');
+    else
+      expect(row).toMatchObject({ verdict: 'no-sidecar-lease', sidecar: 'no Lease', detail: expect.stringContaining(detail) as unknown });
+  });
+});

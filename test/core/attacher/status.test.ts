@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { ATTACHER_FINALIZER } from '../../../lambda/core/attacher/names.js';
 import {
   attachErrorStatus,
+  limitReachedStatus,
   attachedStatus,
   detachErrorStatus,
   detachedStatus,
@@ -30,10 +31,10 @@ const ec2 = (state: Ec2AttachmentState | 'none', instanceId = instanceOf('node-a
 describe('status bodies, field for field as external-attacher writes them', () => {
   it.each([
     ['attached', attachedStatus('/dev/xvdab'), { attached: true, attachmentMetadata: { devicePath: '/dev/xvdab' }, attachError: null }],
-    ['attach error', attachErrorStatus('boom', T0, false), { attachError: { time: '2026-01-01T00:00:00.000Z', message: 'boom' } }],
+    ['attach error', attachErrorStatus('boom', T0), { attachError: { time: '2026-01-01T00:00:00.000Z', message: 'boom' } }],
     [
       'attach error at the attachment limit: errorCode 8 (ResourceExhausted)',
-      attachErrorStatus('limit', T0, true),
+      limitReachedStatus('limit', T0),
       { attachError: { time: '2026-01-01T00:00:00.000Z', message: 'limit', errorCode: 8 } },
     ],
     ['detached', detachedStatus(), { attached: false, attachmentMetadata: null, detachError: null }],
@@ -74,7 +75,7 @@ describe('liveStatusCorrection: what the end of a pass writes on a live object',
       attacherTargets(view({ csiNodes: [], volumeAttachments: [kcmVa('node-a')] }))[0]!,
       undefined,
       undefined,
-      attachErrorStatus('CSINode node-a has no ebs.csi.aws.com driver registered', T0, false),
+      attachErrorStatus('CSINode node-a has no ebs.csi.aws.com driver registered', T0),
     ],
     [
       'the same error already written: nothing',
@@ -89,6 +90,19 @@ describe('liveStatusCorrection: what the end of a pass writes on a live object',
       undefined,
     ],
     ['a deleting object: not this rule', target({ deleting: true, claimed: true, attached: true }), undefined, undefined, undefined],
+    [
+      "a capability the EBS CSI driver refuses: its words and gRPC code as attachError (the sidecar's, errorCode 3)",
+      attacherTargets(view({ pvs: [pv('pv-data', { modes: ['ReadWriteMany'] })], volumeAttachments: [kcmVa('node-a')] }))[0]!,
+      undefined,
+      undefined,
+      {
+        attachError: {
+          time: '2026-01-01T00:00:00.000Z',
+          message: 'rpc error: code = InvalidArgument desc = Volume capability not supported',
+          errorCode: 3,
+        },
+      },
+    ],
   ])('%s', (_, t, r, observation, expected) => expect(liveStatusCorrection(t, r, observation, T0)).toEqual(expected));
 
   it('never says attached: true for a volume EC2 does not show attached on the object’s instance', () => {

@@ -55,9 +55,38 @@ describe('attacherTargets: what each VolumeAttachment asks for', () => {
       { error: expect.stringContaining('providerID names') as string },
     ],
     ['a node object that is gone (the CSINode alone decides)', view({ nodes: [] }), { instanceId: instanceOf('node-a') }],
+    [
+      'a ReadWriteMany block PV (io2 Multi-Attach): accepted',
+      view({ pvs: [pv('pv-data', { modes: ['ReadWriteMany'], volumeMode: 'Block' })] }),
+      { volumeId: V, instanceId: instanceOf('node-a'), accessModes: ['ReadWriteMany'] },
+    ],
+    [
+      "a ReadWriteMany filesystem PV: the driver's refusal, InvalidArgument",
+      view({ pvs: [pv('pv-data', { modes: ['ReadWriteMany'], volumeMode: 'Filesystem' })] }),
+      { volumeId: V, error: 'rpc error: code = InvalidArgument desc = Volume capability not supported', errorCode: 3 },
+    ],
+    [
+      "a ReadOnlyMany PV: the driver's refusal",
+      view({ pvs: [pv('pv-data', { modes: ['ReadOnlyMany'], volumeMode: 'Block' })] }),
+      { error: 'rpc error: code = InvalidArgument desc = Volume capability not supported', errorCode: 3 },
+    ],
+    [
+      "ReadOnlyMany with ReadWriteOnce: external-attacher's own refusal, no code",
+      view({ pvs: [pv('pv-data', { modes: ['ReadWriteOnce', 'ReadOnlyMany'] })] }),
+      { error: 'CSI does not support ReadOnlyMany and ReadWriteOnce on the same PersistentVolume' },
+    ],
   ])('%s', (_, world, expected) => {
     const [target] = attacherTargets(world);
     expect(target).toMatchObject(expected);
+  });
+
+  it('a deleting VolumeAttachment of a refused capability is still detached (only attaches are refused)', () => {
+    const world = view({
+      pvs: [pv('pv-data', { modes: ['ReadOnlyMany'] })],
+      volumeAttachments: [kcmVa('node-a', { deleting: true, claimed: true })],
+    });
+    expect(attacherTargets(world)[0]).toMatchObject({ volumeId: V, instanceId: instanceOf('node-a') });
+    expect(attacherTargets(world)[0]?.error).toBeUndefined();
   });
 
   it('leaves VolumeAttachments of other attachers (EKS Auto Mode) alone', () => {

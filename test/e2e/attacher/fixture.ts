@@ -2,6 +2,9 @@
 import { afterEach, beforeEach } from 'vitest';
 import { RunningClock } from '../../../sandbox/clock.js';
 import { lambdaContext } from '../../../sandbox/events.js';
+import { Kubelets } from '../../../sandbox/kubelets.js';
+import { sidecarOnKube } from '../../../sandbox/lease-election.js';
+import { createSidecar, type Sidecar } from '../../../sandbox/sidecar/sidecar.js';
 import type { Handlers } from '../../../sandbox/local-stack.js';
 import { startWorld, type World, type WorldOptions } from '../../../sandbox/world.js';
 import { kcmPlayer, type KcmPlayer } from './kcm-player.js';
@@ -28,4 +31,33 @@ export function useAttacherWorld(onStart: (started: AttacherWorld) => void, opti
     await started?.world.stop();
     started = undefined;
   });
+}
+
+/** A world beside a running csi-attacher sidecar: kcm, the kubelets, the fence on, the sidecar's elector on the kube API. */
+export interface SidecarWorld {
+  world: World;
+  clock: RunningClock;
+  handlers: Handlers;
+  kubelets: Kubelets;
+  election: ReturnType<typeof sidecarOnKube>;
+  sidecar: Sidecar;
+  stop(): Promise<void>;
+}
+
+export async function startSidecarWorld(nodes: number, sidecarPod: string): Promise<SidecarWorld> {
+  const clock = new RunningClock();
+  const world = await startWorld({ nodes, clock, mode: 'attacher', simulateKcm: true, sidecar: true, env: { LEASE_FENCE: 'on' } });
+  const election = sidecarOnKube(world.kube.kubeconfigPath, clock, sidecarPod);
+  return {
+    world,
+    clock,
+    handlers: world.handlers(),
+    kubelets: new Kubelets(world.kube, world.ec2),
+    election,
+    sidecar: createSidecar({ kube: world.kube, ec2: world.ec2Client, elector: election.elector }),
+    stop: async () => {
+      await election.close();
+      await world.stop();
+    },
+  };
 }

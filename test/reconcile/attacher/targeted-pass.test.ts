@@ -12,7 +12,7 @@ import { runAttacherTargetedPass } from '../../../lambda/reconcile/attacher/targ
 import type { VolumeStore } from '../../../lambda/ports/volume-store.js';
 import type { PassOptions, Target } from '../../../lambda/reconcile/pass/types.js';
 import { csiNode, kcmVa } from '../../core/attacher/builders.js';
-import { instanceOf, node, pod, pv, pvc, T0, vol } from '../../core/builders.js';
+import { attachment, instanceOf, node, pod, pv, pvc, record, T0, vol } from '../../core/builders.js';
 import { FakeBlockStorage, FakeCluster, FakeStore, fakeDeps } from '../../support/fake-ports.js';
 
 const budget = { deadline: T0 + 60_000 };
@@ -238,5 +238,70 @@ describe('targets other than a pod', () => {
     expect(report).toMatchObject({ kind: 'full', target });
     expect(asked).toEqual([['i-0123456789abcdef0']]);
     expect(w.blockStorage.calls).toEqual([`attach ${vol(2)}`, 'wait attached']);
+  });
+});
+
+describe('one VolumeAttachment named by the watcher (external-attacher: syncAttach / syncDetach)', () => {
+  const NAME = 'csi-pv-data-node-a';
+  const vaTarget: Target = { kind: 'volumeAttachment', name: NAME };
+
+  /** kcm's object for volume 1 on node-a, as given; volume 2 is attached to node-a too, with no object of its own. */
+  function watched(object: KubeVolumeAttachment | undefined, attached: { v1?: boolean } = {}) {
+    const w = world({ appearsAt: 0 });
+    w.cluster.snapshot.volumeAttachments = object === undefined ? [] : [object];
+    const onA = { instanceId: instanceOf('node-a'), state: 'attached' as const, device: '/dev/xvdaa' };
+    for (const [volumeId, on] of [
+      [V, attached.v1 === true],
+      [vol(2), true],
+    ] as const) {
+      if (!on) continue;
+      w.blockStorage.volumes.set(volumeId, { volumeId, exists: true, attachments: [onA] });
+      w.store.items.set(volumeId, record(volumeId, [attachment('node-a')]));
+    }
+    return w;
+  }
+
+  it('a live object not attached yet: read by name, then attached and reported, as syncAttach does', async () => {
+    const w = watched(kcmVa('node-a'));
+
+    const report = await w.pass(vaTarget);
+
+    expect(w.calls).toEqual([`va ${NAME}`, 'pv pv-data', 'csinode node-a', 'node node-a']);
+    expect(w.blockStorage.calls).toEqual([`attach ${V}`, 'wait attached']);
+    expect(w.cluster.attacherWrites).toEqual([
+      'pv+ pv-data',
+      `claim ${NAME} ${instanceOf('node-a')}`,
+      `status ${NAME} {"attached":true,"attachmentMetadata":{"devicePath":"/dev/xvdaa"},"attachError":null}`,
+      `event ${NAME} SuccessfulAttachVolume`,
+    ]);
+    expect(report).toMatchObject({ kind: 'targeted', target: vaTarget, converged: true });
+  });
+
+  it('one kcm is deleting, with our finalizer: detached from its node and let go, as syncDetach does; the node keeps its other volume', async () => {
+    const w = watched(kcmVa('node-a', { claimed: true, deleting: true }), { v1: true });
+
+    const report = await w.pass(vaTarget);
+
+    expect(w.blockStorage.calls).toEqual([`detach ${V}`, 'wait detached']);
+    expect(w.cluster.attacherWrites).toEqual([
+      `release ${NAME}`,
+      `status ${NAME} {"attached":false,"attachmentMetadata":null,"detachError":null}`,
+    ]);
+    expect(w.store.items.get(vol(2))?.attachments['node-a']).toMatchObject({ state: 'attached' });
+    expect(report.actions.map((a) => `${a.kind} ${a.volumeId}`)).toEqual([`detach ${V}`]);
+  });
+
+  it.each([
+    ['being deleted without our finalizer (never ours to attach)', kcmVa('node-a', { deleting: true }), ['va', 'pv', 'csinode', 'node']],
+    ['gone', undefined, ['va']],
+  ])('one %s: nothing to do, no EC2 mutation', async (_case, object, reads) => {
+    const w = watched(object, { v1: true });
+
+    const report = await w.pass(vaTarget);
+
+    expect(w.calls.map((c) => c.split(' ')[0])).toEqual(reads);
+    expect(w.blockStorage.calls).toEqual([]);
+    expect(w.cluster.attacherWrites).toEqual([]);
+    expect(report).toMatchObject({ kind: 'targeted', target: vaTarget, actions: [] });
   });
 });

@@ -80,14 +80,27 @@ describe('executing a plan', () => {
     expect(kube.volumeAttachments.get(`${V}|node-a`)).toEqual({ attached: false, attachError: 'not allowed' });
   });
 
-  it('writes down where EC2 says the volume is when it answers attached-elsewhere', async () => {
-    const { pass, store, ec2 } = harness(podOnA());
+  it('writes down where EC2 says the volume is when it answers attached-elsewhere, on a node that reports it', async () => {
+    const cluster = podOnA();
+    cluster.nodes[1] = node('node-b', { attached: [{ name: uname(V), devicePath: '/dev/xvdab' }] });
+    const { pass, store, ec2 } = harness(cluster);
     ec2.attachOutcome = { kind: 'attached-elsewhere', instanceIds: [instanceOf('node-b')], message: 'vol in use' };
     ec2.volumes.set(V, ec2ShowsAttached('node-b', '/dev/xvdab'));
 
     await pass();
 
     expect(Object.keys(store.items.get(V)?.attachments ?? {})).toEqual(['node-b']);
+  });
+
+  it('takes nothing on record after attached-elsewhere when no Kubernetes object names the volume on that node', async () => {
+    const { pass, store, ec2 } = harness(podOnA());
+    ec2.attachOutcome = { kind: 'attached-elsewhere', instanceIds: [instanceOf('node-b')], message: 'vol in use' };
+    ec2.volumes.set(V, ec2ShowsAttached('node-b', '/dev/xvdab'));
+
+    await pass();
+
+    expect(store.items.get(V)?.attachments ?? {}).toEqual({});
+    expect(ec2.calls.filter((call) => call.startsWith('detach'))).toEqual([]);
   });
 
   it('says so, and goes on, when EC2 cannot be asked where the volume is after attached-elsewhere', async () => {

@@ -16,7 +16,7 @@ function scene(inUse: string[], podNode?: string) {
     nodes: ['node-a', 'node-b'].map((n) => node(n, { inUse: inUse.includes(n) ? [V] : [] })),
     pods: podNode === undefined ? [] : [podOn(podNode)],
     pvcs: [pvc('data')],
-    pvs: [pv('pv-data', { volumeId: V, modes: ['ReadWriteMany'] })],
+    pvs: [pv('pv-data', { volumeId: V, modes: ['ReadWriteMany'], volumeMode: 'Block' })],
   });
 }
 
