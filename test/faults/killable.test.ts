@@ -49,6 +49,7 @@ describe('a frozen invocation (its pass returned)', () => {
       cluster: {},
       store: { put: (what: string) => (seen.push(what), what === 'slow' ? slow.then(() => what) : Promise.resolve(what)) },
       blockStorage: {},
+      watchers: {},
     } as unknown as Ports;
     const frozen = killable(ports, undefined);
     const store = frozen.ports.store as unknown as { put(what: string): Promise<string> };
