@@ -7,12 +7,13 @@
  *
  * A request is created by a client (node:http for the AWS SDK, undici for client-node; both are
  * seen through their diagnostics channels and numbered), arrives at a gated server, waits there,
- * is admitted, and is done once its client has the whole answer (or its error). The next request
- * is admitted only when none is on its way or in service and no other `setImmediate` work is
+ * is admitted, and is done once its client has the whole answer (or its error) and its server is
+ * finished with it (a client closed mid-request leaves its server working). The next request is
+ * admitted only when none is on its way or in service and no other `setImmediate` work is
  * pending: the program is waiting for the turnstile alone. Nothing here reads a clock.
  */
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
-import type { ClientRequest, IncomingMessage, Server } from 'node:http';
+import type { ClientRequest, IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 const HEADER = 'x-sandbox-turn';
@@ -21,6 +22,10 @@ type State = 'sent' | 'held' | 'admitted';
 
 interface Turn {
   state: State;
+  /** Its client has the whole answer, an error, or gave up (a closed client cuts its requests off). */
+  clientDone: boolean;
+  /** Its server has finished with it (sent the answer, or lost the connection). */
+  serverDone: boolean;
   admit?: () => void;
 }
 
@@ -40,8 +45,14 @@ export class Turnstile {
   private created = 0;
   private scheduled = false;
   private stopped = false;
-  /** Requests created while another was in service: work the turnstile did not see coming (a timer). Always 0 in a sound rig. */
+  /**
+   * Requests created while another was in service and still awaited by its client: work woken by
+   * something the turnstile does not order (a real timer, I/O to a server it does not gate).
+   * Always 0 in a sound rig.
+   */
   untimely = 0;
+  /** Where the first untimely request was created, to find the timer behind it. */
+  untimelyAt: string | undefined;
 
   private readonly listeners: [string, (message: unknown) => void][] = [
     ['http.client.request.created', (m) => this.nodeCreated((m as { request: ClientRequest }).request)],
@@ -61,11 +72,13 @@ export class Turnstile {
     this.origins.add(`${address}:${port}`);
     server.keepAliveTimeout = 0;
     server.requestTimeout = 0;
-    const handlers = server.listeners('request') as ((request: IncomingMessage, ...rest: unknown[]) => void)[];
+    const handlers = server.listeners('request') as ((request: IncomingMessage, response: ServerResponse) => void)[];
     server.removeAllListeners('request');
-    server.on('request', (request: IncomingMessage, ...rest: unknown[]) => {
+    server.on('request', (request: IncomingMessage, response: ServerResponse) => {
+      // Closed when answered, or when the connection goes (its client gave up), perhaps before its turn.
+      response.once('close', () => this.serverDone(request));
       void this.admit(request).then(() => {
-        for (const handler of handlers) handler(request, ...rest);
+        for (const handler of handlers) handler(request, response);
       });
     });
   }
@@ -100,16 +113,26 @@ export class Turnstile {
 
   private track(request: object): number {
     const id = ++this.created;
-    if ([...this.turns.values()].some((turn) => turn.state === 'admitted')) this.untimely += 1;
-    this.turns.set(id, { state: 'sent' });
+    // Everything else waits on the turnstile while a request is in service: who woke up?
+    if ([...this.turns.values()].some((turn) => turn.state === 'admitted' && !turn.clientDone)) {
+      this.untimely += 1;
+      this.untimelyAt ??= new Error('created here').stack;
+    }
+    this.turns.set(id, { state: 'sent', clientDone: false, serverDone: false });
     this.clientTurns.set(request, id);
     this.kick();
     return id;
   }
 
+  /**
+   * A request reached a gated server: it waits for its turn. One whose client already gave up is
+   * served in its turn all the same, as a server serves what reached it (its answer goes nowhere).
+   */
   private admit(request: IncomingMessage): Promise<void> {
-    const turn = this.turns.get(Number(request.headers[HEADER]));
-    if (turn === undefined || this.stopped) return Promise.resolve();
+    const id = Number(request.headers[HEADER]);
+    if (!(id > 0 && id <= this.created) || this.stopped) return Promise.resolve();
+    const turn = this.turns.get(id) ?? { state: 'sent', clientDone: true, serverDone: false };
+    this.turns.set(id, turn);
     return new Promise((resolve) => {
       turn.state = 'held';
       turn.admit = resolve;
@@ -119,8 +142,21 @@ export class Turnstile {
 
   private done(request: object): void {
     const id = this.clientTurns.get(request);
-    if (id === undefined || !this.turns.has(id)) return;
-    this.turns.delete(id);
+    const turn = id === undefined ? undefined : this.turns.get(id);
+    if (id === undefined || turn === undefined || turn.clientDone) return;
+    turn.clientDone = true;
+    // Cut off on its way: it may never arrive (if it does, admit() queues it again).
+    if (turn.state === 'sent' || (turn.state === 'admitted' && turn.serverDone)) this.turns.delete(id);
+    this.kick();
+  }
+
+  private serverDone(request: IncomingMessage): void {
+    const id = Number(request.headers[HEADER]);
+    const turn = this.turns.get(id);
+    if (turn === undefined) return;
+    turn.serverDone = true;
+    // A connection lost before its turn keeps the turn: its handler still runs then.
+    if (turn.clientDone && turn.state === 'admitted') this.turns.delete(id);
     this.kick();
   }
 
@@ -133,16 +169,20 @@ export class Turnstile {
   /** One look, from a `setImmediate` of its own (so microtasks and ticks have run): admit the next request, or wait. */
   private tick(): void {
     this.scheduled = false;
-    const states = [...this.turns.values()].map((turn) => turn.state);
-    // On its way to a server, or in service: its arrival or answer kicks again.
-    if (states.includes('sent') || states.includes('admitted')) return;
-    const waiting = states.length > 0 || this.drainWaiters.length > 0;
+    const turns = [...this.turns.values()];
+    // On its way to a server (and still awaited), or in service: its arrival or its end kicks again.
+    if (turns.some((turn) => (turn.state === 'sent' && !turn.clientDone) || turn.state === 'admitted')) return;
+    const waiting = turns.length > 0 || this.drainWaiters.length > 0;
     if (!waiting) return;
     if (otherImmediatesPending()) return this.kick();
     const next = [...this.turns].filter(([, turn]) => turn.state === 'held').sort(([a], [b]) => a - b)[0];
     if (next !== undefined) {
-      next[1].state = 'admitted';
-      return next[1].admit?.();
+      const [id, turn] = next;
+      turn.state = 'admitted';
+      turn.admit?.();
+      // Its connection is already gone: its handler's work runs now, before the next look (which waits for queued immediates).
+      if (turn.serverDone && turn.clientDone) this.turns.delete(id);
+      return this.kick();
     }
     for (const resolve of this.drainWaiters.splice(0)) resolve();
   }

@@ -39,3 +39,28 @@ describe('killable', () => {
     expect(await Promise.race([late, silence])).toBe('silent');
   });
 });
+
+describe('a frozen invocation (its pass returned)', () => {
+  it('lets a call under way finish and starts no new one', async () => {
+    let release: () => void = () => undefined;
+    const slow = new Promise<void>((resolve) => (release = resolve));
+    const seen: string[] = [];
+    const ports = {
+      cluster: {},
+      store: { put: (what: string) => (seen.push(what), what === 'slow' ? slow.then(() => what) : Promise.resolve(what)) },
+      blockStorage: {},
+      watchers: {},
+    } as unknown as Ports;
+    const frozen = killable(ports, undefined);
+    const store = frozen.ports.store as unknown as { put(what: string): Promise<string> };
+    const underWay = store.put('slow');
+    frozen.freeze();
+    let later = 'not answered';
+    void store.put('later').then((answer) => (later = answer));
+    release();
+    expect(await underWay).toBe('slow');
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(seen).toEqual(['slow']);
+    expect(later).toBe('not answered');
+  });
+});

@@ -20,6 +20,11 @@ export interface Killable {
   /** Settles when the pass has been killed (never, if it finished first). */
   killed: Promise<void>;
   calls(): number;
+  /**
+   * The pass returned: Lambda freezes its environment, so work it left running (a sibling of a
+   * rejected Promise.all) starts no new port call; a call already under way goes on.
+   */
+  freeze(): void;
 }
 
 const never = new Promise<never>(() => undefined);
@@ -72,5 +77,6 @@ export function killable(ports: Ports, kill: Kill | undefined): Killable {
     },
     killed,
     calls: () => calls,
+    freeze: () => void (dead = true),
   };
 }

@@ -71,7 +71,7 @@ export interface World {
   /** The lease fence, when the world runs it (LEASE_FENCE=on beside a sidecar). */
   fence?: WorldFence;
   /** Serves every request in turns; `drained()` waits for the last one (a killed pass's too). */
-  turnstile: Pick<Turnstile, 'drained' | 'untimely'>;
+  turnstile: Pick<Turnstile, 'drained' | 'untimely' | 'untimelyAt'>;
   /** A new execution environment whose ports pass through `wrap` (e.g. to kill it mid-pass). */
   invocation(wrap?: (ports: Ports) => Ports): Controller;
   /** The volume table's items as stored (unmarshalled), read past the controller. */

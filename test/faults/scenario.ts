@@ -108,8 +108,9 @@ async function runPass(world: World, spec: PassSpec, wrap: (ports: Ports) => Por
     ),
     dying!.killed.then(() => ({ outcome: 'killed' as const, line: '' })),
   ]);
-  if (ended.outcome !== 'killed') await controller.close();
-  // A killed invocation's clients stay open: its last request may still land, as a dead Lambda's can.
+  // Frozen, not closed (the stack closes it with the world): a request it left in flight lands and is
+  // answered, as one a returned or dead Lambda left on the wire may; nothing it starts afterwards does.
+  dying!.freeze();
   const run = { outcome: ended.outcome, line: `${describePass(spec)} ${ended.outcome}${ended.line ? `: ${ended.line}` : ''}` };
   if (process.env.DEBUG_PASSES) console.log('pass', run.line);
   return run;
@@ -161,7 +162,7 @@ export async function runScenario(rig: Rig, seed: number, stepCount = 8, mode: M
   result.violations.unshift(...oracle.violations);
   if (world.turnstile.untimely > 0)
     throw new Error(
-      `seed ${seed}: ${world.turnstile.untimely} request(s) were created while another was in service: something waits on a real timer, so the seed is no longer deterministic`,
+      `seed ${seed}: ${world.turnstile.untimely} request(s) were created while another was in service: something the turnstile does not order woke the program (a real timer?), so the seed is no longer deterministic; the first at ${world.turnstile.untimelyAt ?? '?'}`,
     );
   return result;
 }

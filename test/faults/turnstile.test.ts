@@ -120,3 +120,23 @@ describe('Turnstile', () => {
     await turnstile.drained();
   });
 });
+
+describe('Turnstile, when a client gives up', () => {
+  it('serves a waiting request whose client is gone in its turn, and admits nothing else until its server is done', async () => {
+    const turnstile = new Turnstile();
+    const stack = await startServer(turnstile);
+    started(turnstile, stack.server);
+    const first = send(stack.url, '/first');
+    const abandoned = send(stack.url, '/abandoned');
+    const last = send(stack.url, '/last');
+    for (const { request } of [first, abandoned, last]) request.end();
+    abandoned.answered.catch(() => undefined);
+    for (let i = 0; i < 20; i++) await turnOf(); // all three arrived: /first in service, the others waiting
+    abandoned.request.destroy(); // its client closes (a pass that returned with a write in flight)
+    await Promise.all([first.answered, last.answered]);
+    await turnstile.drained();
+    expect(stack.served).toEqual(['/first', '/abandoned', '/last']);
+    expect(stack.mostAtOnce()).toBe(1);
+    expect(turnstile.untimely).toBe(0);
+  });
+});

@@ -23,12 +23,17 @@ export interface ExclusiveMove {
   to: string;
 }
 
-/** A fresh exclusive claim and two Ready nodes, or undefined when the cluster has none to spare. */
-export function pickExclusiveMove(world: World, cluster: FaultCluster, random: Random): ExclusiveMove | undefined {
+/** The RWO volumes no pod claims and EC2 holds nowhere: a new pod for one needs a fresh attach. */
+export function freeVolumes(world: World, cluster: FaultCluster): FaultCluster['volumes'] {
   const claimed = new Set(cluster.pods.map((p) => p.claims[0]));
-  const free = cluster.volumes.filter(
+  return cluster.volumes.filter(
     (v) => !v.multiAttach && !claimed.has(v.claim.name) && (world.ec2.world.volumes.get(v.volumeId)?.attachments.size ?? 0) === 0,
   );
+}
+
+/** A fresh exclusive claim and two Ready nodes, or undefined when the cluster has none to spare. */
+export function pickExclusiveMove(world: World, cluster: FaultCluster, random: Random): ExclusiveMove | undefined {
+  const free = freeVolumes(world, cluster);
   const nodes = busiestNodes(cluster);
   if (free.length === 0 || nodes.length < 2) return undefined;
   const [from, to] = [...nodes].sort(() => random.next() - 0.5);

@@ -5,6 +5,7 @@
 import type { Mode } from '../rig.js';
 import { API_BLIP_AT_UNREPORT } from './api-blip-at-unreport.js';
 import { DEAD_NODE_AT_TIMEOUT } from './dead-node-timeout.js';
+import { EVERY_INSTANCE_STATE } from './every-instance-state.js';
 import { HANDED_OVER_DELETING } from './handed-over-deleting.js';
 import { LEASE_TAKEN_MID_PASS } from './lease-taken-mid-pass.js';
 import { LIST_FAILS_AFTER_ATTACH } from './list-fails-after-attach.js';
@@ -13,7 +14,9 @@ import { MASS_DELETION } from './mass-deletion.js';
 import { OPERATOR_DETACH } from './operator-detach.js';
 import { POD_MOVES_BETWEEN_PASSES } from './pod-moves-between-passes.js';
 import { POD_REPLACED_MID_PASS } from './pod-replaced-mid-pass.js';
+import { SAME_INSTANT_CLAIMS } from './same-instant-claims.js';
 import { STOPPING_HANGS } from './stopping-hangs.js';
+import { WAIT_ENDS_MID_PASS } from './wait-ends-mid-pass.js';
 import { PLAIN, type Theme } from './theme.js';
 
 // One theme a line, so that themes added side by side merge line by line.
@@ -29,6 +32,9 @@ export const THEMES: Theme[] = [
   POD_MOVES_BETWEEN_PASSES,
   OPERATOR_DETACH,
   LIST_FAILS_AFTER_ATTACH,
+  SAME_INSTANT_CLAIMS,
+  EVERY_INSTANCE_STATE,
+  WAIT_ENDS_MID_PASS,
 ];
 
 // prettier-ignore

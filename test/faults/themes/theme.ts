@@ -91,6 +91,14 @@ export const CALM_STEP: ScriptedStep = {
   restart: undefined,
 };
 
+/** The passes, one of them (half the time) killed at a drawn call, mostly early, its effect landed or not. */
+export function killOne(passes: PassSpec[], random: Random): PassSpec[] {
+  if (!random.chance(0.5) || passes.length === 0) return passes;
+  const doomed = random.int(passes.length);
+  const kill = { atCall: random.between(1, 24), afterEffect: random.chance(0.5) };
+  return passes.map((spec, i) => (i === doomed ? { ...spec, kill } : spec));
+}
+
 /** Steps before a theme's own: every pod's volume attached, then reported, then mounted by the kubelets. */
 const SETTLING_STEPS = 2;
 
