@@ -219,5 +219,6 @@ export function reconcileSettings(config: Config): ReconcileSettings {
     outOfServiceTaint: config.outOfServiceTaint,
     attacherWaitMs: config.attacherWaitMs,
     outOfServiceFollowMs: config.outOfServiceFollowMs,
+    kmsKeyArns: config.kmsKeyArns,
   };
 }

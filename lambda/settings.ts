@@ -248,7 +248,7 @@ export const SETTING_SPECS = {
     schema: text.transform(splitList).pipe(z.array(z.string().regex(KMS_KEY_ARN))),
     expected: `KMS key ARNs, comma-separated (e.g. ${EXAMPLE_KEY_ARN})`,
     meaning:
-      "The KMS keys the role may create EC2's grant on (`kms:CreateGrant`), which an attach of a volume encrypted under a key needs. Set by the stack from `-c kmsKeyArns`; unset: none.",
+      "The KMS keys the role may create EC2's grant on (`kms:CreateGrant`), which an attach of a volume encrypted under a key needs. Set by the stack from `-c kmsKeyArns`; unset: none. A dry run does not ask KMS, so the shadow's preflight sets the key of every volume it would attach beside this list and names a volume under any other key (`kms-key-unlisted`; the takeover waits on it). EC2 names the account's AWS-managed `aws/ebs` key by its key ARN too, nothing in it saying `aws/ebs`: list that key as well (`aws kms describe-key --key-id alias/aws/ebs`) to clear its volumes (their attach needs no grant).",
   }),
   OUT_OF_SERVICE_TAINT: setting({
     schema: z.enum(['on', 'off']),
