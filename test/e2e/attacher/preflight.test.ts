@@ -6,7 +6,8 @@
  * will need; the takeover then refuses to begin unless told --despite-preflight. A dry run does not
  * evaluate the KMS grant EC2 makes at attach time, so the preflight sets each encrypted volume's key
  * beside the keys the stack lets the role grant on (KMS_KEY_ARNS, from kmsKeyArns): a volume under a
- * key outside them is named kms-key-unlisted (its attach would fail with CustomerKeyHasBeenRevoked).
+ * key outside them is named kms-key-unlisted (its attach would fail with CustomerKeyHasBeenRevoked),
+ * and so is one under the account's aws/ebs key, which EC2 names by a key ARN nothing tells apart.
  */
 import { AttachVolumeCommand } from '@aws-sdk/client-ec2';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -59,6 +60,7 @@ beforeAll(async () => {
   v.untaggedAttached = await world.createVolume({ name: 'data-untagged-attached', untagged: true });
   v.granted = await world.createVolume({ name: 'data-granted', kmsKeyId: KEY });
   v.ungranted = await world.createVolume({ name: 'data-ungranted', kmsKeyId: OTHER_KEY });
+  v.defaultKeyed = await world.createVolume({ name: 'data-default-keyed', encrypted: true });
   // The sidecar attached two (with its own role: the sandbox's setup keys act as an administrator).
   const instanceId = world.nodes[0]!.instanceId;
   for (const [volume, device] of [
@@ -75,6 +77,7 @@ beforeAll(async () => {
     kcmVa(v.untaggedAttached, '/dev/xvdbb'),
     kcmVa(v.granted),
     kcmVa(v.ungranted),
+    kcmVa(v.defaultKeyed),
   ]);
   // The sidecar leads: its Lease is where the fence looks.
   const sidecar = sidecarOnKube(world.kube.kubeconfigPath, world.clock);
@@ -113,7 +116,11 @@ describe('ebs-attach-detach shadow: the preflight', () => {
     expect(rowOf(shadow, v.tagged!)?.verdict).toBe('attach-pending');
     expect(rowOf(shadow, v.granted!)?.verdict).toBe('attach-pending');
     expect(shadow.counts['would-be-denied']).toBe(2);
-    expect(shadow.counts['kms-key-unlisted']).toBe(1);
+    // EC2 names the account's aws/ebs key by its key ARN: not recognisable, so named until listed, with how to find it.
+    expect(rowOf(shadow, v.defaultKeyed!)?.verdict).toBe('kms-key-unlisted');
+    expect(rowOf(shadow, v.defaultKeyed!)?.detail).toMatch(/encrypted under KMS key arn:aws:kms:[^:]+:\d{12}:key\//);
+    expect(rowOf(shadow, v.defaultKeyed!)?.detail).toContain('`aws kms describe-key --key-id alias/aws/ebs`');
+    expect(shadow.counts['kms-key-unlisted']).toBe(2);
     expect(carriedOut).toBe(0);
   });
 
@@ -130,7 +137,7 @@ describe('ebs-attach-detach shadow: the preflight', () => {
     const refused = await run(['takeover']);
 
     expect(refused.code).toBe(1);
-    expect(refused.err).toMatch(/^not taking over: EC2 would refuse, or did not answer, our next call on 3 VolumeAttachment\(s\)/);
+    expect(refused.err).toMatch(/^not taking over: EC2 would refuse, or did not answer, our next call on 4 VolumeAttachment\(s\)/);
     expect(refused.err).toContain(v.untagged!.volumeId);
     expect(refused.err).toMatch(new RegExp(`${v.ungranted!.volumeId} on node-1: kms-key-unlisted: `));
     expect(refused.out).toBe('');
@@ -138,7 +145,7 @@ describe('ebs-attach-detach shadow: the preflight', () => {
     const forced = await run(['takeover', '--despite-preflight']);
 
     expect(forced.code).toBe(0);
-    expect(forced.err).toMatch(/^taking over despite 3 preflight row\(s\) \(--despite-preflight\)/);
+    expect(forced.err).toMatch(/^taking over despite 4 preflight row\(s\) \(--despite-preflight\)/);
     expect(forced.out).toMatch(/^writes (on again|were already on)/);
     expect(carriedOut).toBe(0);
   });
