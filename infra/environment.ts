@@ -29,6 +29,8 @@ export function controllerEnvironment(settings: StackSettings, tableName: string
     // The role's tag conditions, so the controller can name the tag a refused volume lacks.
     VOLUME_TAGS: settings.volumeTags,
     INSTANCE_TAGS: settings.instanceTags,
+    // The keys the role may grant on, so the shadow's preflight names a volume under any other (only when there are some).
+    ...(settings.kmsKeyArns.length > 0 ? { KMS_KEY_ARNS: settings.kmsKeyArns.join(',') } : {}),
     ...(settings.ec2BudgetTableName ? { EC2_BUDGET_TABLE_NAME: settings.ec2BudgetTableName } : {}),
     // The handlers taint by default; off only needs saying.
     ...(settings.outOfServiceTaint === 'off' ? { OUT_OF_SERVICE_TAINT: 'off' } : {}),

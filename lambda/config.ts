@@ -17,6 +17,8 @@ export interface Config {
   clusterName: string;
   /** The tags the role requires on volumes and instances (VOLUME_TAGS, INSTANCE_TAGS). */
   tagScheme: TagScheme;
+  /** KMS_KEY_ARNS: the keys the role may create EC2's grant on (an encrypted volume's attach needs one); empty: none. */
+  kmsKeyArns: readonly string[];
   /** How the Kubernetes API is reached: EKS endpoint + CA + token, or a kubeconfig file (default path when undefined). */
   /** EKS: `caData` is the cluster CA as EKS hands it out (base64 of the PEM). */
   kube: { kind: 'eks'; endpoint: string; caData: string } | { kind: 'kubeconfig'; path?: string };
@@ -138,6 +140,7 @@ function toConfig(env: Env, runtime: Runtime): Config {
       volume: parseTagList(env.VOLUME_TAGS, 'volume', env.CLUSTER_NAME ?? 'local').tags,
       instance: parseTagList(env.INSTANCE_TAGS, 'instance', env.CLUSTER_NAME ?? 'local').tags,
     },
+    kmsKeyArns: env.KMS_KEY_ARNS ?? [],
     kube: useEndpoint
       ? { kind: 'eks', endpoint: env.CLUSTER_ENDPOINT as string, caData: env.CLUSTER_CA as string }
       : { kind: 'kubeconfig', path: env.KUBECONFIG },
@@ -219,5 +222,6 @@ export function reconcileSettings(config: Config): ReconcileSettings {
     outOfServiceTaint: config.outOfServiceTaint,
     attacherWaitMs: config.attacherWaitMs,
     outOfServiceFollowMs: config.outOfServiceFollowMs,
+    kmsKeyArns: config.kmsKeyArns,
   };
 }

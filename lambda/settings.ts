@@ -29,6 +29,13 @@ const seconds = (example: string) => `a whole number of seconds above 0 (e.g. ${
 const LOG_LEVELS = ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR', 'CRITICAL', 'SILENT'] as const;
 
 const perSecond = z.coerce.number().positive();
+const splitList = (value: string) =>
+  value
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item !== '');
+const KMS_KEY_ARN = /^arn:aws[a-z-]*:kms:[a-z0-9-]+:\d{12}:key\/[A-Za-z0-9-]+$/;
+const EXAMPLE_KEY_ARN = 'arn:aws:kms:eu-west-1:111122223333:key/1234abcd-12ab-34cd-56ef-1234567890ab';
 const setting = <const T extends Setting>(spec: T): T => spec;
 
 /** The plan's defaults are the core's (core/config.ts), spelled as the variables spell them. */
@@ -250,6 +257,12 @@ export const SETTING_SPECS = {
     expected: `instance tag schemes and key=value pairs naming the cluster, comma-separated (e.g. ${DEFAULT_INSTANCE_TAGS})`,
     meaning:
       'The tags the role requires on an instance (one of them): `eks-nodegroup` (eks:cluster-name=<cluster>), `eks-auto-mode` (eks:eks-cluster-name=<cluster>), `cluster-name` (ebs.csi.aws.com/cluster-name=<cluster>), `kubernetes-cluster` (kubernetes.io/cluster/<cluster>=owned). Set by the stack from `-c instanceTags`.',
+  }),
+  KMS_KEY_ARNS: setting({
+    schema: text.transform(splitList).pipe(z.array(z.string().regex(KMS_KEY_ARN))),
+    expected: `KMS key ARNs, comma-separated (e.g. ${EXAMPLE_KEY_ARN})`,
+    meaning:
+      "The KMS keys the role may create EC2's grant on (`kms:CreateGrant`), which an attach of a volume encrypted under a key needs. Set by the stack from `-c kmsKeyArns`; unset: none. A dry run does not ask KMS, so the shadow's preflight sets the key of every volume it would attach beside this list and names a volume under any other key (`kms-key-unlisted`; the takeover waits on it). EC2 names the account's AWS-managed `aws/ebs` key by its key ARN too, nothing in it saying `aws/ebs`: list that key as well (`aws kms describe-key --key-id alias/aws/ebs`) to clear its volumes (their attach needs no grant).",
   }),
   OUT_OF_SERVICE_TAINT: setting({
     schema: z.enum(['on', 'off']),

@@ -183,7 +183,7 @@ function controllerEnv(
     AWS_ACCESS_KEY_ID: CONTROLLER_CREDENTIALS.accessKeyId,
     AWS_SECRET_ACCESS_KEY: CONTROLLER_CREDENTIALS.secretAccessKey,
     POWERTOOLS_LOG_LEVEL: 'SILENT',
-    // The tags the role requires, as the stack would set them (the defaults when unset).
+    // The tags the role requires and the keys it may grant on, as the stack would set them (the defaults when unset).
     ...(options.iam ? tagSettings(options.iam) : {}),
     ...(options.mode === undefined ? {} : { OPERATING_MODE: options.mode }),
     ...(options.mode === 'attacher' && options.sidecar !== true ? { SIDECAR_GONE: 'true' } : {}),
@@ -191,10 +191,11 @@ function controllerEnv(
   };
 }
 
-function tagSettings(iam: Pick<StackPolicyOptions, 'volumeTags' | 'instanceTags'>): Record<string, string> {
+function tagSettings(iam: Pick<StackPolicyOptions, 'volumeTags' | 'instanceTags' | 'kmsKeyArns'>): Record<string, string> {
   return {
     ...(iam.volumeTags === undefined ? {} : { VOLUME_TAGS: iam.volumeTags }),
     ...(iam.instanceTags === undefined ? {} : { INSTANCE_TAGS: iam.instanceTags }),
+    ...(iam.kmsKeyArns === undefined || iam.kmsKeyArns.length === 0 ? {} : { KMS_KEY_ARNS: iam.kmsKeyArns.join(',') }),
   };
 }
 

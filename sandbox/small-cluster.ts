@@ -15,6 +15,8 @@ export interface VolumeOptions {
   cluster?: string;
   /** Encrypted with this customer-managed KMS key. */
   kmsKeyId?: string;
+  /** Encrypted without naming a key: under the account's aws/ebs key, as EBS encryption by default does. */
+  encrypted?: boolean;
   name?: string;
   namespace?: string;
   multiAttach?: boolean;
@@ -29,6 +31,7 @@ export async function createGenVolume(client: EC2Client, options: VolumeOptions)
       VolumeType: options.multiAttach ? 'io2' : 'gp3',
       ...(options.multiAttach ? { Iops: 1000, MultiAttachEnabled: true } : {}),
       ...(options.kmsKeyId === undefined ? {} : { Encrypted: true, KmsKeyId: options.kmsKeyId }),
+      ...(options.encrypted === true ? { Encrypted: true } : {}),
       ...tagSpecification('volume', options.cluster === undefined ? {} : volumeTagsFor(options.cluster)),
     }),
   );

@@ -46,6 +46,8 @@ export interface World extends LocalStack {
     multiAttach?: boolean;
     /** Encrypted with this customer-managed KMS key. */
     kmsKeyId?: string;
+    /** Encrypted without naming a key: under the account's aws/ebs key, as EBS encryption by default does. */
+    encrypted?: boolean;
     /** Without the cluster's tags (as a volume made outside the EBS CSI driver, or with k8sTagClusterId unset). */
     untagged?: boolean;
   }): Promise<WorldVolume>;

@@ -97,8 +97,8 @@ passes act from their next start; with LEASE_FENCE=on they take the sidecar's Le
 lapses (docs/eks.md, Step 2). The store forgets the Lease it held before, so passes fenced
 until the takeover count as waiting, not as a failback.
 First it runs the shadow with its preflight (EC2 dry-runs each VolumeAttachment's next call): while
-any row says would-be-denied or preflight-unanswered it prints them and changes nothing, unless
---despite-preflight.
+any row says would-be-denied, kms-key-unlisted (a volume under a KMS key outside KMS_KEY_ARNS) or
+preflight-unanswered it prints them and changes nothing, unless --despite-preflight.
 Exit codes: 0 writes on, 1 error or refused by the preflight.`,
   status: `Usage: ebs-attach-detach status [--watch [--interval <seconds>]] [--json] [--table <name>]
 

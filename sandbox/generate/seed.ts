@@ -7,6 +7,7 @@ import type { KubeSandbox } from '../kube/index.js';
 import { clusterObjects } from './kube-objects.js';
 import type { GenAttachment, GeneratedCluster, GenNode, GenVolume } from './model.js';
 import { SANDBOX_IMAGE_ID } from '../ec2/state/images.js';
+import { awsManagedEbsKeyArn, regionOfZone } from '../ec2/state/kms.js';
 import { GENERATED_CLUSTER, instanceTagsFor, volumeTagsFor } from '../cluster-tags.js';
 
 const ROOT_DEVICE = '/dev/xvda';
@@ -43,6 +44,7 @@ export function addInstance(world: World, node: GenNode, now: number, clusterNam
     size: 80,
     volumeType: 'gp3',
     encrypted: true,
+    kmsKeyId: awsManagedEbsKeyArn(regionOfZone(node.zone), world.config.ownerId),
     multiAttachEnabled: false,
     createTime: now,
     tags: new Map(),
@@ -58,6 +60,8 @@ export function addVolume(
   options: { multiAttachEnabled?: boolean; clusterName?: string } = {},
 ): SandboxVolume {
   const created = volumeOf(volume, world.clock.now(), options.clusterName ?? GENERATED_CLUSTER);
+  // Encrypted as under EBS encryption by default: EC2 names the account's aws/ebs key.
+  created.kmsKeyId = awsManagedEbsKeyArn(regionOfZone(volume.zone), world.config.ownerId);
   if (options.multiAttachEnabled !== undefined) created.multiAttachEnabled = options.multiAttachEnabled;
   world.volumes.set(volume.volumeId, created);
   return created;

@@ -180,6 +180,7 @@ describe('shadow metrics of every dry-run attacher pass', () => {
       unverified: 0,
       'no-sidecar-lease': 1,
       'would-be-denied': 0,
+      'kms-key-unlisted': 0,
       'preflight-unanswered': 0,
     });
     expect(mutations()).toBe(0);

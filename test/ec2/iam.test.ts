@@ -59,7 +59,7 @@ async function clusterInstance(): Promise<string> {
   );
   return ran.Instances?.[0]?.InstanceId as string;
 }
-async function volume(options: { tags?: Record<string, string>; kmsKeyId?: string } = {}): Promise<string> {
+async function volume(options: { tags?: Record<string, string>; kmsKeyId?: string; encrypted?: boolean } = {}): Promise<string> {
   const created = await admin.send(
     new CreateVolumeCommand({
       AvailabilityZone: ZONE,
@@ -67,6 +67,7 @@ async function volume(options: { tags?: Record<string, string>; kmsKeyId?: strin
       VolumeType: 'gp3',
       TagSpecifications: tagSpec('volume', options.tags ?? volumeTagsFor('prod')),
       ...(options.kmsKeyId === undefined ? {} : { Encrypted: true, KmsKeyId: options.kmsKeyId }),
+      ...(options.encrypted === true ? { Encrypted: true } : {}),
     }),
   );
   return created.VolumeId as string;
@@ -156,5 +157,20 @@ describe("the local EC2 under the stack's role policy", () => {
     });
     const described = await role.send(new DescribeVolumesCommand({ VolumeIds: [granted] }));
     expect(described.Volumes?.[0]).toMatchObject({ Encrypted: true, KmsKeyId: KEY });
+  });
+
+  // EC2 names a volume's key by its key ARN, even the account's AWS-managed aws/ebs key (DescribeVolumes
+  // `KmsKeyId`: "the ARN of the KMS key"; an alias ARN given at creation reads back as the key ARN,
+  // terraform-provider-aws#2407). That key's policy admits the account's callers through EC2: no grant needed.
+  it('names the aws/ebs key of a volume encrypted without a KmsKeyId by a key ARN, and attaches it without kmsKeyArns naming it', async () => {
+    const instanceId = await clusterInstance();
+    const defaultKeyed = await volume({ encrypted: true });
+    const described = await role.send(new DescribeVolumesCommand({ VolumeIds: [defaultKeyed] }));
+    expect(described.Volumes?.[0]?.Encrypted).toBe(true);
+    expect(described.Volumes?.[0]?.KmsKeyId).toMatch(
+      /^arn:aws:kms:us-east-1:123456789012:key\/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/,
+    );
+    expect(described.Volumes?.[0]?.KmsKeyId).not.toBe(KEY);
+    expect(await refusal(attach(defaultKeyed, instanceId, '/dev/xvdac'))).toBeUndefined();
   });
 });

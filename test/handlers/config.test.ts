@@ -135,6 +135,15 @@ describe('loadConfig', () => {
     },
   );
 
+  it('knows no KMS key unless KMS_KEY_ARNS lists some (the role may grant on none then), and takes a comma-separated list', () => {
+    expect(loadConfig(lambdaEnv()).kmsKeyArns).toEqual([]);
+    const keys = [
+      'arn:aws:kms:eu-west-1:111122223333:key/1234abcd-12ab-34cd-56ef-1234567890ab',
+      'arn:aws:kms:eu-west-1:111122223333:key/mrk-1',
+    ];
+    expect(loadConfig(lambdaEnv({ KMS_KEY_ARNS: ` ${keys[0]}, ${keys[1]} ` })).kmsKeyArns).toEqual(keys);
+  });
+
   it('holds no lease fence unless LEASE_FENCE=on', () => {
     expect(loadConfig(lambdaEnv()).leaseFence).toBeUndefined();
   });
@@ -166,6 +175,7 @@ describe('loadConfig', () => {
     LEASE_FENCE_DURATION_SECONDS: '15',
     WRITES: 'dry',
     SIDECAR_GONE: 'yes',
+    KMS_KEY_ARNS: 'alias/aws/ebs',
   };
 
   it.each(Object.entries(REFUSED))('%s: the problem says what is expected, with an example, and what it got', (name, value) => {

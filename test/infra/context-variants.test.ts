@@ -8,6 +8,9 @@ import { Metric } from '../../lambda/observability/metric-names.js';
 import type { AttachDetachStack } from '../../infra/stack.js';
 import { SYNTH_TIMEOUT_MS, resourceId, synthesize } from './synth.js';
 
+const KEY = 'arn:aws:kms:eu-west-1:123456789012:key/1234abcd-12ab-34cd-56ef-1234567890ab';
+const OTHER_KEY = 'arn:aws:kms:eu-west-1:123456789012:key/5678abcd-12ab-34cd-56ef-1234567890ab';
+
 let template: Template;
 let stack: AttachDetachStack;
 beforeAll(() => {
@@ -30,6 +33,7 @@ beforeAll(() => {
     leaseFenceName: 'external-attacher-leader-ebs-csi-aws-com-2',
     writes: 'off',
     sidecarGone: 'true',
+    kmsKeyArns: `${KEY},${OTHER_KEY}`,
   }));
 }, SYNTH_TIMEOUT_MS);
 
@@ -43,7 +47,7 @@ describe('context', () => {
     expect(stack.stackName).toBe('ebs-attach-detach-other');
   });
 
-  it('passes cluster name, sync period, the disabled unmount wait, the taint switched off, the fence and its Lease, writes off and the gone sidecar to every function', () => {
+  it('passes cluster name, sync period, the disabled unmount wait, the taint switched off, the fence and its Lease, writes off, the gone sidecar and the KMS keys to every function', () => {
     for (const env of variables()) {
       expect(env).toMatchObject({
         CLUSTER_NAME: 'other',
@@ -55,6 +59,8 @@ describe('context', () => {
         LEASE_FENCE_NAME: 'external-attacher-leader-ebs-csi-aws-com-2',
         WRITES: 'off',
         SIDECAR_GONE: 'true',
+        // The keys the role may grant on, so the preflight names a volume under another.
+        KMS_KEY_ARNS: `${KEY},${OTHER_KEY}`,
       });
     }
   });

@@ -62,7 +62,7 @@ export async function runHandback(controller: Controller, options: { json: boole
   return last?.step === 'not-released' && last.why.includes('run the handback again') ? EXIT.error : EXIT.converged;
 }
 
-/** The shadow's preflight first: rows EC2 would refuse (or left unanswered) stop the takeover unless told otherwise. */
+/** The shadow's preflight first: rows EC2 would refuse (a dry run refused, a key we may not grant on) or left unanswered stop the takeover unless told otherwise. */
 async function preflightAllows(controller: Controller, options: { json: boolean; despitePreflight: boolean }, io: Io): Promise<boolean> {
   const compared = await shadowComparison(controller, io);
   if (compared === undefined) return false;
@@ -77,7 +77,7 @@ async function preflightAllows(controller: Controller, options: { json: boolean;
   }
   io.err(
     `not taking over: EC2 would refuse, or did not answer, our next call on ${open.length} VolumeAttachment(s) ` +
-      `(fix the role's tags or policy, run \`ebs-attach-detach shadow\` again, or pass --despite-preflight):\n${lines.join('\n')}`,
+      `(fix the role's tags or policy, list the volumes' KMS keys in kmsKeyArns, run \`ebs-attach-detach shadow\` again, or pass --despite-preflight):\n${lines.join('\n')}`,
   );
   return false;
 }

@@ -4,12 +4,13 @@
  * on both) before the sidecar stops. The next call: DetachVolume where EC2 shows the volume on the
  * VA's instance (attached, or a deleting VA still held), AttachVolume for a live VA it is not on.
  * A deleting VA EC2 no longer holds needs no call. A dry run does not evaluate the KMS grant EC2
- * creates at attach time (DryRun checks the action's permissions only): that shows at the attach.
+ * creates at attach time (DryRun checks the action's permissions only), so the key of an encrypted
+ * volume is checked here against the keys our role may grant on (KMS_KEY_ARNS).
  */
 import type { InstanceId, VolumeId, VolumeObservation } from '../types.js';
 import type { VaTarget } from './targets.js';
 
-type PreflightCall =
+export type PreflightCall =
   | { action: 'attach'; volumeId: VolumeId; instanceId: InstanceId }
   | { action: 'detach'; volumeId: VolumeId; instanceId: InstanceId; device?: string };
 
@@ -36,4 +37,28 @@ export function preflightVerdict(
   if (seen === undefined || seen.kind === 'allowed') return undefined;
   if (seen.kind === 'denied') return { verdict: 'would-be-denied', detail: `${seen.call}: ${seen.message ?? 'UnauthorizedOperation'}` };
   return { verdict: 'preflight-unanswered', detail: `${seen.call}: ${seen.message ?? 'no answer'}` };
+}
+
+/**
+ * An attach of an encrypted volume needs EC2's grant on its key, which our role may create only on
+ * the keys it lists (the stack's kmsKeyArns). EC2 names every key by its key ARN, the account's
+ * AWS-managed aws/ebs key too (DescribeVolumes `KmsKeyId`), so that key is not recognisable here:
+ * it is named like any other, and listing it clears it (its attach would need no grant).
+ */
+export function keyVerdict(
+  call: PreflightCall | undefined,
+  observation: VolumeObservation | undefined,
+  grantable: ReadonlySet<string>,
+): { verdict: 'kms-key-unlisted'; detail: string } | undefined {
+  if (call?.action !== 'attach' || observation?.encrypted !== true) return undefined;
+  const key = observation.kmsKeyId;
+  if (key !== undefined && grantable.has(key)) return undefined;
+  return {
+    verdict: 'kms-key-unlisted',
+    detail:
+      `AttachVolume ${call.volumeId} to ${call.instanceId}: the volume is encrypted under KMS key ${key ?? '(EC2 named none)'}, ` +
+      'which KMS_KEY_ARNS does not list, so our role may not create the grant EC2 needs to attach it (CustomerKeyHasBeenRevoked): ' +
+      'add the key to kmsKeyArns and redeploy (export the same KMS_KEY_ARNS for the CLI), ' +
+      "unless this is the account's aws/ebs key: find it with `aws kms describe-key --key-id alias/aws/ebs`, and list it in kmsKeyArns to clear this",
+  };
 }

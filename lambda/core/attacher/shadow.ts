@@ -9,7 +9,7 @@ import type { Action, HeldBack } from '../actions.js';
 import { compareText } from '../compare.js';
 import { type InstanceId, type NodeName, type Observations, pairKey, type VolumeId, type VolumeObservation } from '../types.js';
 import { NODE_ID_ANNOTATION } from './names.js';
-import { preflightVerdict, type PreflightSeen } from './preflight.js';
+import { keyVerdict, nextCall, preflightVerdict, type PreflightSeen } from './preflight.js';
 import type { VaTarget } from './targets.js';
 
 export const SHADOW_VERDICTS = [
@@ -35,12 +35,14 @@ export const SHADOW_VERDICTS = [
   'no-sidecar-lease',
   /** EC2 refused the dry run of our next call on the pair (UnauthorizedOperation): our role may not do what the sidecar does. */
   'would-be-denied',
+  /** Our next call attaches a volume under a KMS key KMS_KEY_ARNS does not list: EC2 could not create its grant (a dry run does not ask). */
+  'kms-key-unlisted',
   /** The dry run of our next call got no verdict (throttled, unreachable, another error): nothing proven. */
   'preflight-unanswered',
 ] as const;
 
 /** Verdicts the takeover does not begin under unless told to (`takeover --despite-preflight`). */
-export const BLOCKS_TAKEOVER: readonly ShadowVerdict[] = ['would-be-denied', 'preflight-unanswered'];
+export const BLOCKS_TAKEOVER: readonly ShadowVerdict[] = ['would-be-denied', 'kms-key-unlisted', 'preflight-unanswered'];
 
 type ShadowVerdict = (typeof SHADOW_VERDICTS)[number];
 
@@ -85,6 +87,8 @@ export interface ShadowInputs {
   nodeOfInstance: ReadonlyMap<InstanceId, NodeName>;
   /** EC2's answers to the dry run of each VA's next call, by VA name (absent: no preflight this pass). */
   preflights?: ReadonlyMap<string, PreflightSeen>;
+  /** With the preflight: the KMS keys our role may create EC2's grant on (KMS_KEY_ARNS); an attach under another is named. */
+  grantableKeys?: ReadonlySet<string>;
 }
 
 function ec2State(observation: VolumeObservation | undefined, instanceId: InstanceId | undefined): string {
@@ -158,15 +162,24 @@ function targetRow(inputs: ShadowInputs, target: VaTarget): ShadowRow {
     ...(annotation === undefined ? {} : { nodeIdAnnotation: annotation }),
     ec2: target.volumeId === undefined ? 'not asked' : ec2State(observation, target.instanceId),
     planned,
-    ...withPreflight(judge(target, observation, planned), inputs.preflights?.get(target.name)),
+    ...withPreflight(judge(target, observation, planned), inputs.preflights?.get(target.name), keyOf(inputs, target, observation)),
   };
 }
 
-/** A refused dry run outranks any other verdict (the takeover would fail on it); an unanswered one only hides `agrees`. */
-function withPreflight(judged: Judged, seen: PreflightSeen | undefined): Judged {
+function keyOf(inputs: ShadowInputs, target: VaTarget, observation: VolumeObservation | undefined): Judged | undefined {
+  return inputs.grantableKeys === undefined ? undefined : keyVerdict(nextCall(target, observation), observation, inputs.grantableKeys);
+}
+
+/**
+ * A refused dry run outranks any other verdict (the takeover would fail on it), then an unlisted key
+ * (the attach would fail on it; said beside a refusal too); an unanswered dry run only hides `agrees`.
+ */
+function withPreflight(judged: Judged, seen: PreflightSeen | undefined, key: Judged | undefined): Judged {
   const preflight = preflightVerdict(seen);
-  if (preflight === undefined) return judged;
-  if (preflight.verdict === 'would-be-denied' || judged.verdict === 'agrees') return preflight;
+  if (preflight?.verdict === 'would-be-denied')
+    return key === undefined ? preflight : { ...preflight, detail: `${preflight.detail}; and ${key.detail}` };
+  if (key !== undefined) return key;
+  if (preflight !== undefined && judged.verdict === 'agrees') return preflight;
   return judged;
 }
 

@@ -63,7 +63,7 @@ export function reportShadow(
 ): ShadowComparison {
   const comparison = compareWithSidecar({
     ...(sidecarLease === undefined ? {} : { sidecarLease }),
-    ...(preflights === undefined ? {} : { preflights }),
+    ...(preflights === undefined ? {} : { preflights, grantableKeys: new Set(ctx.deps.settings.kmsKeyArns) }),
     targets,
     observations: ctx.observations,
     actions: executed.plan.actions,

@@ -52,6 +52,8 @@ export interface ReconcileSettings {
   attacherWaitMs: number;
   /** Attacher mode: how long an EC2 event's pass follows a dead instance's VolumeAttachments (kcm deletes, we detach, kcm re-creates, we attach). */
   outOfServiceFollowMs: number;
+  /** KMS_KEY_ARNS: the keys our role may create EC2's grant on; the shadow's preflight names an attach under any other (unset: none). */
+  kmsKeyArns?: readonly string[];
 }
 
 export type Waits = Pick<ReconcileSettings, 'maxAttachWaitMs' | 'maxDetachWaitMs' | 'reserveMs'>;

@@ -4,6 +4,7 @@ import { filters, list, optional, optionalBool, optionalInt, required, tagSpecif
 import { itemSet } from '../protocol/xml.js';
 import { attachmentState } from '../state/lifecycle.js';
 import { getAll, getVolume } from '../state/lookup.js';
+import { awsManagedEbsKeyArn, regionOfZone } from '../state/kms.js';
 import { newId, type SandboxVolume, type World } from '../state/model.js';
 import type { ActionContext, ActionDefinition } from './context.js';
 import { applyFilters, paginate, tagField } from './query.js';
@@ -50,15 +51,14 @@ function newVolume(params: ActionContext['params'], now: number, account: string
   };
 }
 
-/** AWS's account-wide default key for EBS, as EC2 names it on a volume encrypted without a KmsKeyId. */
-const aliasOfDefaultEbsKey = (region: string, account: string) => `arn:aws:kms:${region}:${account}:alias/aws/ebs`;
 const KEY_ARN = /^arn:aws[a-z-]*:kms:[a-z0-9-]+:\d{12}:key\/[A-Za-z0-9-]+$/;
 
 /** Encrypted (with KmsKeyId a key ARN, which needs Encrypted=true), as CreateVolume takes it. */
 function encryption(params: ActionContext['params'], zone: string, account: string): Pick<SandboxVolume, 'encrypted' | 'kmsKeyId'> {
   const kmsKeyId = optional(params, 'KmsKeyId');
   const encrypted = optionalBool(params, 'Encrypted') ?? false;
-  if (kmsKeyId === undefined) return encrypted ? { encrypted, kmsKeyId: aliasOfDefaultEbsKey(zone.slice(0, -1), account) } : { encrypted };
+  // Encrypted alone: the account's aws/ebs key, which EC2 names by its key ARN as it names any other.
+  if (kmsKeyId === undefined) return encrypted ? { encrypted, kmsKeyId: awsManagedEbsKeyArn(regionOfZone(zone), account) } : { encrypted };
   if (!encrypted) throw new Ec2Error('InvalidParameterDependency', 'The parameter KmsKeyId requires the parameter Encrypted to be set.');
   if (!KEY_ARN.test(kmsKeyId))
     throw ec2Errors.invalidParameter(`Value (${kmsKeyId}) for parameter KmsKeyId is invalid. Expected a KMS key ARN.`);

@@ -9,7 +9,8 @@
  */
 import { ec2Errors } from '../protocol/errors.js';
 import type { Params } from '../protocol/form.js';
-import type { World } from '../state/model.js';
+import { awsManagedEbsKeyArn, regionOfZone } from '../state/kms.js';
+import type { SandboxVolume, World } from '../state/model.js';
 import type { IamDecision, IamEvaluator, NamedPolicy } from './evaluator.js';
 
 export interface IamPrincipal {
@@ -114,7 +115,9 @@ export async function authorize(
   }
 }
 
-const isCustomerKey = (kmsKeyId: string | undefined): kmsKeyId is string => kmsKeyId !== undefined && /:key\//.test(kmsKeyId);
+/** A key whose policy is KMS's default one: any key but the account's aws/ebs key (whose policy admits the account through EC2). */
+const isCustomerKey = (volume: SandboxVolume, account: string): volume is SandboxVolume & { kmsKeyId: string } =>
+  volume.kmsKeyId !== undefined && volume.kmsKeyId !== awsManagedEbsKeyArn(regionOfZone(volume.zone), account);
 
 /**
  * AttachVolume of a volume under a customer-managed key: EC2 creates a grant on the key for the
@@ -124,8 +127,8 @@ const isCustomerKey = (kmsKeyId: string | undefined): kmsKeyId is string => kmsK
 export async function authorizeKeyUse(model: IamModel, accessKey: string | undefined, params: Params, world: World): Promise<void> {
   const principal = accessKey === undefined ? undefined : model.principals.get(accessKey);
   const volume = world.volumes.get(params.get('VolumeId') ?? '');
-  if (principal === undefined || volume === undefined || !isCustomerKey(volume.kmsKeyId)) return;
   const account = world.config.ownerId;
+  if (principal === undefined || volume === undefined || !isCustomerKey(volume, account)) return;
   const decision = await model.evaluator.decide({
     principal: principal.arn,
     action: 'kms:CreateGrant',

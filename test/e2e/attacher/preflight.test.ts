@@ -4,8 +4,10 @@
  * answers (DryRunOperation / UnauthorizedOperation) become the verdicts. Untagged volumes are
  * named would-be-denied, for the attach a live object asks for and for the detach an attached one
  * will need; the takeover then refuses to begin unless told --despite-preflight. A dry run does not
- * evaluate the KMS grant EC2 makes at attach time: a volume under a key outside kmsKeyArns passes
- * the preflight (and its attach would fail with CustomerKeyHasBeenRevoked), as EC2 answers.
+ * evaluate the KMS grant EC2 makes at attach time, so the preflight sets each encrypted volume's key
+ * beside the keys the stack lets the role grant on (KMS_KEY_ARNS, from kmsKeyArns): a volume under a
+ * key outside them is named kms-key-unlisted (its attach would fail with CustomerKeyHasBeenRevoked),
+ * and so is one under the account's aws/ebs key, which EC2 names by a key ARN nothing tells apart.
  */
 import { AttachVolumeCommand } from '@aws-sdk/client-ec2';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -58,6 +60,7 @@ beforeAll(async () => {
   v.untaggedAttached = await world.createVolume({ name: 'data-untagged-attached', untagged: true });
   v.granted = await world.createVolume({ name: 'data-granted', kmsKeyId: KEY });
   v.ungranted = await world.createVolume({ name: 'data-ungranted', kmsKeyId: OTHER_KEY });
+  v.defaultKeyed = await world.createVolume({ name: 'data-default-keyed', encrypted: true });
   // The sidecar attached two (with its own role: the sandbox's setup keys act as an administrator).
   const instanceId = world.nodes[0]!.instanceId;
   for (const [volume, device] of [
@@ -74,6 +77,7 @@ beforeAll(async () => {
     kcmVa(v.untaggedAttached, '/dev/xvdbb'),
     kcmVa(v.granted),
     kcmVa(v.ungranted),
+    kcmVa(v.defaultKeyed),
   ]);
   // The sidecar leads: its Lease is where the fence looks.
   const sidecar = sidecarOnKube(world.kube.kubeconfigPath, world.clock);
@@ -100,12 +104,23 @@ describe('ebs-attach-detach shadow: the preflight', () => {
     expect(rowOf(shadow, v.untaggedAttached!)?.detail).toMatch(
       new RegExp(`^DetachVolume ${v.untaggedAttached!.volumeId} from i-\\w+ \\(/dev/xvdbb\\): You are not authorized .*ec2:DetachVolume`),
     );
+    // EC2 evaluates the grant on the volume's key only when the attach is made, not in a dry run: the key is set beside KMS_KEY_ARNS.
+    expect(rowOf(shadow, v.ungranted!)?.verdict).toBe('kms-key-unlisted');
+    expect(rowOf(shadow, v.ungranted!)?.detail).toMatch(
+      new RegExp(
+        `^AttachVolume ${v.ungranted!.volumeId} to i-\\w+: the volume is encrypted under KMS key ${OTHER_KEY}, which KMS_KEY_ARNS does not list`,
+      ),
+    );
+    expect(rowOf(shadow, v.ungranted!)?.detail).toContain('add the key to kmsKeyArns and redeploy');
     expect(rowOf(shadow, v.attached!)?.verdict).toBe('agrees');
     expect(rowOf(shadow, v.tagged!)?.verdict).toBe('attach-pending');
     expect(rowOf(shadow, v.granted!)?.verdict).toBe('attach-pending');
-    // EC2 evaluates the grant on the volume's key only when the attach is made, not in a dry run.
-    expect(rowOf(shadow, v.ungranted!)?.verdict).toBe('attach-pending');
     expect(shadow.counts['would-be-denied']).toBe(2);
+    // EC2 names the account's aws/ebs key by its key ARN: not recognisable, so named until listed, with how to find it.
+    expect(rowOf(shadow, v.defaultKeyed!)?.verdict).toBe('kms-key-unlisted');
+    expect(rowOf(shadow, v.defaultKeyed!)?.detail).toMatch(/encrypted under KMS key arn:aws:kms:[^:]+:\d{12}:key\//);
+    expect(rowOf(shadow, v.defaultKeyed!)?.detail).toContain('`aws kms describe-key --key-id alias/aws/ebs`');
+    expect(shadow.counts['kms-key-unlisted']).toBe(2);
     expect(carriedOut).toBe(0);
   });
 
@@ -114,20 +129,23 @@ describe('ebs-attach-detach shadow: the preflight', () => {
 
     const line = result.out.split('\n').find((l) => l.includes(v.untagged!.volumeId)) ?? '';
     expect(line).toMatch(/would-be-denied +AttachVolume vol-\w+ to i-\w+ as \/dev\/xvdaa: You are not authorized/);
+    const keyLine = result.out.split('\n').find((l) => l.includes(v.ungranted!.volumeId)) ?? '';
+    expect(keyLine).toMatch(/kms-key-unlisted +AttachVolume vol-\w+ to i-\w+: the volume is encrypted under KMS key arn:aws:kms:/);
   });
 
   it('the takeover refuses to begin while any is open, and begins when told --despite-preflight', async () => {
     const refused = await run(['takeover']);
 
     expect(refused.code).toBe(1);
-    expect(refused.err).toMatch(/^not taking over: EC2 would refuse, or did not answer, our next call on 2 VolumeAttachment\(s\)/);
+    expect(refused.err).toMatch(/^not taking over: EC2 would refuse, or did not answer, our next call on 4 VolumeAttachment\(s\)/);
     expect(refused.err).toContain(v.untagged!.volumeId);
+    expect(refused.err).toMatch(new RegExp(`${v.ungranted!.volumeId} on node-1: kms-key-unlisted: `));
     expect(refused.out).toBe('');
 
     const forced = await run(['takeover', '--despite-preflight']);
 
     expect(forced.code).toBe(0);
-    expect(forced.err).toMatch(/^taking over despite 2 preflight row\(s\) \(--despite-preflight\)/);
+    expect(forced.err).toMatch(/^taking over despite 4 preflight row\(s\) \(--despite-preflight\)/);
     expect(forced.out).toMatch(/^writes (on again|were already on)/);
     expect(carriedOut).toBe(0);
   });
