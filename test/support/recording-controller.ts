@@ -5,6 +5,7 @@ import type { Controller } from '../../lambda/composition.js';
 import type { PassRunner } from '../../lambda/handlers/middleware.js';
 import { createTelemetry } from '../../lambda/observability/telemetry.js';
 import { type PassReport, type Target, targetKey } from '../../lambda/reconcile/pass/types.js';
+import { quietPassReport } from './pass-report.js';
 
 export interface RecordingController extends PassRunner, Pick<Controller, 'watch'> {
   targets: string[];
@@ -13,30 +14,8 @@ export interface RecordingController extends PassRunner, Pick<Controller, 'watch
 }
 
 export function recordingController(options: { failTargets?: string[] } = {}): RecordingController {
-  const report = (kind: PassReport['kind'], target?: Target): PassReport => ({
-    passId: `pass-${kind}`,
-    kind,
-    ...(target ? { target } : {}),
-    startedAt: 0,
-    durationMs: 1,
-    dryRun: false,
-    unauthorizedCalls: 0,
-    clusterComplete: true,
-    verified: false,
-    seeded: false,
-    desiredAttachments: 0,
-    actualAttachments: 0,
-    actions: [],
-    heldBack: [],
-    deferred: [],
-    results: [],
-    expiredOperations: 0,
-    problems: [],
-    reportErrors: [],
-    skipped: [],
-    notAttached: [],
-    converged: true,
-  });
+  const report = (kind: PassReport['kind'], target?: Target): PassReport =>
+    quietPassReport({ passId: `pass-${kind}`, kind, ...(target ? { target } : {}) });
   const controller: RecordingController = {
     ...createTelemetry(
       loadConfig({ TABLE_NAME: 'volumes', AWS_REGION: 'us-east-1', CLUSTER_NAME: 'test', POWERTOOLS_LOG_LEVEL: 'SILENT' }, 'local'),

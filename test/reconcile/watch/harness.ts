@@ -11,6 +11,7 @@ import { runWatcher } from '../../../lambda/reconcile/watch/watcher.js';
 import type { PassReport, Target } from '../../../lambda/reconcile/pass/types.js';
 import { snapshot, T0 } from '../../core/builders.js';
 import { FakeCluster, FakeWatcherStore } from '../../support/fake-ports.js';
+import { quietPassReport } from '../../support/pass-report.js';
 
 export const testMode: WatchMode = {
   kinds: ['pods'],
@@ -32,29 +33,12 @@ export function podChange(name: string, resourceVersion: string, act = true): Wa
 
 export function passReport(o: { converged?: boolean; detached?: boolean } = {}): PassReport {
   const detach = { kind: 'detach' as const, volumeId: 'vol-1', nodeName: 'node-a', outcome: 'ok' as const, detail: '' };
-  return {
-    passId: 'p',
-    kind: 'targeted',
+  return quietPassReport({
     startedAt: T0,
-    durationMs: 1,
-    dryRun: false,
-    clusterComplete: true,
     verified: true,
-    seeded: false,
-    desiredAttachments: 0,
-    actualAttachments: 0,
-    actions: [],
-    heldBack: [],
-    deferred: [],
     results: o.detached ? [detach] : [],
-    expiredOperations: 0,
-    unauthorizedCalls: 0,
-    problems: [],
-    reportErrors: [],
-    skipped: [],
-    notAttached: [],
     converged: o.converged ?? true,
-  };
+  });
 }
 
 interface Call {
