@@ -15,7 +15,7 @@ import { CSI_WAIT_MS, vaNameOf, writeNodeStatus, type KcmContext, type View } fr
 import type { PendingOperation } from './operations.js';
 
 /** maxWaitForUnmountDuration, kcm's default. */
-const MAX_WAIT_FOR_UNMOUNT_MS = 6 * 60_000;
+export const MAX_WAIT_FOR_UNMOUNT_MS = 6 * 60_000;
 
 function ready(node: KubeNode | undefined): boolean {
   return (node?.status?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True');
