@@ -1,6 +1,6 @@
 /**
- * The real esbuild bundling of one handler through the project's function construct (the other
- * two share its settings): an ES module with its source map, the SDK inside, a
+ * The real esbuild bundling of one handler through the project's function construct (the others
+ * share its settings: infra/handler-bundle.ts): an ES module with its source map, the SDK inside, a
  * `require` shim for CommonJS dependencies, and `handler` exported.
  */
 import { execFileSync } from 'node:child_process';
@@ -65,6 +65,12 @@ describe('handler bundle', () => {
     expect(imported).toContain('node:module');
     expect(imported.filter((specifier) => !specifier.startsWith('node:') && !/^[a-z_]+$/.test(specifier))).toEqual([]);
     expect(bundle).toContain('"aws-sdk-js"');
+  });
+
+  it('leaves out the SDK shapes of EC2 operations the controller never calls', () => {
+    // Booleans, not the bundle itself: a failure would print all 5 MB of it.
+    expect(/\bAttachVolumeRequest\$=/.test(bundle)).toBe(true);
+    expect(/\bRunInstancesRequest\$=/.test(bundle)).toBe(false);
   });
 
   it('parses as an ES module on Node 24', () => {
