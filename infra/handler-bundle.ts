@@ -4,12 +4,14 @@
  * here, so what the bench measures is what Lambda runs. The options are the ones NodejsFunction
  * passed on its command line (ESM for node24, `module` before `main`, the `require` shim, names
  * kept, whitespace and syntax minified, a source map without sources, the AWS SDK inside), plus
- * one plugin a command line cannot take: the SDK's schemas made shakeable (below).
+ * two plugins a command line cannot take: the SDK's schemas made shakeable and Node's built-in
+ * modules required instead of imported (below).
  *
  * Run as a script (`node --import tsx infra/handler-bundle.ts <entry> <outdir>`) because CDK's
  * local bundling is synchronous and esbuild's synchronous API takes no plugins.
  */
 import { readFile } from 'node:fs/promises';
+import { isBuiltin } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build, type BuildOptions, type Plugin } from 'esbuild';
@@ -45,13 +47,36 @@ const shakeableSdkSchemas: Plugin = {
   },
 };
 
+const REQUIRED_BUILTIN = 'required-builtin';
+
+/**
+ * An ES import of a built-in module makes Node read every export of it to build the module's
+ * namespace, getters included: node:http's `WebSocket`, `MessageEvent` and `CloseEvent` getters
+ * load Node's own copy of undici, ~45 ms of a handler's init CPU for classes nothing here uses. A
+ * CommonJS `require` (the banner's shim) returns the exports object and leaves the getters alone,
+ * so each built-in is bundled as a one-line CommonJS module that requires it.
+ */
+const requiredBuiltins: Plugin = {
+  name: 'required-builtins',
+  setup(pluginBuild) {
+    pluginBuild.onResolve({ filter: /^[a-z_:/]+$/ }, (args) => {
+      if (!isBuiltin(args.path)) return undefined;
+      return args.namespace === REQUIRED_BUILTIN ? { path: args.path, external: true } : { path: args.path, namespace: REQUIRED_BUILTIN };
+    });
+    pluginBuild.onLoad({ filter: /.*/, namespace: REQUIRED_BUILTIN }, (args) => ({
+      contents: `module.exports = require(${JSON.stringify(args.path)});`,
+      loader: 'js',
+    }));
+  },
+};
+
 export interface HandlerBuild {
-  /** Drop the SDK shapes no imported command reaches (what ships); false: NodejsFunction's bundle. */
-  trimSdkSchemas: boolean;
+  /** The plugins (what ships); false: the plain bundle NodejsFunction built from the same options. */
+  withPlugins: boolean;
 }
 
 /** esbuild's options for one handler's bundle at `outfile`. */
-export function handlerBuildOptions(entry: string, outfile: string, { trimSdkSchemas }: HandlerBuild): BuildOptions {
+export function handlerBuildOptions(entry: string, outfile: string, { withPlugins }: HandlerBuild): BuildOptions {
   return {
     entryPoints: [entry],
     bundle: true,
@@ -65,13 +90,13 @@ export function handlerBuildOptions(entry: string, outfile: string, { trimSdkSch
     sourcesContent: false,
     banner: { js: REQUIRE_SHIM },
     tsconfig: join(REPO_ROOT, 'tsconfig.json'),
-    plugins: trimSdkSchemas ? [shakeableSdkSchemas] : [],
+    plugins: withPlugins ? [shakeableSdkSchemas, requiredBuiltins] : [],
     logLevel: 'error',
   };
 }
 
 /** Bundles `entry` into `<outDir>/index.mjs` and its map; returns the bundle's path. */
-export async function bundleHandler(entry: string, outDir: string, options: HandlerBuild = { trimSdkSchemas: true }): Promise<string> {
+export async function bundleHandler(entry: string, outDir: string, options: HandlerBuild = { withPlugins: true }): Promise<string> {
   const outfile = join(outDir, 'index.mjs');
   await build(handlerBuildOptions(entry, outfile, options));
   return outfile;

@@ -75,7 +75,7 @@ beforeAll(async () => {
   const entry = path.join(dir, 'commands.ts');
   writeFileSync(entry, [...imports].map(([pkg, names]) => `export { ${[...names].join(', ')} } from '${pkg}';`).join('\n'));
   const outfile = path.join(dir, 'index.mjs');
-  await build({ ...handlerBuildOptions(entry, outfile, { trimSdkSchemas: true }), nodePaths: [path.join(REPO_ROOT, 'node_modules')] });
+  await build({ ...handlerBuildOptions(entry, outfile, { withPlugins: true }), nodePaths: [path.join(REPO_ROOT, 'node_modules')] });
   bundled = dumpSchemas(commands, [outfile]);
   sdk = dumpSchemas(commands, [...imports.keys()]);
 }, 60_000);
