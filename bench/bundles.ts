@@ -19,7 +19,7 @@ import { bundleHandler } from '../infra/handler-bundle.js';
 const run = promisify(execFile);
 
 /** `shipped`: the stack's build; `plain`: the same entry and options without the SDK-shape plugin. */
-export type BundleBuild = 'shipped' | 'plain';
+type BundleBuild = 'shipped' | 'plain';
 
 export interface BundleFigures {
   name: string;
