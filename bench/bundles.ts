@@ -1,44 +1,29 @@
 /**
- * Bundle size and cold-start initialisation of each Lambda handler, bundled with the options
- * the stack's NodejsFunction passes to esbuild (ESM, node24, minified but for identifiers, source map without
- * sources, the SDK bundled, the `require` shim), each compared with an empty handler's bundle. Init is timed
- * as wall time and as the process's CPU time: on a machine shared with other work the wall time
- * grows with the load, the CPU time much less, so both are reported with the load average.
+ * Bundle size and cold-start initialisation of each Lambda handler, before and after in one run:
+ * the bundle the stack ships (infra/handler-bundle.ts: the SDK shapes no imported command reaches
+ * left out) beside the plain esbuild bundle of the same entry with the same options (what
+ * NodejsFunction built), each compared with an empty handler's bundle. Init is timed as wall time
+ * and as the process's CPU time: on a machine shared with other work the wall time grows with the
+ * load, the CPU time much less, so both are reported with the load average. The two builds of a
+ * handler are imported in turn, run by run, so a change in the load falls on both.
  */
-import { build } from 'esbuild';
 import { execFile } from 'node:child_process';
 import { mkdtemp, rm, stat, writeFile, readFile } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { gzipSync } from 'node:zlib';
-import { MINIFY, REQUIRE_SHIM } from '../infra/bundling.js';
 import { HANDLER_ENTRIES, REPO_ROOT } from '../infra/contracts.js';
+import { bundleHandler } from '../infra/handler-bundle.js';
 
 const run = promisify(execFile);
 
-export async function bundle(entry: string, outDir: string): Promise<string> {
-  const outfile = join(outDir, 'index.mjs');
-  await build({
-    entryPoints: [entry],
-    bundle: true,
-    outfile,
-    platform: 'node',
-    target: 'node24',
-    format: 'esm',
-    mainFields: ['module', 'main'],
-    ...MINIFY,
-    sourcemap: true,
-    sourcesContent: false,
-    banner: { js: REQUIRE_SHIM },
-    tsconfig: join(REPO_ROOT, 'tsconfig.json'),
-    logLevel: 'error',
-  });
-  return outfile;
-}
+/** `shipped`: the stack's build; `plain`: the same entry and options without the SDK-shape plugin. */
+type BundleBuild = 'shipped' | 'plain';
 
 export interface BundleFigures {
   name: string;
+  build: BundleBuild;
   bytes: number;
   gzipBytes: number;
   /** Median milliseconds to import the bundle in a fresh Node process (Lambda's init phase, minus the runtime). */
@@ -71,32 +56,44 @@ const IMPORT_TIMER = [
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
 
-/** As Lambda starts the functions: without `--enable-source-maps` (infra/bundling.ts says why). */
-async function initTimes(file: string, runs: number): Promise<{ initMs: number; initCpuMs: number }> {
-  const wall: number[] = [];
-  const cpu: number[] = [];
-  for (let i = 0; i < runs; i++) {
-    const { stdout } = await run(process.execPath, ['--input-type=module', '-e', IMPORT_TIMER, file], {
-      env: { ...INIT_ENV, PATH: process.env.PATH ?? '' },
-    });
-    const [ms, cpuMs] = stdout.trim().split(' ').map(Number);
-    wall.push(ms as number);
-    cpu.push(cpuMs as number);
-  }
-  return { initMs: median(wall), initCpuMs: median(cpu) };
+interface Built {
+  name: string;
+  build: BundleBuild;
+  file: string;
+  wall: number[];
+  cpu: number[];
 }
 
-async function measure(name: string, entry: string, root: string, runs: number) {
-  const dir = await mkdtemp(join(root, `${name}-`));
-  const file = await bundle(entry, dir);
-  const bytes = (await stat(file)).size;
-  return {
-    name,
-    bytes,
-    gzipBytes: gzipSync(await readFile(file)).length,
-    ...(await initTimes(file, runs)),
-    loadAverage: loadavg()[0] ?? 0,
-  };
+/** One import in a fresh process, as Lambda starts the functions: without `--enable-source-maps` (infra/bundling.ts says why). */
+async function importOnce(bundle: Built): Promise<void> {
+  const { stdout } = await run(process.execPath, ['--input-type=module', '-e', IMPORT_TIMER, bundle.file], {
+    env: { ...INIT_ENV, PATH: process.env.PATH ?? '' },
+  });
+  const [ms, cpuMs] = stdout.trim().split(' ').map(Number);
+  bundle.wall.push(ms as number);
+  bundle.cpu.push(cpuMs as number);
+}
+
+async function build(root: string, name: string, entry: string, kind: BundleBuild): Promise<Built> {
+  const dir = await mkdtemp(join(root, `${name}-${kind}-`));
+  return { name, build: kind, file: await bundleHandler(entry, dir, { withPlugins: kind === 'shipped' }), wall: [], cpu: [] };
+}
+
+/** Imports each of `bundles` `runs` times, in turn, and returns their figures. */
+async function measure(bundles: Built[], runs: number): Promise<Omit<BundleFigures, 'sizeRatio' | 'initRatio'>[]> {
+  for (let i = 0; i < runs; i++) for (const bundle of bundles) await importOnce(bundle);
+  const loadAverage = loadavg()[0] ?? 0;
+  return Promise.all(
+    bundles.map(async (b) => ({
+      name: b.name,
+      build: b.build,
+      bytes: (await stat(b.file)).size,
+      gzipBytes: gzipSync(await readFile(b.file)).length,
+      initMs: median(b.wall),
+      initCpuMs: median(b.cpu),
+      loadAverage,
+    })),
+  );
 }
 
 export async function measureBundles(runs = 5): Promise<BundleFigures[]> {
@@ -104,9 +101,13 @@ export async function measureBundles(runs = 5): Promise<BundleFigures[]> {
   try {
     const empty = join(root, 'empty-handler.mjs');
     await writeFile(empty, 'export const handler = async () => ({});\n');
-    const baseline = await measure('empty', empty, root, runs);
+    const [baseline] = await measure([await build(root, 'empty', empty, 'shipped')], runs);
+    if (baseline === undefined) throw new Error('no baseline');
     const figures = [baseline];
-    for (const [name, entry] of Object.entries(HANDLER_ENTRIES)) figures.push(await measure(name, join(REPO_ROOT, entry), root, runs));
+    for (const [name, entry] of Object.entries(HANDLER_ENTRIES)) {
+      const path = join(REPO_ROOT, entry);
+      figures.push(...(await measure([await build(root, name, path, 'plain'), await build(root, name, path, 'shipped')], runs)));
+    }
     return figures.map((f) => ({ ...f, sizeRatio: f.bytes / baseline.bytes, initRatio: f.initMs / baseline.initMs }));
   } finally {
     await rm(root, { recursive: true, force: true });

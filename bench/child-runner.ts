@@ -1,6 +1,6 @@
 /**
  * The bench's side of pass-child.ts: one controller process per cluster size, passes on request.
- * The child runs from a bundle built with the stack's esbuild options, as Lambda would load it
+ * The child runs from a bundle built by the stack's build (infra/handler-bundle.ts), as Lambda would load it
  * (under tsx the loader's transpiled sources and source maps would add some 300 MB of memory).
  */
 import { fork, type ChildProcess } from 'node:child_process';
@@ -9,14 +9,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { lambdaHeapFlags } from '../infra/bundling.js';
-import { bundle } from './bundles.js';
+import { bundleHandler } from '../infra/handler-bundle.js';
 import type { PassAnswer, PassRequest } from './pass-child.js';
 
 const CHILD = fileURLToPath(new URL('./pass-child.ts', import.meta.url));
 let built: Promise<string> | undefined;
 
 function childBundle(): Promise<string> {
-  built ??= mkdtemp(join(tmpdir(), 'bench-pass-child-')).then((dir) => bundle(CHILD, dir));
+  built ??= mkdtemp(join(tmpdir(), 'bench-pass-child-')).then((dir) => bundleHandler(CHILD, dir));
   return built;
 }
 

@@ -4,6 +4,7 @@
  */
 import { EVENT_BATCHING_WINDOW } from '../infra/constructs/event-queue.js';
 import { passesAt } from '../sandbox/dead-instance.js';
+import type { BundleFigures } from './bundles.js';
 import type { BenchFigures, GoalRow } from './figures.js';
 import { FUNCTION_TIMEOUT_MS, type PassFigures, type SizeFigures } from './size.js';
 
@@ -129,22 +130,7 @@ export function goalRows(figures: BenchFigures): GoalRow[] {
     measured: `up to ${windowS} s (configured; the stack test asserts it)`,
     met: windowS <= 1,
   });
-  const handlers = (figures.bundles ?? []).filter((b) => b.name !== 'empty');
-  const empty = figures.bundles?.find((b) => b.name === 'empty');
-  const init = handlers.map((b) => b.initMs);
-  const initCpu = handlers.map((b) => b.initCpuMs);
-  rows.push(
-    handlers.length
-      ? {
-          figure: 'cold init of a handler bundle (median of 5 imports)',
-          today: '320–410 ms',
-          goal: '≤ 120 ms',
-          // The empty handler's init beside it: on a loaded machine every figure grows with it.
-          measured: `${Math.min(...init).toFixed(0)}–${Math.max(...init).toFixed(0)} ms, CPU ${Math.min(...initCpu).toFixed(0)}–${Math.max(...initCpu).toFixed(0)} ms at load ${handlers[0]?.loadAverage.toFixed(1) ?? '?'} (empty handler ${empty?.initMs.toFixed(1) ?? '?'} ms; ${(Math.max(...handlers.map((h) => h.bytes)) / 1e6).toFixed(2)} MB)`,
-          met: Math.max(...init) <= 120,
-        }
-      : notRun('cold init of a handler bundle', '320–410 ms', '≤ 120 ms'),
-  );
+  rows.push(coldInitRow(figures.bundles ?? []));
   rows.push(...deadInstanceRows(figures));
   if (five) {
     const ratio = boundRatio(five.steadyAtSync);
@@ -197,4 +183,28 @@ export function goalTable(figures: BenchFigures): string[] {
     ...goalRows(figures).map((r) => `| ${r.figure} | ${r.today} | ${r.goal} | ${r.measured} | ${mark(r)} |`),
     '',
   ];
+}
+
+const range = (xs: number[]) => `${Math.min(...xs).toFixed(0)}–${Math.max(...xs).toFixed(0)} ms`;
+
+/**
+ * The shipped bundles against the plain esbuild bundles of the same entries, imported in the same
+ * run. Init CPU is the figure the goal is judged on: the wall time grows with the machine's load.
+ */
+function coldInitRow(bundles: BundleFigures[]): GoalRow {
+  const figure = 'cold init of a handler bundle (median of 5 imports, CPU)';
+  const shipped = bundles.filter((b) => b.name !== 'empty' && b.build === 'shipped');
+  const plain = bundles.filter((b) => b.name !== 'empty' && b.build === 'plain');
+  if (!shipped.length) return notRun(figure, '320–410 ms', '≤ 120 ms');
+  const empty = bundles.find((b) => b.name === 'empty');
+  const mb = (bs: BundleFigures[]) => (Math.max(...bs.map((b) => b.bytes)) / 1e6).toFixed(2);
+  const before = plain.length ? `; plain esbuild bundle in the same run: CPU ${range(plain.map((b) => b.initCpuMs))}, ${mb(plain)} MB` : '';
+  return {
+    figure,
+    today: '320–410 ms',
+    goal: '≤ 120 ms',
+    // The empty handler's init beside it: on a loaded machine every figure grows with it.
+    measured: `CPU ${range(shipped.map((b) => b.initCpuMs))}, wall ${range(shipped.map((b) => b.initMs))} at load ${shipped[0]?.loadAverage.toFixed(1) ?? '?'}, ${mb(shipped)} MB${before} (empty handler ${empty?.initCpuMs.toFixed(0) ?? '?'} ms CPU)`,
+    met: Math.max(...shipped.map((b) => b.initCpuMs)) <= 120,
+  };
 }

@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { lambdaHeapFlags } from '../infra/bundling.js';
 import { WATCHER_KUBE_API_ENV } from '../infra/function-sizes.js';
 import type { WorldVolume } from '../sandbox/world.js';
-import { bundle } from './bundles.js';
+import { bundleHandler } from '../infra/handler-bundle.js';
 import { churn } from './side-by-side/scenes.js';
 import { startStage } from './side-by-side/stage.js';
 import type { WatchAnswer, WatchRequest } from './watch-child.js';
@@ -45,7 +45,7 @@ export async function measureWatcherSize(o: { changes: number; memoryMb: number 
     unmountMs: 1_000,
     env: WATCHER_KUBE_API_ENV,
   });
-  const child = fork(await bundle(CHILD, await mkdtemp(join(tmpdir(), 'bench-watch-child-'))), [], {
+  const child = fork(await bundleHandler(CHILD, await mkdtemp(join(tmpdir(), 'bench-watch-child-'))), [], {
     env: { ...stage.world.env, POWERTOOLS_METRICS_DISABLED: 'true', POWERTOOLS_LOG_LEVEL: 'WARN', PATH: process.env.PATH ?? '' },
     execArgv: lambdaHeapFlags(o.memoryMb),
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],

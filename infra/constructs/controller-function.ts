@@ -1,19 +1,53 @@
 /**
  * One Lambda function with the project's defaults: Node 24 on ARM64, an ES module bundled
- * locally by esbuild (no Docker), its own log group, X-Ray tracing and reserved
- * concurrency. Each handler differs only by entry, size, timeout and triggers.
+ * locally by esbuild (no Docker) through infra/handler-bundle.ts, its own log group, X-Ray
+ * tracing and reserved concurrency. Each handler differs only by entry, size, timeout and triggers.
+ *
+ * Not NodejsFunction: its esbuild runs from the command line, which takes no plugins, and the
+ * bundle needs one to leave out the SDK shapes of operations we never call (handler-bundle.ts).
  */
+import { execFileSync } from 'node:child_process';
 import path from 'node:path';
-import { type Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { AssetHashType, DockerImage, type Duration, type ILocalBundling, RemovalPolicy } from 'aws-cdk-lib';
 import type * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
-import { NodejsFunction, OutputFormat, SourceMapMode } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { MINIFY, REQUIRE_SHIM } from '../bundling.js';
 import { REPO_ROOT } from '../contracts.js';
 import type { FunctionNetwork } from './vpc-access.js';
+
+const BUNDLER = path.join(REPO_ROOT, 'infra', 'handler-bundle.ts');
+
+/**
+ * Builds one handler's bundle on this machine. CDK's local bundling is synchronous and esbuild's
+ * synchronous API takes no plugins, so the build runs as a child process. The entry is a field,
+ * not only captured by `tryBundle`: CDK stages one asset per hash of the options' JSON, and a
+ * function serialises as nothing, so every handler would otherwise share the first one's bundle.
+ */
+class HandlerBundling implements ILocalBundling {
+  constructor(readonly entry: string) {}
+
+  tryBundle(outputDir: string): boolean {
+    execFileSync(process.execPath, ['--import', 'tsx', BUNDLER, path.join(REPO_ROOT, this.entry), outputDir], {
+      cwd: REPO_ROOT,
+      stdio: 'inherit',
+    });
+    return true;
+  }
+}
+
+/** The handler's bundle as a Lambda asset, hashed by its output as NodejsFunction's was. */
+function handlerCode(entry: string): lambda.Code {
+  return lambda.Code.fromAsset(path.join(REPO_ROOT, 'lambda'), {
+    assetHashType: AssetHashType.OUTPUT,
+    bundling: {
+      // Required by the API and never pulled: local bundling either succeeds or throws.
+      image: DockerImage.fromRegistry('public.ecr.aws/docker/library/node:24'),
+      local: new HandlerBundling(entry),
+    },
+  });
+}
 
 export interface ControllerFunctionProps {
   /** Entry file relative to the repository root; it exports `handler`. */
@@ -35,7 +69,7 @@ export interface ControllerFunctionProps {
 }
 
 export class ControllerFunction extends Construct {
-  readonly function: NodejsFunction;
+  readonly function: lambda.Function;
   readonly logGroup: logs.LogGroup;
 
   constructor(scope: Construct, id: string, props: ControllerFunctionProps) {
@@ -46,11 +80,9 @@ export class ControllerFunction extends Construct {
     });
     // Instead of AWSLambdaBasicExecutionRole's logs:* on every group: this log group only.
     this.logGroup.grantWrite(props.role);
-    this.function = new NodejsFunction(this, 'Function', {
-      entry: path.join(REPO_ROOT, props.entry),
-      handler: 'handler',
-      depsLockFilePath: path.join(REPO_ROOT, 'package-lock.json'),
-      projectRoot: REPO_ROOT,
+    this.function = new lambda.Function(this, 'Function', {
+      code: handlerCode(props.entry),
+      handler: 'index.handler',
       description: props.description,
       runtime: lambda.Runtime.NODEJS_24_X,
       architecture: lambda.Architecture.ARM_64,
@@ -61,27 +93,11 @@ export class ControllerFunction extends Construct {
       logGroup: this.logGroup,
       tracing: lambda.Tracing.ACTIVE,
       environment: props.environment,
-      // `awsSdkConnectionReuse` is left unset: it only sets AWS_NODEJS_CONNECTION_REUSE_ENABLED,
-      // which SDK v3 (used here) ignores because it keeps connections alive by default.
       deadLetterQueue: props.asyncDeadLetterQueue,
       // A failed pass is not retried by Lambda: the next trigger runs a fresh one.
       retryAttempts: props.asyncDeadLetterQueue ? 0 : undefined,
       maxEventAge: props.asyncMaxEventAge,
       ...props.network,
-      bundling: {
-        format: OutputFormat.ESM,
-        mainFields: ['module', 'main'],
-        banner: REQUIRE_SHIM,
-        keepNames: MINIFY.keepNames,
-        esbuildArgs: { '--minify-whitespace': MINIFY.minifyWhitespace, '--minify-syntax': MINIFY.minifySyntax },
-        sourceMap: true,
-        sourceMapMode: SourceMapMode.DEFAULT,
-        sourcesContent: false,
-        // Ship the SDK versions we test with instead of the runtime's copy.
-        bundleAwsSDK: true,
-        forceDockerBundling: false,
-        tsconfig: path.join(REPO_ROOT, 'tsconfig.json'),
-      },
     });
   }
 }

@@ -16,7 +16,7 @@ import type { VpcSettings } from '../settings.js';
 
 const HTTPS = ec2.Port.tcp(443);
 
-/** Where a function's network interfaces go (spread into NodejsFunction's props). */
+/** Where a function's network interfaces go (spread into the Lambda function's props). */
 export interface FunctionNetwork {
   vpc: ec2.IVpc;
   vpcSubnets: ec2.SubnetSelection;

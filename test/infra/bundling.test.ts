@@ -1,6 +1,6 @@
 /**
- * The real esbuild bundling of one handler through the project's function construct (the other
- * two share its settings): an ES module with its source map, the SDK inside, a
+ * The real esbuild bundling of one handler through the project's function construct (the others
+ * share its settings: infra/handler-bundle.ts): an ES module with its source map, the SDK inside, a
  * `require` shim for CommonJS dependencies, and `handler` exported.
  */
 import { execFileSync } from 'node:child_process';
@@ -12,7 +12,19 @@ import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { HANDLER_ENTRIES } from '../../infra/contracts.js';
 import { ControllerFunction } from '../../infra/constructs/controller-function.js';
-import { SYNTH_TIMEOUT_MS } from './synth.js';
+import { SYNTH_TIMEOUT_MS, TEST_CA } from './synth.js';
+
+/** What the handler's composition root validates at init; nothing is contacted during import. */
+const INIT_ENV = {
+  TABLE_NAME: 'volumes',
+  CLUSTER_NAME: 'test',
+  CLUSTER_ENDPOINT: 'https://127.0.0.1:1',
+  AWS_REGION: 'eu-west-1',
+  CLUSTER_CA: TEST_CA,
+  AWS_ACCESS_KEY_ID: 'AKIDTEST',
+  AWS_SECRET_ACCESS_KEY: 'test-secret',
+  POWERTOOLS_LOG_LEVEL: 'ERROR',
+};
 
 let assetDir: string;
 let bundle: string;
@@ -65,6 +77,31 @@ describe('handler bundle', () => {
     expect(imported).toContain('node:module');
     expect(imported.filter((specifier) => !specifier.startsWith('node:') && !/^[a-z_]+$/.test(specifier))).toEqual([]);
     expect(bundle).toContain('"aws-sdk-js"');
+  });
+
+  it('leaves out the SDK shapes of EC2 operations the controller never calls', () => {
+    // Booleans, not the bundle itself: a failure would print all 5 MB of it.
+    expect(/\bAttachVolumeRequest\$=/.test(bundle)).toBe(true);
+    expect(/\bRunInstancesRequest\$=/.test(bundle)).toBe(false);
+  });
+
+  it("imports no built-in module as an ES module but node:module: an import of node:http reads its lazy getters, which load Node's own undici", () => {
+    const staticImport = /\bimport\s*(?:\{[^}]*\}|\*\s*as\s*[\w$]+|[\w$]+)\s*from\s*["']([^"']+)["']/g;
+    expect([...bundle.matchAll(staticImport)].map((m) => m[1])).toEqual(['node:module']);
+  });
+
+  it("loads without Node's own undici (nothing here uses fetch or WebSocket)", () => {
+    const loaded = execFileSync(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        'await import(process.argv[1]); console.log(JSON.stringify(process.moduleLoadList))',
+        path.join(assetDir, 'index.mjs'),
+      ],
+      { env: { PATH: process.env.PATH ?? '', ...INIT_ENV }, encoding: 'utf8' },
+    );
+    expect(JSON.parse(loaded.trim().split('\n').at(-1) as string)).not.toContain('NativeModule internal/deps/undici/undici');
   });
 
   it('parses as an ES module on Node 24', () => {

@@ -57,6 +57,14 @@ describe('functions', () => {
     expect(timeout).toBeGreaterThan(0);
   });
 
+  // CDK stages one asset per hash of the asset's options as JSON, where a `tryBundle` function is
+  // nothing: options alike for two handlers would ship the first one's bundle as both.
+  it("gives each function its own handler's bundle as code", () => {
+    const names = ['ScheduledPass', 'ClusterEventPass', 'Ec2EventPass', 'Watcher'];
+    const keys = names.map((name) => (functionProperties(`${name}Function`)?.Code as { S3Key: string }).S3Key);
+    expect(new Set(keys).size).toBe(names.length);
+  });
+
   it("gives every function its mode, writes (explicit: the handlers derive it from the mode), what identifies the cluster, the role's tag conditions and only the settings that differ from the handlers' defaults", () => {
     const functions = template.findResources('AWS::Lambda::Function');
     expect(Object.keys(functions)).toHaveLength(4);
