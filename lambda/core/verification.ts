@@ -10,10 +10,11 @@ import {
   type NodeName,
   type Observations,
   pairKey,
-  pairOf,
   type VolumeId,
 } from './types.js';
-import { volumeOfNodeStatusName } from './volume-sources.js';
+import { adoptionIndex, nodesByInstance } from './adoption.js';
+
+export { nodesByInstance };
 
 export interface VerificationTargets {
   volumeIds: VolumeId[];
@@ -68,14 +69,7 @@ export function unsettledTargets(actual: ActualState): VerificationTargets {
  * would look unneeded and be detached.
  */
 export function clusterKnows(desired: Pick<DesiredState, 'nodes' | 'attachments' | 'decidedBy'>, volumeId: VolumeId): boolean {
-  if (desired.attachments.some((a) => a.volumeId === volumeId)) return true;
-  const { decidedBy } = desired;
-  if (decidedBy.kind === 'kcm' && [...decidedBy.released].some((key) => pairOf(key).volumeId === volumeId)) return true;
-  for (const view of desired.nodes.values()) {
-    const names = [...view.volumesAttached.map((v) => v.name), ...view.volumesInUse];
-    if (names.some((name) => volumeOfNodeStatusName(name) === volumeId)) return true;
-  }
-  return false;
+  return adoptionIndex(desired).knows(volumeId);
 }
 
 /**
@@ -86,17 +80,11 @@ export function clusterKnows(desired: Pick<DesiredState, 'nodes' | 'attachments'
  * Anything else EC2 shows is someone else's (an operator's attach, another controller's): adopted,
  * it would look unneeded and be detached from a live instance.
  */
-export function adoptableNodes(desired: Pick<DesiredState, 'nodes' | 'decidedBy'>, volumeId: VolumeId): Map<InstanceId, NodeName> {
-  const { decidedBy } = desired;
-  if (decidedBy.kind === 'kcm') return nodesByInstance(desired);
-  const adoptable = new Map<InstanceId, NodeName>();
-  for (const view of desired.nodes.values()) {
-    if (view.instanceId === undefined) continue;
-    const names = [...view.volumesAttached.map((v) => v.name), ...view.volumesInUse];
-    const reported = names.some((name) => volumeOfNodeStatusName(name) === volumeId);
-    if (reported || decidedBy.volumeAttachmentPairs?.has(pairKey(volumeId, view.name))) adoptable.set(view.instanceId, view.name);
-  }
-  return adoptable;
+export function adoptableNodes(
+  desired: Pick<DesiredState, 'nodes' | 'attachments' | 'decidedBy'>,
+  volumeId: VolumeId,
+): ReadonlyMap<InstanceId, NodeName> {
+  return adoptionIndex(desired).adoptable(volumeId);
 }
 
 /**
@@ -121,11 +109,4 @@ export function unrecordedAttachments(
     }
   }
   return found;
-}
-
-/** Instance → node for every node with a valid instance id, so EC2's attachments can be named. */
-export function nodesByInstance(desired: Pick<DesiredState, 'nodes' | 'decidedBy'>): Map<InstanceId, NodeName> {
-  const map = new Map<InstanceId, NodeName>(desired.decidedBy.kind === 'kcm' ? desired.decidedBy.releasedInstances : undefined);
-  for (const view of desired.nodes.values()) if (view.instanceId !== undefined) map.set(view.instanceId, view.name);
-  return map;
 }

@@ -12,7 +12,7 @@ import type { ClusterSnapshot } from '../../core/kube.js';
 import { takeoverSteps, takeoverSeeds, takeOverVolume, type TakeoverView } from '../../core/takeover.js';
 import { isEmpty, type SeedInput } from '../../core/transitions.js';
 import type { VolumeId, VolumeObservation } from '../../core/types.js';
-import { adoptableNodes } from '../../core/verification.js';
+import { adoptionIndex } from '../../core/adoption.js';
 import type { ControllerState, TakeoverProgress } from '../../ports/volume-store.js';
 import type { PassContext } from '../pass/state.js';
 import { writeRecord } from '../pass/records.js';
@@ -48,7 +48,8 @@ export async function takeOver(ctx: PassContext, snapshot: ClusterSnapshot, stat
     return result;
   }
   result.state = held;
-  const view: TakeoverView = { nodes: ctx.desired.nodes, adoptable: (volumeId) => adoptableNodes(ctx.desired, volumeId) };
+  const adoption = adoptionIndex(ctx.desired);
+  const view: TakeoverView = { nodes: ctx.desired.nodes, adoptable: (volumeId) => adoption.adoptable(volumeId) };
   const progress = { total: byVolume.size, done: byVolume.size - left };
   let slowestMs = 0;
   for (const step of steps) {

@@ -4,7 +4,8 @@
  */
 import { applyObservation, seedUncertain } from '../../core/transitions.js';
 import { type Ec2Attachment, type VolumeId, type VolumeObservation } from '../../core/types.js';
-import { adoptableNodes, clusterKnows } from '../../core/verification.js';
+import { adoptionIndex, type AdoptionIndex } from '../../core/adoption.js';
+import type { DesiredState } from '../../core/types.js';
 import type { PassContext } from './state.js';
 import { writeRecord } from './records.js';
 
@@ -14,13 +15,25 @@ import { writeRecord } from './records.js';
  * can be reported or detached — but only a volume the cluster uses or reports: an instance's root volume, or any volume the
  * cluster knows nothing of, is never taken over (it would look unneeded and be detached).
  */
+/** One index per desired state: a verification applies every volume it described against the same one. */
+const indexes = new WeakMap<DesiredState, AdoptionIndex>();
+
+function adoptionOf(desired: DesiredState): AdoptionIndex {
+  const known = indexes.get(desired);
+  if (known !== undefined) return known;
+  const index = adoptionIndex(desired);
+  indexes.set(desired, index);
+  return index;
+}
+
 export async function applyVolumeObservation(ctx: PassContext, observation: VolumeObservation): Promise<void> {
   const now = ctx.deps.clock();
   const volumeId = observation.volumeId;
-  const byInstance = adoptableNodes(ctx.desired, volumeId);
+  const adoption = adoptionOf(ctx.desired);
+  const byInstance = adoption.adoptable(volumeId);
   let record = ctx.actual.get(volumeId);
   if (record === undefined) {
-    if (!clusterKnows(ctx.desired, volumeId)) return;
+    if (!adoption.knows(volumeId)) return;
     const first = observation.attachments.find((a) => a.state !== 'detached' && byInstance.has(a.instanceId));
     if (first === undefined) return;
     const seeded = seedUncertain(
