@@ -186,16 +186,19 @@ describe('getMany', () => {
     await expect(read).rejects.toMatchObject({ keys: [`volume#${volumeId(3)}`] });
   });
 
-  it('hands the records back in the order asked, whatever order BatchGetItem answers in', async () => {
+  it('hands records and corrupt items back in the order asked, whatever order BatchGetItem answers in', async () => {
     const { client, tableName, otherStore } = await local.freshTable();
-    await seed(client, tableName, volumeItems(6));
+    const neverStored = toItem(attachedRecord(volumeId(20), 'a'), 0);
+    const wrongVersion = { ...toItem(attachedRecord(volumeId(21), 'a'), 1), version: { S: 'one' } };
+    await seed(client, tableName, [...volumeItems(6, 10), neverStored, wrongVersion]);
     const reader = local.running().newClient();
     answerBatchGetsReversed(reader);
     // DynamoDB promises no order within a batch's answer (dynalite shuffles it): a pass that walked the
     // records in that order wrote its facts in an order no seed controls.
-    const asked = [volumeId(4), volumeId(0), volumeId(5), volumeId(2), volumeId(1), volumeId(3)];
-    const { records } = await otherStore({ client: reader }).getMany(asked);
-    expect([...records.keys()]).toEqual(asked);
+    const asked = [13, 20, 10, 15, 21, 12, 11, 14].map((n) => volumeId(n));
+    const { records, corrupt } = await otherStore({ client: reader }).getMany(asked);
+    expect([...records.keys()]).toEqual([13, 10, 15, 12, 11, 14].map((n) => volumeId(n)));
+    expect(corrupt.map((c) => c.key)).toEqual([`volume#${volumeId(20)}`, `volume#${volumeId(21)}`]);
   });
 
   it('asks nothing for no ids', async () => {

@@ -45,8 +45,8 @@ export async function getVolume(ctx: StoreContext, volumeId: VolumeId): Promise<
 }
 
 /**
- * The records in the order asked: BatchGetItem answers in no particular order (dynalite shuffles
- * it), and a pass walks its records in map order, so that order must be the caller's.
+ * Records and corrupt items in the order asked: BatchGetItem answers in no particular order
+ * (dynalite shuffles it), and a pass walks its records in map order, so that order must be the caller's.
  */
 export async function getVolumes(ctx: StoreContext, volumeIds: VolumeId[]): Promise<ReadResult> {
   const unique = [...new Set(volumeIds)];
@@ -59,7 +59,9 @@ export async function getVolumes(ctx: StoreContext, volumeIds: VolumeId[]): Prom
     const record = result.records.get(id);
     if (record !== undefined) ordered.set(id, record);
   }
-  return { ...result, records: ordered };
+  const rank = new Map(unique.map((id, index) => [itemKey(volumeKey(id)), index]));
+  const corrupt = result.corrupt.toSorted((a, b) => (rank.get(a.key) ?? 0) - (rank.get(b.key) ?? 0));
+  return { ...result, records: ordered, corrupt };
 }
 
 /** DynamoDB may return part of a batch as UnprocessedKeys (throttling, 16 MB); those are asked again. */
