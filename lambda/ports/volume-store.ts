@@ -58,7 +58,7 @@ export interface DeviceHolder {
 export interface VolumeStore {
   /** The record, or undefined when no item exists. Throws `CorruptItemError` for an unreadable item. */
   get(volumeId: VolumeId): Promise<VolumeRecord | undefined>;
-  /** Batch read (BatchGetItem, unprocessed keys retried). Missing ids are absent from the map. */
+  /** Batch read (BatchGetItem, unprocessed keys retried). The map is in the order of `volumeIds`; missing ids are absent. */
   getMany(volumeIds: VolumeId[]): Promise<ReadResult>;
   /** Every record, all pages (optionally parallel segments). Throws on any failed page: never a short list. */
   scan(options?: { segments?: number }): Promise<ReadResult>;

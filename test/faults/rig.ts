@@ -7,8 +7,11 @@
  * per SDK call (injected faults reach the controller instead of being retried away), two-item
  * list pages (pagination faults bite) and no waiting on EC2. Nothing depends on real time or on the
  * machine's speed: the clock moves only when the scenario says, and the servers take requests in
- * turns (sandbox/turnstile.ts), so a seed runs the same on a loaded machine. The local Kubernetes
- * API speaks plain HTTP here.
+ * turns (sandbox/turnstile.ts), so a seed runs the same on a loaded machine. Math.random stays
+ * unseeded and no outcome may depend on it: dynalite shuffles every BatchGetItem answer with it, as
+ * DynamoDB promises no order there (`npm run soak -- --random-seed N` runs the seeds on a seeded
+ * stream, so two runs with different N show such a dependence). The local Kubernetes API speaks
+ * plain HTTP here.
  * In attacher mode the stack also plays kube-controller-manager (sandbox/kcm), which creates and
  * deletes the VolumeAttachments the controller answers, stepped by the scenario like the kubelets.
  */

@@ -3,13 +3,16 @@
  * `npm run soak -- --seed N` replays one, printing its steps (`--outcomes`: what each pass did);
  * `--mode attacher` runs them in attacher mode (kcm decides); `--digests FILE` writes each seed's
  * verdict and outcome digest, so two runs (say, one on a loaded machine) can be compared with diff;
- * `--until-first` stops at the first seed that breaks an invariant. Exit 1 if any invariant broke.
+ * `--until-first` stops at the first seed that breaks an invariant; `--random-seed N` draws Math.random
+ * from a stream seeded with N, so two runs with different N show with diff whether an outcome depends
+ * on randomness no seed controls (dynalite's BatchGetItem order, a jitter). Exit 1 if any invariant broke.
  */
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 
 // Metrics in embedded metric format mean nothing outside Lambda.
 process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
+import { Random } from '../../sandbox/generate/random.js';
 import { startRig } from './rig.js';
 import { describeFailure, outcomeDigest } from './report.js';
 import { runScenario } from './scenario.js';
@@ -27,8 +30,14 @@ const { values } = parseArgs({
     outcomes: { type: 'boolean', default: false },
     /** Stops at the first seed whose invariants break (the planted-bug audit's quick look). */
     'until-first': { type: 'boolean', default: false },
+    /** Math.random draws from a stream with this seed (default: the runtime's own, unseeded). */
+    'random-seed': { type: 'string' },
   },
 });
+if (values['random-seed'] !== undefined) {
+  const stream = new Random(Number(values['random-seed']));
+  Math.random = () => stream.next();
+}
 if (values.mode !== 'controller' && values.mode !== 'attacher') throw new Error(`--mode is controller or attacher, got ${values.mode}`);
 const mode = values.mode;
 const single = values.seed === undefined ? undefined : Number(values.seed);

@@ -44,13 +44,24 @@ export async function getVolume(ctx: StoreContext, volumeId: VolumeId): Promise<
   return parsed.kind === 'volume' ? parsed.record : undefined;
 }
 
+/**
+ * Records and corrupt items in the order asked: BatchGetItem answers in no particular order
+ * (dynalite shuffles it), and a pass walks its records in map order, so that order must be the caller's.
+ */
 export async function getVolumes(ctx: StoreContext, volumeIds: VolumeId[]): Promise<ReadResult> {
   const unique = [...new Set(volumeIds)];
   const result: ReadResult = { records: new Map(), corrupt: [] };
   for (let start = 0; start < unique.length; start += BATCH_GET_LIMIT) {
     collect(await batchGet(ctx, unique.slice(start, start + BATCH_GET_LIMIT).map(volumeKey)), result);
   }
-  return result;
+  const ordered = new Map<VolumeId, VolumeRecord>();
+  for (const id of unique) {
+    const record = result.records.get(id);
+    if (record !== undefined) ordered.set(id, record);
+  }
+  const rank = new Map(unique.map((id, index) => [itemKey(volumeKey(id)), index]));
+  const corrupt = result.corrupt.toSorted((a, b) => (rank.get(a.key) ?? 0) - (rank.get(b.key) ?? 0));
+  return { ...result, records: ordered, corrupt };
 }
 
 /** DynamoDB may return part of a batch as UnprocessedKeys (throttling, 16 MB); those are asked again. */
