@@ -1,0 +1,85 @@
+/**
+ * CPU per 500-item page of DescribeVolumes and DescribeInstances: the SDK's own deserializer against
+ * the adapter's narrow decoding (lambda/adapters/ec2/narrow-decode.ts), on answers recorded from the
+ * local EC2 for a generated cluster (bench-sized tags and attachments), replayed to an SDK client
+ * without a network. `npx tsx bench/decode-ec2.ts [iterations]`.
+ */
+import {
+  DescribeInstancesCommand,
+  DescribeVolumesCommand,
+  EC2Client,
+  type ServiceInputTypes,
+  type ServiceOutputTypes,
+} from '@aws-sdk/client-ec2';
+import type { DeserializeMiddleware } from '@smithy/types';
+import { addNarrowDecoding } from '../lambda/adapters/ec2/narrow-decode.js';
+import { startLocalEc2 } from '../sandbox/ec2/server.js';
+import { generateCluster } from '../sandbox/generate/cluster.js';
+import { seedEc2 } from '../sandbox/generate/seed.js';
+
+const PAGE = 500;
+const CREDENTIALS = { accessKeyId: 'AKIDLOCAL', secretAccessKey: 'local-secret' };
+type Describe = () => DescribeVolumesCommand | DescribeInstancesCommand;
+
+/** One answer of the local EC2, as the bytes it sent. */
+async function record(describe: Describe): Promise<Uint8Array> {
+  const ec2 = await startLocalEc2({ throttle: false });
+  try {
+    seedEc2(ec2.world, generateCluster({ seed: PAGE, nodes: PAGE, volumesPerNode: 4, podsPerNode: 10 }), 'bench');
+    const client = new EC2Client({ region: 'us-east-1', endpoint: ec2.endpoint, credentials: CREDENTIALS });
+    let bytes = new Uint8Array(0);
+    const keep: DeserializeMiddleware<ServiceInputTypes, ServiceOutputTypes> = (next) => async (args) => {
+      const result = await next(args);
+      const body = result.response as { body: AsyncIterable<Uint8Array> | Uint8Array };
+      const chunks: Uint8Array[] = [];
+      for await (const chunk of body.body as AsyncIterable<Uint8Array>) chunks.push(chunk);
+      bytes = Buffer.concat(chunks);
+      body.body = bytes;
+      return result;
+    };
+    client.middlewareStack.addRelativeTo(keep, { name: 'keepBody', relation: 'after', toMiddleware: 'deserializerMiddleware' });
+    await client.send(describe());
+    return bytes;
+  } finally {
+    await ec2.stop();
+  }
+}
+
+function replaying(bytes: Uint8Array, narrow: boolean): EC2Client {
+  const client = new EC2Client({
+    region: 'us-east-1',
+    credentials: CREDENTIALS,
+    requestHandler: {
+      handle: () => Promise.resolve({ response: { statusCode: 200, headers: {}, body: bytes.slice() } }),
+    },
+  });
+  if (narrow) addNarrowDecoding(client);
+  return client;
+}
+
+/** Median CPU milliseconds of one call, over `iterations` after a warm-up. */
+async function cpuPerCall(client: EC2Client, describe: Describe, iterations: number): Promise<number> {
+  const samples: number[] = [];
+  for (let i = 0; i < iterations + 5; i++) {
+    const before = process.cpuUsage();
+    await client.send(describe());
+    const used = process.cpuUsage(before);
+    if (i >= 5) samples.push((used.user + used.system) / 1000);
+  }
+  return samples.sort((a, b) => a - b)[Math.floor(samples.length / 2)] as number;
+}
+
+const iterations = Number(process.argv[2] ?? 30);
+const cases: [string, Describe][] = [
+  ['DescribeVolumes', () => new DescribeVolumesCommand({ MaxResults: PAGE })],
+  ['DescribeInstances', () => new DescribeInstancesCommand({ MaxResults: PAGE })],
+];
+for (const [name, describe] of cases) {
+  const bytes = await record(describe);
+  const sdk = await cpuPerCall(replaying(bytes, false), describe, iterations);
+  const narrow = await cpuPerCall(replaying(bytes, true), describe, iterations);
+  const kb = Math.round(bytes.byteLength / 1024);
+  console.log(
+    `${name}, ${PAGE} items (${kb} KiB): SDK ${sdk.toFixed(1)} ms CPU, narrow ${narrow.toFixed(1)} ms CPU (median of ${iterations})`,
+  );
+}
