@@ -13,6 +13,7 @@ import {
 } from '@aws-sdk/client-ec2';
 import type { DeserializeMiddleware } from '@smithy/types';
 import { addNarrowDecoding } from '../lambda/adapters/ec2/narrow-decode.js';
+import { withoutSdkLogger } from '../lambda/adapters/sdk-logger.js';
 import { startLocalEc2 } from '../sandbox/ec2/server.js';
 import { generateCluster } from '../sandbox/generate/cluster.js';
 import { seedEc2 } from '../sandbox/generate/seed.js';
@@ -54,7 +55,8 @@ function replaying(bytes: Uint8Array, narrow: boolean): EC2Client {
     },
   });
   if (narrow) addNarrowDecoding(client);
-  return client;
+  // As createEc2Client builds it: without the SDK's logger middleware and its deep copy of the output.
+  return withoutSdkLogger(client);
 }
 
 /** Median CPU milliseconds of one call, over `iterations` after a warm-up. */
