@@ -2,7 +2,9 @@
  * CPU per 500-item page of DescribeVolumes and DescribeInstances: the SDK's own deserializer against
  * the adapter's narrow decoding (lambda/adapters/ec2/narrow-decode.ts), on answers recorded from the
  * local EC2 for a generated cluster (bench-sized tags and attachments), replayed to an SDK client
- * without a network. `npx tsx bench/decode-ec2.ts [iterations]`.
+ * without a network; then a 5,000-node sync pass's DescribeVolumes (every data volume, 500 ids a
+ * call, through Ec2Reader over HTTP) from a local EC2 in a process of its own, this process's CPU
+ * with and without the narrow decoding. `npx tsx bench/decode-ec2.ts [iterations]`.
  */
 import {
   DescribeInstancesCommand,
@@ -12,6 +14,10 @@ import {
   type ServiceOutputTypes,
 } from '@aws-sdk/client-ec2';
 import type { DeserializeMiddleware } from '@smithy/types';
+import { fork } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { createEc2Client } from '../lambda/adapters/ec2/client.js';
+import { Ec2Reader } from '../lambda/adapters/ec2/describe.js';
 import { addNarrowDecoding } from '../lambda/adapters/ec2/narrow-decode.js';
 import { withoutSdkLogger } from '../lambda/adapters/sdk-logger.js';
 import { startLocalEc2 } from '../sandbox/ec2/server.js';
@@ -85,3 +91,29 @@ for (const [name, describe] of cases) {
     `${name}, ${PAGE} items (${kb} KiB): SDK ${sdk.toFixed(1)} ms CPU, narrow ${narrow.toFixed(1)} ms CPU (median of ${iterations})`,
   );
 }
+
+/** Median CPU of describing every volume (of 3, once warm), with the production client or (`sdk`) without its narrow decoding. */
+async function describeAll(endpoint: string, volumeIds: string[], sdk: boolean): Promise<number> {
+  const client = createEc2Client({ region: 'us-east-1', endpoint, credentials: CREDENTIALS });
+  if (sdk) for (const name of ['ec2NarrowDecode', 'ec2NarrowOutput']) client.middlewareStack.remove(name);
+  const reader = new Ec2Reader(client);
+  const samples: number[] = [];
+  for (let run = 0; run < 4; run++) {
+    const before = process.cpuUsage();
+    const seen = await reader.describeVolumes(volumeIds);
+    const used = process.cpuUsage(before);
+    if ([...seen.values()].some((v) => !v.exists)) throw new Error('a seeded volume came back missing');
+    if (run > 0) samples.push((used.user + used.system) / 1000);
+  }
+  client.destroy();
+  return samples.sort((a, b) => a - b)[1] as number;
+}
+
+const child = fork(fileURLToPath(new URL('./local-ec2-child.ts', import.meta.url)), [], { execArgv: ['--import', 'tsx'] });
+const { endpoint, volumeIds } = await new Promise<{ endpoint: string; volumeIds: string[] }>((resolve) => child.once('message', resolve));
+const sdk = await describeAll(endpoint, volumeIds, true);
+const narrow = await describeAll(endpoint, volumeIds, false);
+console.log(
+  `DescribeVolumes of ${volumeIds.length} volumes (5,000 nodes) over HTTP: SDK ${sdk.toFixed(0)} ms CPU, narrow ${narrow.toFixed(0)} ms CPU (median of 3)`,
+);
+child.disconnect();

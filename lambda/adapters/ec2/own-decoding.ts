@@ -25,12 +25,6 @@ export async function* bodyChunks(body: unknown): AsyncGenerator<string> {
   }
 }
 
-export async function bodyText(body: unknown): Promise<string> {
-  let text = '';
-  for await (const chunk of bodyChunks(body)) text += chunk;
-  return text;
-}
-
 /**
  * Adds the two middlewares to a client's or a command's stack; `decoderFor` names the decoder of a
  * command (by the SDK's command name), or none to leave it to the SDK.
