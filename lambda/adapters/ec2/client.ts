@@ -6,6 +6,7 @@
 import { EC2Client, type EC2ClientConfig, type ServiceInputTypes, type ServiceOutputTypes } from '@aws-sdk/client-ec2';
 import type { FinalizeRequestMiddleware } from '@smithy/types';
 import { withoutSdkLogger } from '../sdk-logger.js';
+import { addNarrowDecoding } from './narrow-decode.js';
 import { MUTATING_ACTIONS, type MutatingAction, type RateLimiter } from './rate-limit.js';
 
 export interface Ec2ClientOptions {
@@ -51,6 +52,7 @@ export function createEc2Client(options: Ec2ClientOptions): EC2Client {
     ...(options.endpoint ? { endpoint: options.endpoint } : {}),
   });
   if (options.budget) addBudget(client, options.budget);
+  addNarrowDecoding(client);
   return withoutSdkLogger(client);
 }
 

@@ -19,11 +19,10 @@ import {
   paginateDescribeVolumes,
   type EC2Client,
   type Filter,
-  type Instance,
-  type Volume,
 } from '@aws-sdk/client-ec2';
 import pLimit from 'p-limit';
 import type { InstanceId, InstanceState, VolumeId, VolumeObservation } from '../../core/types.js';
+import type { DecodedInstance as Instance, DecodedVolume as Volume } from './describe-shapes.js';
 import { classifyEc2Error, idsInMessage } from './errors.js';
 import { missingVolume, toInstanceView, toObservation, type InstanceView } from './mapping.js';
 

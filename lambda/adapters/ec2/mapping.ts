@@ -1,12 +1,12 @@
-/** SDK shapes → domain observations. */
-import type { Instance, Volume } from '@aws-sdk/client-ec2';
+/** SDK shapes (as far as describe-shapes.ts decodes them) → domain observations. */
 import type { Ec2Attachment, InstanceState, VolumeId, VolumeObservation } from '../../core/types.js';
 import type { SeenInstance } from '../../ports/block-storage.js';
+import type { DecodedInstance, DecodedTag, DecodedVolume } from './describe-shapes.js';
 
 const ATTACHMENT_STATES = new Set<string>(['attaching', 'attached', 'detaching', 'detached', 'busy']);
 const INSTANCE_STATES = new Set<string>(['pending', 'running', 'stopping', 'stopped', 'shutting-down', 'terminated']);
 
-export function toObservation(volume: Volume): VolumeObservation | undefined {
+export function toObservation(volume: DecodedVolume): VolumeObservation | undefined {
   if (!volume.VolumeId) return undefined;
   const attachments: Ec2Attachment[] = (volume.Attachments ?? []).flatMap((attachment) => {
     if (!attachment.InstanceId || !attachment.State || !ATTACHMENT_STATES.has(attachment.State)) return [];
@@ -26,7 +26,7 @@ export function toObservation(volume: Volume): VolumeObservation | undefined {
   };
 }
 
-function tagsOf(tags: { Key?: string; Value?: string }[] | undefined): Record<string, string> {
+function tagsOf(tags: DecodedTag[] | undefined): Record<string, string> {
   return Object.fromEntries((tags ?? []).flatMap((tag) => (tag.Key === undefined ? [] : [[tag.Key, tag.Value ?? '']])));
 }
 
@@ -34,7 +34,7 @@ export function missingVolume(volumeId: VolumeId): VolumeObservation {
   return { volumeId, exists: false, attachments: [] };
 }
 
-export function instanceState(instance: Instance): InstanceState | undefined {
+export function instanceState(instance: DecodedInstance): InstanceState | undefined {
   const name = instance.State?.Name;
   return name !== undefined && INSTANCE_STATES.has(name) ? name : undefined;
 }
@@ -44,7 +44,7 @@ export interface InstanceView extends SeenInstance {
   instanceId: string;
 }
 
-export function toInstanceView(instance: Instance): InstanceView {
+export function toInstanceView(instance: DecodedInstance): InstanceView {
   return {
     instanceId: instance.InstanceId ?? '',
     state: instanceState(instance),
