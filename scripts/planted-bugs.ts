@@ -188,6 +188,17 @@ export const PLANTED_BUGS: PlantedBug[] = [
     ],
   },
   {
+    name: 'mass-detach-window-bypassed',
+    invariant: '3: overlapping passes each detach their own fraction; the shared window is never claimed',
+    edits: [
+      {
+        file: 'lambda/reconcile/pass/mass-detach-window.ts',
+        find: 'if (!window || planned.massDetachLimit === undefined || wanted === 0) return planned;',
+        replace: 'return planned;',
+      },
+    ],
+  },
+  {
     name: 'lost-attach-forgotten',
     invariant: '1, 4: an attach EC2 accepted but does not show yet is dropped instead of kept uncertain',
     edits: [

@@ -6,15 +6,23 @@
  * the invariants are attacher mode's (sandbox/oracle/attacher/README.md).
  */
 import type { Ports } from '../../lambda/composition.js';
+import { DEFAULT_PLAN_CONFIG } from '../../lambda/core/config.js';
 import type { ActionResult } from '../../lambda/reconcile/pass/types.js';
 import { Random } from '../../sandbox/generate/random.js';
 import { Kubelets } from '../../sandbox/kubelets.js';
 import type { Violation } from '../../sandbox/oracle/checks.js';
+import type { DetachCall } from '../../sandbox/oracle/calls.js';
 import { ApiLedger } from '../../sandbox/oracle/ledger.js';
 import { storeKnows, unknownToStore } from '../../sandbox/oracle/store-known.js';
 import { readTruth } from '../../sandbox/oracle/truth.js';
 import { applyChange, buildCluster, clusterGoesOn, forgetGonePods, pickChange, type Change, type FaultCluster } from './cluster.js';
-import { massDetachViolations, storedAttachments, type StoredAttachment } from '../../sandbox/oracle/mass-detach.js';
+import {
+  massDetachFigures,
+  MassDetachWindowJudge,
+  massDetachViolations,
+  storedAttachments,
+  type StoredAttachment,
+} from '../../sandbox/oracle/mass-detach.js';
 import { clearFaults, describeFault, inject, pickFaults, unstick, type Fault } from './faults.js';
 import { armKcmRound, pickKcmRound } from './kcm-mid-pass.js';
 import { killable, type Killable } from './killable.js';
@@ -151,7 +159,8 @@ export async function runScenario(rig: Rig, seed: number, stepCount = 8, mode: M
       pardonReported: (volumeId, nodeName) => modeParts.pardonReported(volumeId, nodeName),
       state: theme.state?.(),
     };
-    const parts: Parts = { world, random, ledger, result, mode: modeParts, kubelets, theme, themeCtx };
+    const windowJudge = new MassDetachWindowJudge(DEFAULT_PLAN_CONFIG.massDetachWindowMs);
+    const parts: Parts = { world, random, ledger, result, mode: modeParts, kubelets, theme, themeCtx, windowJudge };
     for (let step = 1; step <= stepCount; step++) await playStep(parts, cluster, step);
     await converge(parts, cluster);
   } finally {
@@ -177,6 +186,8 @@ interface Parts {
   theme: Theme;
   /** The theme's view of this run, its own state included: made once, handed to every step. */
   themeCtx: ThemeContext;
+  /** The mass-detach window across this run's steps. */
+  windowJudge: MassDetachWindowJudge;
 }
 
 /** Offsets the theme's stream from the scenario's, so scripting a step never shifts the scenario's draws. */
@@ -207,7 +218,10 @@ async function playStep(parts: Parts, cluster: FaultCluster, step: number): Prom
   const label = `step ${step}: ${changed.length === 0 ? 'no change' : changed.map((c) => JSON.stringify(c)).join(', ')}; faults [${faults.map(describeFault).join(', ')}]; passes [${passes.map(describePass).join(', ')}]; then +${advance / 1000}s`;
   if (process.env.DEBUG_PASSES) console.log(label);
   const before = oracle.beginStep(label);
-  const stored = massDetachJudged(world, passes, faults) ? storedAttachments(await world.storeItems()) : undefined;
+  const startedAt = world.clock.now();
+  const stored = massDetachJudged(world, passes, faults, script.then?.passes ?? [])
+    ? storedAttachments(await world.storeItems())
+    : undefined;
   ledger.drain();
   for (const fault of faults) inject(world, fault);
   const armed = armRestart(world, cluster, random, { kubelets, oracle }, restart);
@@ -227,7 +241,7 @@ async function playStep(parts: Parts, cluster: FaultCluster, step: number): Prom
   result.passes += runs.length;
   result.kills += runs.filter((r) => r.outcome === 'killed').length;
   result.outcomes.push(`step ${step}`, ...runs.map((r) => `  ${r.line}`));
-  await check(parts, before, label, stored);
+  await check(parts, before, label, stored === undefined ? undefined : { stored, startedAt });
   mode.act();
   world.clock.advance(advance);
   result.steps += 1;
@@ -251,28 +265,52 @@ async function followUp(parts: Parts, cluster: FaultCluster, then: FollowUp): Pr
 }
 
 /**
- * The mass-detach guard is judged over a step with a single full pass (the guard is per pass, and
- * concurrent passes count what the others left) and no EC2 read lag (a lagged read counts other
- * attachments than ground truth has): mass-detach.ts says why that is sound.
+ * The mass-detach guard is judged over a step whose passes are all full passes (one, or several
+ * overlapping: they share one mass-detach window, whose claims live in the store, so together they
+ * may detach no more than one of them) and no EC2 read lag (a lagged read counts other attachments
+ * than ground truth has): mass-detach.ts says why that is sound. A targeted pass's plan counts only
+ * its scope, so a step with one is not judged.
  */
-function massDetachJudged(world: World, passes: PassSpec[], faults: Fault[]): boolean {
+function massDetachJudged(world: World, passes: PassSpec[], faults: Fault[], then: PassSpec[]): boolean {
+  const full = (spec: PassSpec) => spec.target === undefined;
   return (
-    world.mode === 'controller' && passes.length === 1 && passes[0]?.target === undefined && !faults.some((f) => f.kind === 'ec2-read-lag')
+    world.mode === 'controller' &&
+    passes.length > 0 &&
+    passes.every(full) &&
+    then.every(full) &&
+    !faults.some((f) => f.kind === 'ec2-read-lag')
   );
 }
 
+/** Invariant 3's mass-detach guard over a judged step, and the shared window over the judged steps before it. */
+function massDetachChecks(
+  parts: Parts,
+  before: ReturnType<typeof readTruth>,
+  detaches: DetachCall[],
+  judged: { stored: StoredAttachment[]; startedAt: number } | undefined,
+): Violation[] {
+  if (judged === undefined) {
+    parts.windowJudge.unjudged();
+    return [];
+  }
+  const facts = { before, stored: judged.stored, detaches, rule: MASS_DETACH_RULE };
+  return [...massDetachViolations(facts), ...parts.windowJudge.judge(massDetachFigures(facts), judged.startedAt, parts.world.clock.now())];
+}
+
 /** Step-end checks: the mode's over the step's calls, 3's mass-detach guard when judged, and 4 (A4) against the store. */
-async function check(parts: Parts, before: ReturnType<typeof readTruth>, label: string, stored?: StoredAttachment[]): Promise<void> {
+async function check(
+  parts: Parts,
+  before: ReturnType<typeof readTruth>,
+  label: string,
+  judged?: { stored: StoredAttachment[]; startedAt: number },
+): Promise<void> {
   const { world, ledger, result, mode } = parts;
   const drained = ledger.drain();
   result.outcomes.push(
     ...drained.mutations.map((m) => `  ${m.action} ${m.volumeId} ${m.instanceId ?? '?'}${m.device ? ` ${m.device}` : ''}`),
   );
   const after = readTruth(world.ec2, world.kube);
-  const stepEnd = [
-    ...mode.stepEnd(before, after, drained),
-    ...(stored === undefined ? [] : massDetachViolations({ before, stored, detaches: drained.detaches, rule: MASS_DETACH_RULE })),
-  ];
+  const stepEnd = [...mode.stepEnd(before, after, drained), ...massDetachChecks(parts, before, drained.detaches, judged)];
   const unknown = unknownToStore(after, storeKnows(await world.storeItems()), LEASE_BOUND_MS).map((v) => ({
     ...v,
     invariant: mode.storeInvariant,

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { DetachCall } from '../../sandbox/oracle/calls.js';
-import { massDetachViolations, storedAttachments, type StoredAttachment } from '../../sandbox/oracle/mass-detach.js';
+import { MassDetachWindowJudge, massDetachViolations, storedAttachments, type StoredAttachment } from '../../sandbox/oracle/mass-detach.js';
 import type { Truth, TruthAttachment } from '../../sandbox/oracle/truth.js';
 
 const RULE = { maxFraction: 0.5, minAttached: 10 };
@@ -86,5 +86,32 @@ describe('storedAttachments', () => {
       { pk: 'guard#mass-detach', claims: [] },
     ];
     expect(storedAttachments(items)).toEqual([{ volumeId: 'vol-1', instanceId: 'i-a', state: 'attached' }]);
+  });
+});
+
+describe('MassDetachWindowJudge: the shared window across steps', () => {
+  const WINDOW = 300_000;
+  const step = (guarded: number, allowed: number) => ({ applies: true, guarded, allowed, surelyCounted: 2 * allowed });
+
+  it('holds the judged steps of one window to the largest allowance among them', () => {
+    const judge = new MassDetachWindowJudge(WINDOW);
+    expect(judge.judge(step(15, 15), 0, 0)).toEqual([]);
+    expect(judge.judge(step(0, 7), 15_000, 15_000)).toEqual([]);
+    expect(judge.judge(step(7, 7), 30_000, 30_000).map((v) => v.invariant)).toEqual([3]);
+  });
+
+  it('forgets steps whose claims have expired by the end of this one', () => {
+    const judge = new MassDetachWindowJudge(WINDOW);
+    judge.judge(step(15, 15), 0, 0);
+    expect(judge.judge(step(15, 15), 200_000, WINDOW)).toEqual([]);
+  });
+
+  it('starts again after a step it cannot see into, or one where the guard surely did not apply', () => {
+    const judge = new MassDetachWindowJudge(WINDOW);
+    judge.judge(step(15, 15), 0, 0);
+    judge.unjudged();
+    expect(judge.judge(step(7, 7), 15_000, 15_000)).toEqual([]);
+    judge.judge({ applies: false, guarded: 9, allowed: 4, surelyCounted: 8 }, 30_000, 30_000);
+    expect(judge.judge(step(7, 7), 45_000, 45_000)).toEqual([]);
   });
 });
