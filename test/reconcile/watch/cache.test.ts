@@ -79,7 +79,7 @@ describe("attacher mode's caches", () => {
     await flush();
 
     const known = knownOf(await vaCreated());
-    expect((known?.csiNodes[0])?.spec?.drivers?.[0]?.nodeID).toBe('i-0new00000000000000');
+    expect(known?.csiNodes[0]?.spec?.drivers?.[0]?.nodeID).toBe('i-0new00000000000000');
     expect(known?.nodes).toEqual([]);
     await w.end();
     await running;
