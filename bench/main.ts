@@ -14,6 +14,8 @@ import { measureEnvironmentBurst } from './burst-environments.js';
 import { measureDeadInstances } from './dead-instance.js';
 import { goalRows } from './goals.js';
 import { runSideBySide } from './side-by-side/main.js';
+import { traceAttachPath } from './side-by-side/trace.js';
+import { measureCacheSize } from './watcher-cache-size.js';
 import { measureWatcherSize } from './watcher-size.js';
 import { WATCHER_SIZE } from '../infra/function-sizes.js';
 import type { BenchFigures } from './figures.js';
@@ -41,6 +43,10 @@ const { values } = parseArgs({
     'no-attacher-latency': { type: 'boolean', default: false },
     profile: { type: 'boolean', default: false },
     'side-by-side': { type: 'boolean', default: false },
+    trace: { type: 'boolean', default: false },
+    'cache-size': { type: 'boolean', default: false },
+    nodes: { type: 'string', default: '5000' },
+    'pvs-per-node': { type: 'string', default: '25' },
     'watcher-size': { type: 'boolean', default: false },
     'watcher-memory': { type: 'string', default: String(WATCHER_SIZE.memoryMb) },
     changes: { type: 'string', default: '200' },
@@ -66,13 +72,22 @@ if (values.help) {
     "                  [--env-burst 1000 (0: none)] [--env-counts 1,3,5] [--env-budget <rate>/<burst> (AttachVolume; default: the settings' default)]",
   );
   console.log(
-    "  or: npm run bench -- --side-by-side [--changes 200] [--pods 10] [--rtt 10]: issue 29's watcher vs csi-attacher sidecar vs today, alone",
+    "  or: npm run bench -- --side-by-side [--changes 200] [--pods 10] [--rtt 10] [--trace (the requests from VolumeAttachment to AttachVolume instead)]: issue 29's watcher vs csi-attacher sidecar vs today, alone",
+  );
+  console.log(
+    "  or: NODE_OPTIONS=--expose-gc npm run bench -- --cache-size [--nodes 5000] [--pvs-per-node 25]: the attacher watcher's caches' heap at that size",
   );
   process.exit(0);
 }
-if (values['watcher-size']) {
+if (values['cache-size']) {
+  console.log(JSON.stringify(measureCacheSize({ nodes: Number(values.nodes), pvsPerNode: Number(values['pvs-per-node']) }), null, 2));
+} else if (values['watcher-size']) {
   const size = await measureWatcherSize({ changes: Number(values.changes), memoryMb: Number(values['watcher-memory']) });
   console.log(JSON.stringify(size, null, 2));
+  setTimeout(() => process.exit(0), 1_000).unref();
+} else if (values['side-by-side'] && values.trace) {
+  for (const implementation of ['watcher', 'sidecar'] as const)
+    console.log((await traceAttachPath(implementation, Number(values.rtt.replace(/ms$/, '')))).join('\n'));
   setTimeout(() => process.exit(0), 1_000).unref();
 } else if (values['side-by-side']) {
   await runSideBySide({ changes: Number(values.changes), pods: Number(values.pods), rttMs: Number(values.rtt.replace(/ms$/, '')) });

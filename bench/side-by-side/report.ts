@@ -4,7 +4,7 @@
  * sidecar at p50 and 300 ms at p99; the rolling update within 1.2× of the sidecar's total).
  */
 import type { Implementation } from './implementations.js';
-import type { LatencyRow, Percentiles, SideBySideFigures } from './run.js';
+import type { LatencyRow, Percentiles, RollingRow, SideBySideFigures } from './run.js';
 
 const NAMES: Record<Implementation, string> = {
   watcher: 'ours, watcher',
@@ -46,7 +46,9 @@ function latencyRows(rows: LatencyRow[], mode: LatencyRow['mode'], columns: Impl
 
 export function sideBySideTable(figures: SideBySideFigures): string[] {
   const columns = [...new Set([...figures.settings.attacher, ...figures.settings.controller])];
-  const rolling = (i: Implementation) => figures.rolling.find((r) => r.implementation === i);
+  const rollingOf = (mode: RollingRow['mode']) => (i: Implementation) =>
+    figures.rolling.find((r) => r.mode === mode && r.implementation === i);
+  const rolling = rollingOf('attacher');
   const watcher = rolling('watcher');
   const sidecar = rolling('sidecar');
   const ratio = watcher && sidecar ? watcher.totalMs / sidecar.totalMs : undefined;
@@ -55,11 +57,24 @@ export function sideBySideTable(figures: SideBySideFigures): string[] {
     `| figure | ${columns.map((i) => NAMES[i]).join(' | ')} | goal (watcher vs sidecar) |`,
     `| --- | ${columns.map(() => '---').join(' | ')} | --- |`,
     ...latencyRows(figures.latency, 'attacher', columns),
-    `| attacher mode: ${figures.settings.pods}-pod StatefulSet rolling update, every pod to another node: total | ${columns
-      .map((i) => (rolling(i) ? ms(rolling(i)?.totalMs ?? Number.NaN) : '–'))
-      .join(' | ')} | ${rollingGoal} |`,
+    rollingRow('attacher', figures.settings.pods, columns, rolling, rollingGoal),
     ...latencyRows(figures.latency, 'controller', columns),
+    rollingRow('controller', figures.settings.pods, columns, rollingOf('controller'), '–'),
   ];
+}
+
+function rollingRow(
+  mode: RollingRow['mode'],
+  pods: number,
+  columns: Implementation[],
+  of: (i: Implementation) => RollingRow | undefined,
+  goal: string,
+): string {
+  const total = (row: RollingRow | undefined) =>
+    row === undefined ? '–' : `${ms(row.totalMs)}${row.unfinished === undefined ? '' : ` (stopped: ${row.unfinished})`}`;
+  return `| ${mode} mode: ${pods}-pod StatefulSet rolling update, every pod to another node: total | ${columns
+    .map((i) => total(of(i)))
+    .join(' | ')} | ${goal} |`;
 }
 
 export function sideBySideMarkdown(figures: SideBySideFigures, command: string, startedAt: string, load: number): string {
@@ -79,6 +94,18 @@ export function sideBySideMarkdown(figures: SideBySideFigures, command: string, 
         .map((r) => `${'mode' in r ? r.mode : 'rolling'} ${r.implementation}: ${r.skips.count} (${(r.skips.ms / 1000).toFixed(0)} s)`)
         .join('; ') || 'none'
     }.`,
+    ...unfinishedNote(figures),
     '',
   ].join('\n');
+}
+
+/** Rows whose churn left volumes attached past the cap (their detach figures leave those out). */
+function unfinishedNote(figures: SideBySideFigures): string[] {
+  const rows = figures.latency.filter((r) => r.unfinished > 0);
+  return rows.length === 0
+    ? []
+    : [
+        '',
+        `Not detached within the churn's cap of story time: ${rows.map((r) => `${r.mode} ${r.implementation}: ${r.unfinished}`).join('; ')}.`,
+      ];
 }

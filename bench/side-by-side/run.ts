@@ -42,13 +42,18 @@ export interface LatencyRow {
   /** Controller mode: pod deleted → DetachVolume (the unmount in between). */
   deletedToDetach?: Percentiles;
   skips: Skips;
+  /** Volumes not detached within the churn's cap of story time (left out of the detach figures). */
+  unfinished: number;
 }
 
 export interface RollingRow {
+  mode: 'attacher' | 'controller';
   implementation: Implementation;
   totalMs: number;
   perPodMs: number[];
   skips: Skips;
+  /** Where the update stopped, when a pod did not go or run within the cap. */
+  unfinished?: string;
 }
 
 export interface SideBySideFigures {
@@ -122,6 +127,7 @@ export async function measureSideBySide(options: SideBySideOptions): Promise<Sid
             attach: percentiles(spans(recorded.vaCreated, recorded.attachSent)),
             detach: percentiles(spans(recorded.vaDeleting, recorded.detachSent)),
             skips,
+            unfinished: times.unfinished,
           };
         return {
           mode,
@@ -130,19 +136,26 @@ export async function measureSideBySide(options: SideBySideOptions): Promise<Sid
           detach: percentiles(spans(recorded.unmounted, recorded.detachSent)),
           deletedToDetach: percentiles(spans(times.deleted, recorded.detachSent)),
           skips,
+          unfinished: times.unfinished,
         };
       });
       figures.latency.push(row);
-      log(`  ${mode} mode, ${implementation}: attach ${describe(row.attach)}; detach ${describe(row.detach)}`);
+      const left = row.unfinished > 0 ? `; ${row.unfinished} not detached within the cap` : '';
+      log(`  ${mode} mode, ${implementation}: attach ${describe(row.attach)}; detach ${describe(row.detach)}${left}`);
     }
   }
-  for (const implementation of options.attacher) {
-    const skips: Skips = { count: 0, ms: 0 };
-    const rolled = await onStage(options, 'attacher', options.pods, implementation, async (stage, made, running) =>
-      rollingUpdate(stage, running, await statefulSet(stage, running, made, { count: 0, ms: 0 }), skips),
-    );
-    figures.rolling.push({ implementation, ...rolled, skips });
-    log(`  rolling update of ${options.pods} pods, ${implementation}: ${(rolled.totalMs / 1000).toFixed(1)} s`);
-  }
+  for (const [mode, implementations] of [
+    ['attacher', options.attacher],
+    ['controller', options.controller],
+  ] as const)
+    for (const implementation of implementations) {
+      const skips: Skips = { count: 0, ms: 0 };
+      const rolled = await onStage(options, mode, options.pods, implementation, async (stage, made, running) =>
+        rollingUpdate(stage, running, await statefulSet(stage, running, made, { count: 0, ms: 0 }), skips),
+      );
+      figures.rolling.push({ mode, implementation, ...rolled, skips });
+      const left = rolled.unfinished === undefined ? '' : ` (stopped: ${rolled.unfinished})`;
+      log(`  ${mode} mode, rolling update of ${options.pods} pods, ${implementation}: ${(rolled.totalMs / 1000).toFixed(1)} s${left}`);
+    }
   return figures;
 }

@@ -34,19 +34,28 @@ function ec2Settled(stage: Stage): boolean {
   return true;
 }
 
-/** Waits until `done` holds; skips ahead to the next full pass when nothing else can move. */
+/** Story time a wait may take before the scene gives up on it: ten full passes, and a minute more per change in flight. */
+export const capFor = (changes: number) => 600_000 + changes * 60_000;
+
+/**
+ * Waits until `done` holds; skips ahead to the next full pass when nothing else can move. Past
+ * `capMs` of story time it gives up and says so (false): a measured outcome, not a crash.
+ */
 export async function waitFor(
   stage: Stage,
   running: Running,
   skips: Skips,
   what: string,
   done: () => boolean,
-  capMs = 600_000,
-): Promise<void> {
+  capMs = capFor(1),
+): Promise<boolean> {
   const startedAt = stage.clock.now();
   let stillSince = performance.now();
   while (!done()) {
-    if (stage.clock.now() - startedAt > capMs) throw new Error(`side-by-side: not within ${capMs / 1000} s of story time: ${what}`);
+    if (stage.clock.now() - startedAt > capMs) {
+      console.error(`side-by-side: not within ${capMs / 1000} s of story time: ${what}`);
+      return false;
+    }
     const next = running.nextFullPassAt();
     const still = !running.busy() && ec2Settled(stage) && stage.kubelets.pendingUnmounts().length === 0;
     if (!still) stillSince = performance.now();
@@ -59,12 +68,15 @@ export async function waitFor(
     }
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));
   }
+  return true;
 }
 
 export interface ChurnTimes {
   /** Each pod's binding and deletion (story time), by volume id. */
   bound: Map<string, number>;
   deleted: Map<string, number>;
+  /** Volumes still attached somewhere when the wait gave up (0: every one detached). */
+  unfinished: number;
 }
 
 const podOf = (i: number) => `churn-${i}`;
@@ -79,7 +91,7 @@ export async function churn(
   options: { spacingMs: number; lifetimeMs: number },
   skips: Skips,
 ): Promise<ChurnTimes> {
-  const times: ChurnTimes = { bound: new Map(), deleted: new Map() };
+  const times: ChurnTimes = { bound: new Map(), deleted: new Map(), unfinished: 0 };
   const deletions: Promise<void>[] = [];
   const nodes = stage.world.nodes;
   for (const [i, volume] of volumes.entries()) {
@@ -100,7 +112,9 @@ export async function churn(
     await new Promise((resolve) => setTimeout(resolve, options.spacingMs));
   }
   await Promise.all(deletions);
-  await waitFor(stage, running, skips, 'every churned volume detached', () => detachedEverywhere(stage, volumes));
+  const all = () => detachedEverywhere(stage, volumes);
+  if (!(await waitFor(stage, running, skips, 'every churned volume detached', all, capFor(volumes.length))))
+    times.unfinished = volumes.filter((v) => !detachedEverywhere(stage, [v])).length;
   return times;
 }
 
@@ -121,7 +135,9 @@ export async function statefulSet(stage: Stage, running: Running, volumes: reado
     stage.world.addPod(pod.name, pod.volume, node, 'Pending');
     running.podBound('default', pod.name, node);
   }
-  await waitFor(stage, running, skips, 'the StatefulSet running', () => pods.every((p) => podPhase(stage, p.name) === 'Running'));
+  const runningAll = () => pods.every((p) => podPhase(stage, p.name) === 'Running');
+  if (!(await waitFor(stage, running, skips, 'the StatefulSet running', runningAll, capFor(pods.length))))
+    throw new Error('side-by-side: the StatefulSet never ran; no rolling update to measure');
   return pods;
 }
 
@@ -131,7 +147,7 @@ export async function rollingUpdate(
   running: Running,
   pods: StsPod[],
   skips: Skips,
-): Promise<{ totalMs: number; perPodMs: number[] }> {
+): Promise<{ totalMs: number; perPodMs: number[]; unfinished?: string }> {
   const nodes = stage.world.nodes;
   const started = stage.clock.now();
   const perPodMs: number[] = [];
@@ -139,13 +155,15 @@ export async function rollingUpdate(
     const podStart = stage.clock.now();
     stage.world.kube.kubelet.deletePod('default', pod.name, { graceful: true });
     running.podDeleted('default', pod.name);
-    await waitFor(stage, running, skips, `${pod.name} gone`, () => podPhase(stage, pod.name) === undefined);
+    if (!(await waitFor(stage, running, skips, `${pod.name} gone`, () => podPhase(stage, pod.name) === undefined)))
+      return { totalMs: stage.clock.now() - started, perPodMs, unfinished: `${pod.name} never went` };
     // The StatefulSet controller makes the pod again; the scheduler binds it to another node.
     pod.node = (pod.node + pods.length) % nodes.length;
     const node = nodes[pod.node]!.name;
     stage.world.addPod(pod.name, pod.volume, node, 'Pending');
     running.podBound('default', pod.name, node);
-    await waitFor(stage, running, skips, `${pod.name} running on ${node}`, () => podPhase(stage, pod.name) === 'Running');
+    if (!(await waitFor(stage, running, skips, `${pod.name} running on ${node}`, () => podPhase(stage, pod.name) === 'Running')))
+      return { totalMs: stage.clock.now() - started, perPodMs, unfinished: `${pod.name} never ran on ${node}` };
     perPodMs.push(stage.clock.now() - podStart);
   }
   return { totalMs: stage.clock.now() - started, perPodMs };

@@ -7,7 +7,7 @@
  */
 
 /** The kinds a watcher follows (their API resource names). */
-export type WatchedKind = 'pods' | 'nodes' | 'volumeattachments';
+export type WatchedKind = 'pods' | 'nodes' | 'volumeattachments' | 'persistentvolumes' | 'csinodes';
 
 /** One watcher invocation as the lease records it. */
 export interface WatcherHolder {

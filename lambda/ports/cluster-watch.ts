@@ -5,12 +5,12 @@
  * two. Part of the Cluster port's reads (cluster.ts); `adapters/kubernetes/watch.ts` implements it
  * on client-node's `Watch`.
  */
-import type { KubeNode, KubePod, KubeVolumeAttachment } from '../core/kube.js';
+import type { KubeCsiNode, KubeNode, KubePod, KubePv, KubeVolumeAttachment } from '../core/kube.js';
 
 /** The kinds a watcher follows (their resource names). */
-export type WatchedKind = 'pods' | 'nodes' | 'volumeattachments';
+export type WatchedKind = 'pods' | 'nodes' | 'volumeattachments' | 'persistentvolumes' | 'csinodes';
 
-export type WatchedObject = KubePod | KubeNode | KubeVolumeAttachment;
+export type WatchedObject = KubePod | KubeNode | KubeVolumeAttachment | KubePv | KubeCsiNode;
 
 /** A list to start watching from: every object, and the resourceVersion the list was read at. */
 export interface WatchStart {

@@ -3,6 +3,7 @@
  * mode's live oracle judging every EC2 call and VolumeAttachment write, and the cluster's side of
  * a change (attacher mode: kcm creates the VolumeAttachment; controller mode: a pod is bound).
  */
+import { operatingMode } from '../../lambda/reconcile/operating-mode.js';
 import type { KubeNode, KubeVolumeAttachment } from '../../lambda/core/kube.js';
 import { RunningClock } from '../../sandbox/clock.js';
 import { AttacherLiveOracle } from '../../sandbox/oracle/attacher/live.js';
@@ -33,7 +34,9 @@ export async function watcherWorld(mode: 'controller' | 'attacher'): Promise<Wat
     mode === 'attacher'
       ? new AttacherLiveOracle(world.ec2, world.kube)
       : new LiveOracle(world.ec2, world.kube, { maxWaitForUnmountMs: MAX_WAIT_FOR_UNMOUNT_MS });
-  const watches = mode === 'attacher' ? 1 : 2;
+  // Every stream the mode's watcher opens: its watched kinds and its caches (attacher mode's PVs, CSINodes, Nodes).
+  const { watch } = operatingMode(mode);
+  const watches = watch.kinds.length + (watch.cached ?? []).length;
   const vaOf = (volume: WorldVolume, node: string) =>
     (world.kube.list('VolumeAttachment') as KubeVolumeAttachment[]).find(
       (va) => va.spec.source.persistentVolumeName === volume.pvName && va.spec.nodeName === node,

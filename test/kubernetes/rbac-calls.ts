@@ -5,6 +5,7 @@
  * list is to be replaced the same way, by the request log of a run of every attacher-mode
  * operation (the attacher e2e's `sandbox.requests()` are `ApiCall`s already).
  */
+import { attacherWatch } from '../../lambda/reconcile/attacher/watch.js';
 import type { ApiCall } from './rbac-support.js';
 
 const core = (resource: string, verb: string, extra: Partial<ApiCall> = {}): ApiCall => ({ group: '', resource, verb, ...extra });
@@ -21,9 +22,12 @@ export const SIDECAR_LEASE = 'external-attacher-leader-ebs-csi-aws-com';
 
 /** Attacher mode: VAs are desired state, CSINodes map nodes to instances, PVs carry volume ids and our finalizer. */
 export const ATTACHER_MODE_CALLS: readonly ApiCall[] = [
-  // Full pass: every VA, PV, CSINode and node (paged lists); the watcher lists the VAs and watches them.
+  // Full pass: every VA, PV, CSINode and node (paged lists); the watcher lists and watches the VAs,
+  // and the PVs, CSINodes and nodes it caches for their attaches (attacher/watch.ts).
   storage('volumeattachments', 'list'),
-  storage('volumeattachments', 'watch'),
+  ...[...attacherWatch.kinds, ...(attacherWatch.cached ?? [])].map((kind) =>
+    ['volumeattachments', 'csinodes'].includes(kind) ? storage(kind, 'watch') : core(kind, 'watch'),
+  ),
   storage('volumeattachments', 'get', { name: 'csi-0123' }),
   // Finalizer and node-id annotation in one patch; status on its subresource.
   storage('volumeattachments', 'patch', { name: 'csi-0123' }),

@@ -80,6 +80,17 @@ describe('controller mode (infra/k8s/rbac.yaml), against a recorded run of every
   });
 });
 
+describe('attacher mode (infra/k8s/rbac-attacher.yaml)', () => {
+  it('grants watch only where the watcher holds one: the VolumeAttachments, and the PVs, CSINodes and nodes it caches', () => {
+    expect(grantsOf(attacherManifest).filter((grant) => / watch /.test(grant))).toEqual([
+      'storage.k8s.io volumeattachments watch (ebs-attach-detach-attacher)',
+      'storage.k8s.io csinodes watch (ebs-attach-detach-attacher)',
+      'core persistentvolumes watch (ebs-attach-detach-attacher)',
+      'core nodes watch (ebs-attach-detach-attacher)',
+    ]);
+  });
+});
+
 describe.each([
   ['attacher mode (rbac-attacher.yaml)', attacherManifest, ATTACHER_MODE_CALLS],
   ['out-of-service taint (rbac-taint.yaml)', loadManifest('rbac-taint.yaml'), TAINT_CALLS],

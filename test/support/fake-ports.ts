@@ -131,6 +131,8 @@ export class FakeCluster implements Cluster {
       pods: this.snapshot.pods,
       nodes: this.snapshot.nodes,
       volumeattachments: this.snapshot.volumeAttachments,
+      persistentvolumes: this.snapshot.pvs,
+      csinodes: this.csiNodes,
     };
     return Promise.resolve({ objects: structuredClone(of[kind]), resourceVersion: this.listRevision });
   }

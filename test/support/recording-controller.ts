@@ -37,6 +37,8 @@ export function recordingController(options: { failTargets?: string[] } = {}): R
         failedPasses: 0,
         abandoned: 0,
         relists: 0,
+        cacheLists: 0,
+        cachedObjects: 0,
         rewatches: 9,
         stalls: 0,
         queueWaitMs: { p50: 0, max: 4 },

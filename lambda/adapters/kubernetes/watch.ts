@@ -17,7 +17,7 @@ import type {
   WatchStart,
   WatchStream,
 } from '../../ports/cluster-watch.js';
-import { nodeFromJson, podFromJson, volumeAttachmentFromJson } from './json-mapping.js';
+import { csiNodeFromJson, nodeFromJson, podFromJson, pvFromJson, volumeAttachmentFromJson } from './json-mapping.js';
 import { listAllPages, type PagingOptions } from './paged-list.js';
 import { jsonPages, PATHS, type ReadClients } from './reads.js';
 
@@ -25,6 +25,8 @@ const MAPPERS: Record<WatchedKind, (value: unknown) => WatchedObject> = {
   pods: podFromJson,
   nodes: nodeFromJson,
   volumeattachments: volumeAttachmentFromJson,
+  persistentvolumes: pvFromJson,
+  csinodes: csiNodeFromJson,
 };
 
 const CHANGES = { ADDED: 'added', MODIFIED: 'modified', DELETED: 'deleted' } as const;

@@ -83,7 +83,10 @@ function runVolumeAttachmentPass(
     const va = target.seen ?? (await deps.cluster.readVolumeAttachment(target.name));
     // Only the object's own node may lose a volume, and only the volume it names (the plan's scope).
     const detachFrom = va?.metadata.deletionTimestamp ? [va.spec.nodeName] : [];
-    const step = await actOnVolumeAttachments(deps, budget, { volumeAttachments: va === undefined ? [] : [va], detachFrom }, dryRun);
+    // The watcher's cached PV, CSINode and Node serve an attach only; a detach reads its objects live.
+    const known = detachFrom.length === 0 ? (target.known ?? {}) : {};
+    const volumeAttachments = va === undefined ? [] : [va];
+    const step = await actOnVolumeAttachments(deps, budget, { volumeAttachments, detachFrom, ...known }, dryRun);
     const { ctx, executed, verified, corrupt } = step;
     return { kind: 'targeted', ctx, executed, clusterComplete: true, verified, seeded: false, corrupt, extra: { target } };
   });

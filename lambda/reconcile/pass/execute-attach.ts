@@ -7,14 +7,14 @@
 import type { AttachAction } from '../../core/actions.js';
 import { attachStuck, leftoverAttachment, type StartedAttachment } from '../../core/observed.js';
 import { settleAcceptedAttach } from '../../core/accepted-attach.js';
-import { completeAttach, failOperation } from '../../core/transitions.js';
+import { abandonOperation, completeAttach, failOperation } from '../../core/transitions.js';
 import { lockKey, type Ec2Attachment } from '../../core/types.js';
 import type { AttachOutcome, SeenInstance } from '../../ports/block-storage.js';
 import type { PassContext } from './state.js';
 import { desiredAttachment } from './context.js';
 import { deviceClaims } from './device-claims.js';
 import { noteAttachment, observeVolume } from './observe.js';
-import { startOperation } from './operation-start.js';
+import { startOperation, type Started } from './operation-start.js';
 import { onRecord, writeRecord, type Step } from './records.js';
 import type { ActionResult, ResultOf } from './types.js';
 
@@ -31,18 +31,14 @@ export async function executeAttach(ctx: PassContext, planned: AttachAction): Pr
     ...extra,
   });
   if (!ctx.deadline.canStart(MIN_ATTACH_MS)) return result('deferred', 'no time left in this pass');
-  const refused = await ctx.mode.beforeAttach(ctx, planned);
-  if (refused !== undefined) return result('failed', refused);
-  const desired = desiredAttachment(ctx, planned.volumeId, planned.nodeName);
-  const started = await startOperation(ctx, planned, (action) => ({
-    volumeId: action.volumeId,
-    uniqueName: action.uniqueName,
-    accessModes: desired?.accessModes ?? [],
-    multiAttach: action.multiAttach,
-    kind: 'attach',
-    nodeName: action.nodeName,
-    instanceId: action.instanceId,
-  }));
+  // The mode's go-ahead (attacher mode: the PV and VolumeAttachment finalizers) and the intent are
+  // written side by side: both must be in before AttachVolume, neither needs the other, and an
+  // intent the go-ahead refuses is abandoned before anything reaches EC2 (no backoff counted).
+  const [refused, started] = await Promise.all([ctx.mode.beforeAttach(ctx, planned), begin(ctx, planned)]);
+  if (refused !== undefined || (started.ok && started.action.instanceId !== planned.instanceId)) {
+    if (started.ok) await abandon(ctx, started);
+    return result(refused === undefined ? 'deferred' : 'failed', refused ?? 'the plan moved the attach to another instance meanwhile');
+  }
   if (!started.ok) return result(started.outcome, started.detail);
   const { action, operationId } = started;
   const fence = { lockKey: lockKey(started.record, action.nodeName), operationId };
@@ -63,6 +59,28 @@ export async function executeAttach(ctx: PassContext, planned: AttachAction): Pr
     return settle(ctx, action, operationId, outcome, calledAt, finish, result);
   }
   return fail(ctx, action, operationId, outcome, finish, result);
+}
+
+/** The attach's intent, written to the volume's record (operation-start.ts). */
+function begin(ctx: PassContext, planned: AttachAction): Promise<Started<AttachAction>> {
+  const desired = desiredAttachment(ctx, planned.volumeId, planned.nodeName);
+  return startOperation(ctx, planned, (action) => ({
+    volumeId: action.volumeId,
+    uniqueName: action.uniqueName,
+    accessModes: desired?.accessModes ?? [],
+    multiAttach: action.multiAttach,
+    kind: 'attach',
+    nodeName: action.nodeName,
+    instanceId: action.instanceId,
+  }));
+}
+
+/** An intent nothing was sent for: its lock released, the attachment as it was. */
+async function abandon(ctx: PassContext, started: Extract<Started<AttachAction>, { ok: true }>): Promise<void> {
+  const { action, operationId, record } = started;
+  const fence = { lockKey: lockKey(record, action.nodeName), operationId };
+  const step = onRecord((r) => abandonOperation(r, operationId, ctx.deps.clock()));
+  await writeRecord(ctx.deps.store, ctx.actual, action.volumeId, ctx.actual.get(action.volumeId), step, { fence });
 }
 
 /**

@@ -9,7 +9,7 @@ import type { DetachTrigger } from '../../core/actions.js';
 import type { FenceState } from '../../core/attacher/handover.js';
 import type { ShadowComparison } from '../../core/attacher/shadow.js';
 import type { NotAttached } from '../../core/convergence.js';
-import type { KubeVolumeAttachment } from '../../core/kube.js';
+import type { KubeCsiNode, KubeNode, KubePv, KubeVolumeAttachment } from '../../core/kube.js';
 import type { InstanceId, NodeName, SkippedVolume, VolumeId } from '../../core/types.js';
 import type { BlockStorage } from '../../ports/block-storage.js';
 import type { MassDetachWindow } from '../../ports/mass-detach-window.js';
@@ -86,7 +86,23 @@ export type Target =
    * `seen`: the object as the watch delivered it, acted on instead of a read (external-attacher
    * acts on its informer's copy); every write to it is guarded by its resourceVersion.
    */
-  | { kind: 'volumeAttachment'; name: string; seen?: KubeVolumeAttachment };
+  | {
+      kind: 'volumeAttachment';
+      name: string;
+      seen?: KubeVolumeAttachment;
+      /**
+       * The PV, CSINode and Node it names as the watcher's caches hold them (attacher/watch.ts): an
+       * attach reads them from there instead of the API server. Never used for a detach.
+       */
+      known?: KnownObjects;
+    };
+
+/** Objects a VolumeAttachment names, already at hand (the watcher's caches). */
+export interface KnownObjects {
+  pvs: KubePv[];
+  csiNodes: KubeCsiNode[];
+  nodes: KubeNode[];
+}
 
 /** A target's stable key: one batch runs one pass per target, and logs name it. */
 export function targetKey(target: Target): string {

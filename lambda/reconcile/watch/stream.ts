@@ -14,6 +14,8 @@ import type { WatcherDeps } from './types.js';
 export interface StreamSink {
   change(kind: WatchedKind, change: WatchChangeType, object: WatchedObject, resourceVersion: string): void;
   bookmark(kind: WatchedKind, resourceVersion: string): void;
+  /** A list's objects follow (as `added`): a cache replaces what it held of the kind. */
+  relisting?(kind: WatchedKind): void;
 }
 
 export interface StreamStats {
@@ -76,6 +78,7 @@ export class KindStream {
     try {
       const start = await this.deps.cluster.listToWatch(this.kind);
       if (this.stopped) return;
+      this.sink.relisting?.(this.kind);
       for (const object of start.objects) this.sink.change(this.kind, 'added', object, start.resourceVersion);
       this.sink.bookmark(this.kind, start.resourceVersion);
       this.busy = false;

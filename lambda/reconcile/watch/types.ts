@@ -8,6 +8,7 @@ import type { LeaseRules, WatchedKind } from '../../core/watch.js';
 import type { ClusterWatch, WatchChangeType, WatchedObject } from '../../ports/cluster-watch.js';
 import type { WatcherStore } from '../../ports/watcher-store.js';
 import type { Budget, PassReport, ReconcileDeps, Target } from '../pass/types.js';
+import type { WatchCache } from './cache.js';
 
 /**
  * What a change says: the target whose pass would look at the object, and whether the object asks
@@ -23,6 +24,13 @@ export interface WatchMode {
   kinds: readonly WatchedKind[];
   /** The target a change is about; undefined when no pass would ever look at the object. */
   targetOf(kind: WatchedKind, change: WatchChangeType, object: WatchedObject): ChangeTarget | undefined;
+  /**
+   * Kinds held in memory as an informer holds them (cache.ts), listed at every start (a cache
+   * needs the whole list, so no checkpoint) and watched; their changes ask for no pass.
+   */
+  cached?: readonly WatchedKind[];
+  /** The target as its pass starts, with what the caches hold of the objects it names. */
+  withCache?: (target: Target, cache: WatchCache) => Target;
 }
 
 export interface WatcherSettings {
@@ -86,7 +94,11 @@ export interface WatcherReport {
   failedPasses: number;
   /** Targets given up after repeated failures (left to the full pass). */
   abandoned: number;
+  /** Lists of the watched kinds (none was saved, or a 410): the checkpoint spares the others. */
   relists: number;
+  /** Lists of the cached kinds (one each at every start, and after a 410) and the objects they hold at the end. */
+  cacheLists: number;
+  cachedObjects: number;
   rewatches: number;
   stalls: number;
   /** Milliseconds from a change's arrival to its pass's start: median and largest. */

@@ -11,6 +11,7 @@
 import type { WatchCheckpoint, WatchedKind } from '../../core/watch.js';
 import { Deadline } from '../pass/deadline.js';
 import type { Budget } from '../pass/types.js';
+import { WatchCache } from './cache.js';
 import { Checkpoints } from './checkpoints.js';
 import { Dispatcher } from './dispatcher.js';
 import { beatWatchers, joinWatchers, leaveWatchers } from './lease.js';
@@ -23,6 +24,7 @@ interface Running {
   streams: KindStream[];
   checkpoints: Checkpoints;
   counts: { changes: number; actionable: number };
+  cache: WatchCache;
 }
 
 export async function runWatcher(deps: WatcherDeps, mode: WatchMode, budget: Budget): Promise<WatcherReport> {
@@ -49,8 +51,26 @@ export async function runWatcher(deps: WatcherDeps, mode: WatchMode, budget: Bud
   return report;
 }
 
+/** The cached kinds' streams: listed at every start, their changes kept in `cache` and nothing more. */
+function cacheStreams(deps: WatcherDeps, cache: WatchCache): KindStream[] {
+  const sink: StreamSink = {
+    change: (kind, change, object) => cache.apply(kind, change, object),
+    bookmark: () => undefined,
+    relisting: (kind) => cache.relist(kind),
+  };
+  return cache.kinds.map((kind) => new KindStream(kind, deps, sink));
+}
+
 async function startStreams(deps: WatcherDeps, mode: WatchMode, budget: Budget, mayStart: () => boolean): Promise<Running> {
-  const dispatcher = new Dispatcher(deps, budget, mayStart);
+  const cache = new WatchCache(mode.cached ?? []);
+  const cached = cacheStreams(deps, cache);
+  // The caches fill beside the checkpoint read and the watched kinds' start, and are not waited for
+  // (a list that keeps failing must not hold the watcher): a pass before its kind is listed reads it live.
+  for (const stream of cached) void stream.start(undefined);
+  const { withCache } = mode;
+  const passDeps: WatcherDeps =
+    withCache === undefined ? deps : { ...deps, runTarget: (target, budget) => deps.runTarget(withCache(target, cache), budget) };
+  const dispatcher = new Dispatcher(passDeps, budget, mayStart);
   const prefixes = new Map<WatchedKind, HandledPrefix>(mode.kinds.map((kind) => [kind, new HandledPrefix()]));
   const prefix = (kind: WatchedKind) => prefixes.get(kind) as HandledPrefix;
   const counts = { changes: 0, actionable: 0 };
@@ -71,8 +91,8 @@ async function startStreams(deps: WatcherDeps, mode: WatchMode, budget: Budget, 
     return {};
   });
   const streams = mode.kinds.map((kind) => new KindStream(kind, deps, sink));
-  await Promise.all(streams.map((stream) => stream.start(saved[stream.kind]?.resourceVersion)));
-  return { dispatcher, streams, checkpoints: new Checkpoints(deps, prefixes), counts };
+  await Promise.all([...streams.map((stream) => stream.start(saved[stream.kind]?.resourceVersion))]);
+  return { dispatcher, streams: [...cached, ...streams], checkpoints: new Checkpoints(deps, prefixes), counts, cache };
 }
 
 /** The watcher's round of checks, every `tickMs`, until its deadline or a successor takes over. */
@@ -100,7 +120,10 @@ async function watchUntilDone(deps: WatcherDeps, watcherId: string, running: Run
 
 function reportOf(watcherId: string, joined: boolean, why: string, durationMs: number, running?: Running): WatcherReport {
   const waits = [...(running?.dispatcher.stats.queueWaits ?? [])].sort((a, b) => a - b);
-  const streamStats = (key: 'relists' | 'rewatches' | 'stalls') => (running?.streams ?? []).reduce((sum, s) => sum + s.stats[key], 0);
+  const streamStats = (key: 'relists' | 'rewatches' | 'stalls', cached?: boolean) =>
+    (running?.streams ?? [])
+      .filter((s) => cached === undefined || running?.cache.kinds.includes(s.kind) === cached)
+      .reduce((sum, s) => sum + s.stats[key], 0);
   const stats = running?.dispatcher.stats;
   return {
     watcherId,
@@ -112,7 +135,9 @@ function reportOf(watcherId: string, joined: boolean, why: string, durationMs: n
     passes: stats?.passes ?? 0,
     failedPasses: stats?.failedPasses ?? 0,
     abandoned: stats?.abandoned ?? 0,
-    relists: streamStats('relists'),
+    relists: streamStats('relists', false),
+    cacheLists: streamStats('relists', true),
+    cachedObjects: running?.cache.size() ?? 0,
     rewatches: streamStats('rewatches'),
     stalls: streamStats('stalls'),
     queueWaitMs: { p50: waits[Math.floor(waits.length / 2)] ?? 0, max: waits.at(-1) ?? 0 },

@@ -81,6 +81,20 @@ describe('the attacher pass: writes around EC2', () => {
     expect(cluster.attacherWrites).toEqual(['pv+ pv-data']);
   });
 
+  it('the intent written beside the finalizer patches is abandoned when they refuse: the lock released, no backoff counted', async () => {
+    const { cluster, store, blockStorage, deps } = setup();
+    const claim = cluster.claimVolumeAttachment.bind(cluster);
+    cluster.claimVolumeAttachment = () => Promise.resolve('deleting' as const);
+
+    await runAttacherFullPass(deps, budget);
+
+    expect(store.items.get(V)?.operations ?? {}).toEqual({});
+    expect(store.items.get(V)?.attachments['node-a']).toBeUndefined();
+    cluster.claimVolumeAttachment = claim;
+    await runAttacherFullPass(deps, budget);
+    expect(blockStorage.calls).toEqual([`attach ${V}`, 'wait attached']);
+  });
+
   it('a PV kcm is deleting: attachError, no finalizer on the VA, no EC2 call', async () => {
     const { cluster, blockStorage, deps } = setup();
     cluster.snapshot.pvs = [{ ...pv('pv-data'), metadata: { name: 'pv-data', deletionTimestamp: new Date(T0) } }];

@@ -291,6 +291,27 @@ describe('one VolumeAttachment named by the watcher (external-attacher: syncAtta
     expect(report.actions.map((a) => `${a.kind} ${a.volumeId}`)).toEqual([`detach ${V}`]);
   });
 
+  it("a live object with the watcher's cached PV, CSINode and Node: attached without a read of the API server", async () => {
+    const w = watched(kcmVa('node-a'));
+    const known = { pvs: [pv('pv-data')], csiNodes: [csiNode('node-a')], nodes: [node('node-a')] };
+
+    await w.pass({ ...vaTarget, seen: kcmVa('node-a'), known });
+
+    expect(w.calls).toEqual([]);
+    expect(w.blockStorage.calls).toEqual([`attach ${V}`, 'wait attached']);
+    expect(w.cluster.attacherWrites.slice(0, 2)).toEqual(['pv+ pv-data', `claim ${NAME} ${instanceOf('node-a')}`]);
+  });
+
+  it('one being deleted never acts on cached objects: a stale PV and CSINode are ignored, its objects are read live', async () => {
+    const w = watched(kcmVa('node-a', { claimed: true, deleting: true }), { v1: true });
+    const stale = { pvs: [pv('pv-data', { volumeId: vol(9) })], csiNodes: [csiNode('node-a', 'i-0stale0000000000')], nodes: [] };
+
+    await w.pass({ ...vaTarget, seen: kcmVa('node-a', { claimed: true, deleting: true }), known: stale });
+
+    expect(w.calls).toEqual(['pv pv-data', 'csinode node-a', 'node node-a']);
+    expect(w.blockStorage.calls).toEqual([`detach ${V}`, 'wait detached']);
+  });
+
   it.each([
     ['being deleted without our finalizer (never ours to attach)', kcmVa('node-a', { deleting: true }), ['va', 'pv', 'csinode', 'node']],
     ['gone', undefined, ['va']],
