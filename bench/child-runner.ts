@@ -26,7 +26,19 @@ export interface PassChild {
   stop(): void;
 }
 
+/** A pass child; one killed at its cap is started afresh for the next pass (a cold invocation, as Lambda would). */
 export async function startPassChild(env: Record<string, string>, memoryMb: number): Promise<PassChild> {
+  let current = await spawnPassChild(env, memoryMb);
+  return {
+    run: async (request) => {
+      if (current.dead()) current = await spawnPassChild(env, memoryMb);
+      return current.run(request);
+    },
+    stop: () => current.stop(),
+  };
+}
+
+async function spawnPassChild(env: Record<string, string>, memoryMb: number): Promise<PassChild & { dead(): boolean }> {
   const child: ChildProcess = fork(await childBundle(), [], {
     env: {
       ...env,
@@ -46,6 +58,7 @@ export async function startPassChild(env: Record<string, string>, memoryMb: numb
   let dead = false;
   child.once('exit', () => (dead = true));
   return {
+    dead: () => dead,
     run: (request) => {
       if (dead) return Promise.reject(new Error('the controller process is gone'));
       const started = performance.now();
