@@ -64,7 +64,7 @@ export async function attacherFullPass(
     const whole = ask.length > 0 ? 'an EC2 event asks about instances' : wholeAsked(options);
     const decided = await decideCoverage(start.deps, attacherWatch.kinds, start.startedAt, whole);
     if (decided.coverage.covered) {
-      const covered = await coveredPass(start, budget, decided.state, decided.coverage.watcher);
+      const covered = await coveredPass(start, budget, decided.state ?? { version: 0 }, decided.coverage.watcher);
       read = { ctx: covered.ctx, view: NOTHING_READ, targets: [] };
       return covered;
     }
@@ -77,7 +77,7 @@ export async function attacherFullPass(
       deps.store.scan(),
     ]);
     const view = cluster.read;
-    const controllerState = scanned.controllerState ?? decided.state;
+    const controllerState = scanned.controllerState ?? decided.state ?? (await deps.store.getControllerState());
     const targets = attacherTargets(view);
     const desired = attacherDesiredState(view, targets, { complete: cluster.complete });
     const mode = attacherMode(deps, { targets, ...(cluster.complete ? { listing: view } : {}), pvsRead: view.pvs });

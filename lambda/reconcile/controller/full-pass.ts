@@ -44,7 +44,7 @@ async function coveredPass({ deps, dryRun, startedAt }: PassStart<ControllerDeps
   const scanned = await deps.store.scan();
   const desired = buildDesiredState(EMPTY_SNAPSHOT, { complete: false, scope: coveredScope(scanned.records) });
   const ctx = createPassContext(deps, budget, { desired, actual: new Map(scanned.records) }, controllerMode(deps, { pvs: [] }));
-  const steps = await coveredSteps(ctx, scanned.controllerState ?? decided.state, startedAt, dryRun);
+  const steps = await coveredSteps(ctx, scanned.controllerState ?? decided.state ?? { version: 0 }, startedAt, dryRun);
   // What EC2 contradicted is healed now, by the node's own pass, not at the next complete one.
   const nodes = [...new Set(steps.contradicted.map((pair) => pair.nodeName))];
   for (const name of nodes) await runTargetedPass(deps, { kind: 'node', name }, budget, { dryRun });
@@ -70,7 +70,7 @@ async function completePass(
   // The cluster read and the scan are independent; the scan brings the controller state along.
   const [cluster, scanned] = await Promise.all([readOrNothing(deps, () => deps.cluster.readAll(), EMPTY_SNAPSHOT), deps.store.scan()]);
   const snapshot = cluster.read;
-  const controllerState = scanned.controllerState ?? decided.state;
+  const controllerState = scanned.controllerState ?? decided.state ?? (await deps.store.getControllerState());
   const desired = buildDesiredState(snapshot, { complete: cluster.complete });
   const mode = controllerMode(deps, { pvs: snapshot.pvs, listed: snapshot });
   const ctx = createPassContext(deps, budget, { desired, actual: new Map(scanned.records) }, mode);

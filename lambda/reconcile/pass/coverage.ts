@@ -11,8 +11,8 @@ import type { PassOptions, ReconcileDeps } from './types.js';
 
 export interface Decided {
   coverage: Coverage;
-  /** The controller state as read for the decision. */
-  state: ControllerState;
+  /** The controller state as read for the decision (none when the caller asked for a complete pass). */
+  state?: ControllerState;
 }
 
 /** `whole`: the caller asks for a complete pass (a dry run, the CLI's pass, a cluster event's fallback). */
@@ -22,17 +22,18 @@ export async function decideCoverage(
   now: number,
   whole: string | undefined,
 ): Promise<Decided> {
+  // Asked to be complete: nothing to decide, and the Scan brings the controller state along.
+  if (whole !== undefined) return { coverage: { covered: false, why: whole } };
   const watchers = deps.watchers;
   const [state, facts] = await Promise.all([
     deps.store.getControllerState(),
-    whole !== undefined || watchers === undefined
+    watchers === undefined
       ? undefined
       : watchers.readFacts(kinds).catch((error: unknown) => {
           deps.log.warn("could not read the watchers' facts; this pass is complete", { error: String(error) });
           return undefined;
         }),
   ]);
-  if (whole !== undefined) return { state, coverage: { covered: false, why: whole } };
   const decided = coverage({
     facts,
     completeAt: state.completeAt,
