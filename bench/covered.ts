@@ -4,7 +4,6 @@
  */
 import type { LocalStack } from '../sandbox/local-stack.js';
 import { startPassChild, type PassChild } from './child-runner.js';
-import type { PassFigures, SizeFigures } from './size.js';
 
 /**
  * A live watcher's facts, as a watcher leaves them in the store: a holder that watches and has just
@@ -25,11 +24,11 @@ async function coverWithWatcher(stage: LocalStack): Promise<void> {
 }
 
 /** "After": two covered passes at a sync, a minute apart, in a fresh controller process (its peak memory is its own). */
-export async function measureCovered(
+export async function measureCovered<F>(
   stage: LocalStack,
   setup: { env: Record<string, string>; memoryMb: number; rttMs: number },
-  measure: (child: PassChild, rttMs: number) => Promise<PassFigures>,
-): Promise<Pick<SizeFigures, 'coveredAtSync' | 'coveredAtSyncNoRtt'>> {
+  measure: (child: PassChild, rttMs: number) => Promise<F>,
+): Promise<{ coveredAtSync: F; coveredAtSyncNoRtt: F }> {
   const child = await startPassChild(setup.env, setup.memoryMb);
   try {
     stage.clock.advance(61_000);
