@@ -26,23 +26,19 @@ export interface PassChild {
   stop(): void;
 }
 
+/** A pass child; one killed at its cap is started afresh for the next pass (a cold invocation, as Lambda would). */
 export async function startPassChild(env: Record<string, string>, memoryMb: number): Promise<PassChild> {
-  let current = await spawn(env, memoryMb);
+  let current = await spawnPassChild(env, memoryMb);
   return {
     run: async (request) => {
-      // Lambda starts a new execution environment after a timeout killed one: so does the bench.
-      if (current.dead) current = await spawn(env, memoryMb);
+      if (current.dead()) current = await spawnPassChild(env, memoryMb);
       return current.run(request);
     },
     stop: () => current.stop(),
   };
 }
 
-interface Spawned extends PassChild {
-  readonly dead: boolean;
-}
-
-async function spawn(env: Record<string, string>, memoryMb: number): Promise<Spawned> {
+async function spawnPassChild(env: Record<string, string>, memoryMb: number): Promise<PassChild & { dead(): boolean }> {
   const child: ChildProcess = fork(await childBundle(), [], {
     env: {
       ...env,
@@ -62,10 +58,9 @@ async function spawn(env: Record<string, string>, memoryMb: number): Promise<Spa
   let dead = false;
   child.once('exit', () => (dead = true));
   return {
-    get dead() {
-      return dead;
-    },
+    dead: () => dead,
     run: (request) => {
+      if (dead) return Promise.reject(new Error('the controller process is gone'));
       const started = performance.now();
       return new Promise((resolve) => {
         const timer = setTimeout(() => {

@@ -15,6 +15,8 @@ export interface PassRequest {
   capMs: number;
   /** The stack's clock minus the wall clock: the child's clock shows the stack's time. */
   clockOffsetMs: number;
+  /** Today's complete pass whatever covers the cluster ("before"); otherwise the pass decides (covered when a watcher covers). */
+  complete?: boolean;
 }
 
 export interface PassAnswer {
@@ -25,6 +27,8 @@ export interface PassAnswer {
   peakRss: number;
   /** V8 heap in use before and after the pass. */
   heapBefore: number;
+  /** The pass was covered (a live watcher covers the cluster: nothing listed, a rolling slice verified). */
+  covered?: boolean;
   actions?: number;
   converged?: boolean;
   /** A takeover pass: claimed volumes it left to the next invocation. */
@@ -72,9 +76,16 @@ async function runPass(request: PassRequest): Promise<PassAnswer> {
     return { wallMs: performance.now() - started, cpuMs: (used.user + used.system) / 1000, rssBefore, peakRss, heapBefore };
   };
   try {
-    const report = await profiled(() => controller.fullPass({ deadline: clock.now() + request.capMs }));
+    const options = request.complete === true ? { complete: true } : {};
+    const report = await profiled(() => controller.fullPass({ deadline: clock.now() + request.capMs }, options));
     const takeover = report.takeover === undefined ? {} : { takeoverLeft: report.takeover.left };
-    return { ...base(), actions: report.actions.length, converged: report.converged, ...takeover };
+    return {
+      ...base(),
+      actions: report.actions.length,
+      converged: report.converged,
+      covered: report.coverage?.covered === true,
+      ...takeover,
+    };
   } catch (error) {
     return { ...base(), error: error instanceof Error ? error.message : String(error) };
   }

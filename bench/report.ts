@@ -48,6 +48,8 @@ const PASS_NAMES = {
   steadyAtSync: 'steady state, sync due (verifies)',
   steadyAtSyncNoRtt: 'steady state, sync due, no latency added',
   steadyBetweenSyncs: 'steady state, between syncs',
+  coveredAtSync: 'covered (a live watcher covers), sync due: a fresh process',
+  coveredAtSyncNoRtt: 'covered, sync due (the next slice), no latency added',
 };
 
 function sizeSection(f: SizeFigures): string[] {
@@ -60,14 +62,16 @@ function sizeSection(f: SizeFigures): string[] {
     '',
     '| pass | added per request | wall | controller CPU | RSS before → peak | actions | converged |',
     '| --- | ---: | ---: | ---: | ---: | ---: | --- |',
-    ...(['takeover', 'steadyAtSync', 'steadyAtSyncNoRtt', 'steadyBetweenSyncs'] as const).flatMap((k) => {
-      const p = f[k];
-      if (p === undefined)
-        return k === 'takeover'
-          ? [`| first full pass (takeover) | | not measured: actual state seeded into DynamoDB in ${s(f.stateSeedMs ?? 0)} | | | | |`]
-          : [];
-      return `| ${PASS_NAMES[k]} | ${p.rttMs} ms | ${pass(p)} | ${s(p.cpuMs)} | ${p.rssBeforeMb} → ${p.peakRssMb} MB | ${p.actions ?? '–'} | ${p.converged ?? '–'} |`;
-    }),
+    ...(['takeover', 'steadyAtSync', 'steadyAtSyncNoRtt', 'steadyBetweenSyncs', 'coveredAtSync', 'coveredAtSyncNoRtt'] as const).flatMap(
+      (k) => {
+        const p = f[k];
+        if (p === undefined)
+          return k === 'takeover'
+            ? [`| first full pass (takeover) | | not measured: actual state seeded into DynamoDB in ${s(f.stateSeedMs ?? 0)} | | | | |`]
+            : [];
+        return `| ${PASS_NAMES[k]} | ${p.rttMs} ms | ${pass(p)} | ${s(p.cpuMs)} | ${p.rssBeforeMb} → ${p.peakRssMb} MB | ${p.actions ?? '–'} | ${p.converged ?? '–'} |`;
+      },
+    ),
     ...(f.otherPageSizes ?? []).map(
       (o) =>
         `| steady state, sync due, page size ${o.pageSize} | ${o.steadyAtSync.rttMs} ms | ${pass(o.steadyAtSync)} | ${s(o.steadyAtSync.cpuMs)} | ${o.steadyAtSync.rssBeforeMb} → ${o.steadyAtSync.peakRssMb} MB | | |`,
@@ -81,6 +85,9 @@ function sizeSection(f: SizeFigures): string[] {
     '',
     ...callTable(f.steadyBetweenSyncs),
     '',
+    ...(f.coveredAtSync
+      ? ['### Covered pass at a sync (nothing listed; the rolling slice described)', '', ...callTable(f.coveredAtSync), '']
+      : []),
     `DynamoDB at the sync pass: ${f.steadyAtSync.dynamo.itemsRead} items read, ${f.steadyAtSync.dynamo.itemsWritten} written, ${f.steadyAtSync.dynamo.conditionalFailures} conditional failures; capacity units ${f.steadyAtSync.dynamo.capacityUnits} (the store does not ask for ReturnConsumedCapacity, so calls and items are counted instead). ${f.takeover ? `Takeover: ${f.takeover.dynamo.itemsWritten} items written.` : ''}`,
     `EC2 mutating calls in the steady passes: ${['AttachVolume', 'DetachVolume'].map((op) => f.steadyAtSync.calls.find((r) => r.operation === op)?.calls ?? 0).reduce((a, b) => a + b, 0)}.`,
   ];

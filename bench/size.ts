@@ -20,6 +20,7 @@ import { startPassChild, type PassChild } from './child-runner.js';
 import type { PassAnswer } from './pass-child.js';
 import { measureEventLatency, scheduleWithActors, type EventLatency } from './latency.js';
 import { measurePlanCpu, type PlanCpu } from './plan-cpu.js';
+import { measureCovered } from './covered.js';
 import { seedActualState } from './seed-state.js';
 import { countScanPages, steadyRows, type CallRow, type ObjectCounts } from './steady.js';
 
@@ -40,6 +41,8 @@ export interface PassFigures {
   error?: string;
   actions?: number;
   converged?: boolean;
+  /** A covered pass (a live watcher covered the cluster), not a complete one. */
+  covered?: boolean;
   calls: CallRow[];
   dynamo: DynamoMeter;
 }
@@ -55,6 +58,10 @@ export interface SizeFigures {
   /** The same pass with no latency injected (only when `rttMs` > 0). */
   steadyAtSyncNoRtt?: PassFigures;
   steadyBetweenSyncs: PassFigures;
+  /** "After": the pass at a sync while a live watcher covers the cluster, in a fresh process (a cold invocation), with the latency. */
+  coveredAtSync?: PassFigures;
+  /** The same covered pass again a minute later (the next rolling slice), with no latency injected. */
+  coveredAtSyncNoRtt?: PassFigures;
   /** The lists' page size of the passes above. */
   pageSize: number;
   /** The steady pass at a sync (with the latency) again with other list page sizes. */
@@ -89,6 +96,8 @@ interface PassSetup {
   rttMs: number;
   /** Verification is due, so DescribeVolumes belongs to the lower bound. */
   sync: boolean;
+  /** False: the pass may be covered (a watcher's facts are in the store); otherwise today's complete pass. */
+  complete?: boolean;
   /** A takeover: invocations of the function's budget each, until it is done. */
   takeover?: boolean;
 }
@@ -115,7 +124,8 @@ async function measuredPass(stage: LocalStack, child: PassChild, counts: ObjectC
   const answers: (PassAnswer & { timedOut: boolean })[] = [];
   const capMs = setup.takeover === true ? INVOCATION_BUDGET_MS : setup.capMs;
   try {
-    do answers.push(await child.run({ capMs, clockOffsetMs: stage.clock.now() - Date.now() }));
+    const complete = setup.complete !== false;
+    do answers.push(await child.run({ capMs, clockOffsetMs: stage.clock.now() - Date.now(), complete }));
     while (
       setup.takeover === true &&
       answers.length < MAX_TAKEOVER_INVOCATIONS &&
@@ -138,6 +148,7 @@ async function measuredPass(stage: LocalStack, child: PassChild, counts: ObjectC
     ...(answer.error ? { error: answer.error } : {}),
     ...(answer.takeoverLeft ? { takeoverLeft: answer.takeoverLeft } : {}),
     ...(answer.actions === undefined ? {} : { actions: answer.actions, converged: answer.converged ?? false }),
+    ...(answer.covered === true ? { covered: true } : {}),
     calls: steadyRows(counts, drained, stage.dynamo.meter, setup.sync, setup.pageSize),
     dynamo: { ...stage.dynamo.meter, calls: { ...stage.dynamo.meter.calls } },
   };
@@ -212,6 +223,16 @@ export async function measureSize(nodes: number, options: SizeOptions): Promise<
       figures.otherPageSizes.push({ pageSize: size, steadyAtSync: measured });
       options.log(`  page size ${size}: steady full pass at a sync ${secs(measured)} with ${options.rttMs} ms per request`);
     }
+    const covering = { env: { ...stage.env, BENCH_LIST_PAGE_SIZE: String(pageSize) }, memoryMb: options.memoryMb, rttMs: options.rttMs };
+    Object.assign(
+      figures,
+      await measureCovered(stage, covering, (next, rttMs) =>
+        measuredPass(stage, next, counts, { ...setup, rttMs, sync: true, complete: false }),
+      ),
+    );
+    options.log(
+      `  covered pass at a sync (a watcher covers) ${secs(figures.coveredAtSync)} with ${options.rttMs} ms per request, ${secs(figures.coveredAtSyncNoRtt)} without`,
+    );
     figures.planCpu = await measurePlanCpu(stage.controller.ports, clock.now());
     const actors = new Actors(stage, cluster, new Random(nodes + 1));
     if (options.latency) figures.latency = await measureEventLatency(stage, handlers, scheduleWithActors(actors));

@@ -5,6 +5,7 @@
  */
 import type { z } from 'zod';
 import { DEFAULT_PLAN_CONFIG, type PlanConfig } from './core/config.js';
+import type { CoverageSettings } from './core/coverage.js';
 import { parseTagList, type TagScheme } from './core/tag-scheme.js';
 import type { ReconcileSettings } from './reconcile/pass/types.js';
 import { ENV_SCHEMA, SETTING_SPECS, SETTINGS, type Env, type SettingName } from './settings.js';
@@ -36,6 +37,8 @@ export interface Config {
   /** Attacher mode: how long a `Scheduled` event polls for kcm's VolumeAttachments. */
   attacherWaitMs: number;
   syncPeriodMs: number;
+  /** COMPLETE_PASS_SECONDS and VERIFY_SLICES: covered passes between complete ones. */
+  coverage: CoverageSettings;
   /** How long one pass waits for an attach to reach `attached` (the rest is left to the next pass). */
   maxAttachWaitMs: number;
   maxConcurrentOperations: number;
@@ -155,6 +158,7 @@ function toConfig(env: Env, runtime: Runtime): Config {
     sidecarGone: env.SIDECAR_GONE === 'true',
     attacherWaitMs: env.ATTACHER_POLL_SECONDS * 1000,
     syncPeriodMs: env.SYNC_PERIOD_SECONDS * 1000,
+    coverage: { completeEveryMs: env.COMPLETE_PASS_SECONDS * 1000, verifySlices: env.VERIFY_SLICES },
     maxAttachWaitMs: env.MAX_ATTACH_WAIT_SECONDS * 1000,
     maxConcurrentOperations: env.MAX_CONCURRENT_OPERATIONS,
     kubeApi: { qps: env.KUBE_API_QPS, burst: env.KUBE_API_BURST },
@@ -215,6 +219,7 @@ export function reconcileSettings(config: Config): ReconcileSettings {
   return {
     plan: config.plan,
     syncPeriodMs: config.syncPeriodMs,
+    coverage: config.coverage,
     maxConcurrentOperations: config.maxConcurrentOperations,
     maxAttachWaitMs: config.maxAttachWaitMs,
     maxDetachWaitMs: MAX_DETACH_WAIT_MS,

@@ -6,6 +6,7 @@
  */
 import { z } from 'zod';
 import { DEFAULT_PLAN_CONFIG } from './core/config.js';
+import { DEFAULT_COVERAGE } from './core/coverage.js';
 import { DEFAULT_INSTANCE_TAGS, DEFAULT_VOLUME_TAGS } from './core/tag-scheme.js';
 import { METRICS_NAMESPACE, SERVICE_NAME } from './observability/metric-names.js';
 
@@ -148,6 +149,20 @@ export const SETTING_SPECS = {
     default: '60',
     expected: seconds('60'),
     meaning: "How often a full pass verifies the actual state against EC2 (upstream's reconciler sync period).",
+  }),
+  COMPLETE_PASS_SECONDS: setting({
+    schema: wholeAbove0,
+    default: inSeconds(DEFAULT_COVERAGE.completeEveryMs),
+    expected: seconds('600'),
+    meaning:
+      "While a live watcher covers the cluster, a full pass lists the whole cluster and describes every volume only this often (and on a cold start, when no watcher covers, or after a watcher gave up on a target); the passes between read the store and verify a rolling slice. At or below SYNC_PERIOD_SECONDS every pass is complete. The default is external-attacher's resync.",
+  }),
+  VERIFY_SLICES: setting({
+    schema: wholeAbove0,
+    default: String(DEFAULT_COVERAGE.verifySlices),
+    expected: 'a whole number above 0 (e.g. 5)',
+    meaning:
+      'A covered pass describes unsettled and recently changed volumes at every sync and one slice of the rest, so an out-of-band detach is found within this many sync periods. 1 describes every volume at every sync.',
   }),
   MAX_WAIT_FOR_UNMOUNT_SECONDS: setting({
     schema: z.union([z.literal('disabled'), wholeAbove0]),

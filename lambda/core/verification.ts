@@ -1,7 +1,10 @@
 /**
- * When a pass asks EC2 (DESIGN §4 step 3) and about what. A full pass verifies every volume and
- * instance it knows once per sync period; in between it asks only about attachments in flux, the
- * ones a plan must not judge on the record's word alone (a stuck attach is detached only on EC2's).
+ * When a pass asks EC2 (DESIGN §4 step 3) and about what. A complete pass verifies every volume
+ * and instance it knows once per sync period; a covered pass (a live watcher covers the cluster)
+ * verifies at each sync what is unsettled or recently acted on plus a rolling slice of the rest,
+ * so every volume is described within `slices` sync periods; in between, any pass asks only about
+ * attachments in flux, the ones a plan must not judge on the record's word alone (a stuck attach
+ * is detached only on EC2's).
  */
 import {
   type ActualState,
@@ -11,6 +14,7 @@ import {
   type Observations,
   pairKey,
   type VolumeId,
+  type VolumeRecord,
 } from './types.js';
 import { adoptionIndex, nodesByInstance } from './adoption.js';
 
@@ -109,4 +113,53 @@ export function unrecordedAttachments(
     }
   }
   return found;
+}
+
+/**
+ * Which of `slices` rolling slices a volume belongs to: a hash of its id (FNV-1a), so a volume keeps
+ * its slice whatever else is created or deleted, and slices stay even without any bookkeeping.
+ */
+export function sliceOf(volumeId: VolumeId, slices: number): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < volumeId.length; i++) {
+    hash ^= volumeId.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193);
+  }
+  return (hash >>> 0) % Math.max(1, slices);
+}
+
+/** What a covered pass (the watcher covers the cluster; nothing was listed) verifies at a sync. */
+export interface RollingSlice {
+  /** Which slice is due: a counter the controller state moves on after each covered verification. */
+  slice: number;
+  /** Every volume is described at least once in this many consecutive covered verifications. */
+  slices: number;
+  now: number;
+  /** An attachment that entered its state this recently (our own attach or detach) is described every pass. */
+  recentMs: number;
+}
+
+/** Recently acted on: an operation or backoff on record, or an attachment that changed state within `recentMs`. */
+export function recentlyActed(record: VolumeRecord, now: number, recentMs: number): boolean {
+  if (Object.keys(record.operations).length > 0 || Object.keys(record.backoff).length > 0) return true;
+  return Object.values(record.attachments).some((a) => now - a.since < recentMs);
+}
+
+/**
+ * A covered pass's verification: every unsettled or recently acted volume, plus the due slice of
+ * the rest, and the instances behind those volumes' attachments. Over `slices` consecutive slices
+ * every volume on record is described at least once (a complete pass describes them all).
+ */
+export function rollingTargets(actual: ActualState, rolling: RollingSlice): VerificationTargets {
+  const due = ((rolling.slice % rolling.slices) + rolling.slices) % rolling.slices;
+  const volumeIds: VolumeId[] = [];
+  const instanceIds = new Set<InstanceId>();
+  for (const record of actual.values()) {
+    const unsettled = Object.values(record.attachments).some((a) => a.state !== 'attached');
+    const chosen = unsettled || recentlyActed(record, rolling.now, rolling.recentMs) || sliceOf(record.volumeId, rolling.slices) === due;
+    if (!chosen) continue;
+    volumeIds.push(record.volumeId);
+    for (const a of Object.values(record.attachments)) instanceIds.add(a.instanceId);
+  }
+  return { volumeIds: volumeIds.sort(), instanceIds: [...instanceIds].sort() };
 }

@@ -26,6 +26,10 @@ export interface ControllerState {
   lastVerifiedAt?: number;
   /** Set once the actual state has been seeded from the cluster (takeover from kube-controller-manager). */
   seededAt?: number;
+  /** When the last complete pass (every list read, every volume described) started: covered passes are measured from it. */
+  completeAt?: number;
+  /** The rolling slice the next covered verification describes (core/verification.ts `rollingTargets`). */
+  slice?: number;
   /** A takeover still under way: what earlier invocations already seeded and verified. */
   takeover?: TakeoverProgress;
   version: number;

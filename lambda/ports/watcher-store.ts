@@ -3,6 +3,7 @@
  * the lease naming the live watcher invocations, and per watched kind the checkpoint the next
  * watch resumes from. Implemented by `adapters/dynamodb/watcher-store.ts`.
  */
+import type { WatcherFacts } from '../core/coverage.js';
 import type { WatchCheckpoint, WatchedKind, WatcherLease } from '../core/watch.js';
 
 export interface WatcherStore {
@@ -17,4 +18,8 @@ export interface WatcherStore {
    * (everything before it was handled), so a late older one costs replay, never a gap.
    */
   saveCheckpoint(kind: WatchedKind, checkpoint: WatchCheckpoint): Promise<void>;
+  /** The lease, these kinds' checkpoints and the last give-up mark, in one read (the full pass's coverage decision). Throws when any is unreadable. */
+  readFacts(kinds: readonly WatchedKind[]): Promise<WatcherFacts>;
+  /** A watcher gave up on a target at `at`: the next full pass must be complete. Never moves the mark back. */
+  markGaveUp(at: number): Promise<void>;
 }

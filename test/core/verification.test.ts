@@ -1,17 +1,21 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   adoptableNodes,
   clusterKnows,
   instancesOf,
   nodesByInstance,
+  recentlyActed,
+  rollingTargets,
   seedDue,
+  sliceOf,
   unrecordedAttachments,
   unsettledTargets,
   verificationDue,
   verificationTargets,
 } from '../../lambda/core/verification.js';
 import { pairKey } from '../../lambda/core/types.js';
-import { actualOf, attachment, desired, instanceOf, MIN, record, T0, uname, view, vol, want } from './builders.js';
+import { actualOf, attachment, desired, instanceOf, MIN, op, record, T0, uname, view, vol, want } from './builders.js';
 
 describe('seedDue: take over from kube-controller-manager', () => {
   it.each([
@@ -147,5 +151,71 @@ describe('unrecordedAttachments: what EC2 shows on a node that the actual state 
     expect(unrecordedAttachments(state, actual, observations)).toEqual([
       { volumeId: vol(1), nodeName: 'node-b', instanceId: instanceOf('node-b') },
     ]);
+  });
+});
+
+describe('rolling verification: what a covered pass describes at a sync', () => {
+  const settled = (n: number) => record(vol(n), [attachment('node-a')]);
+  const rolling = (slice: number, slices = 4) => ({ slice, slices, now: T0, recentMs: 2 * MIN });
+
+  it('sliceOf is stable and within range, whatever the slice count', () => {
+    for (const slices of [1, 3, 10]) {
+      for (let n = 1; n <= 50; n++) {
+        expect(sliceOf(vol(n), slices)).toBe(sliceOf(vol(n), slices));
+        expect(sliceOf(vol(n), slices)).toBeGreaterThanOrEqual(0);
+        expect(sliceOf(vol(n), slices)).toBeLessThan(slices);
+      }
+    }
+  });
+
+  it.each([
+    ['an attaching attachment', record(vol(1), [attachment('node-a', { state: 'attaching' })]), true],
+    ['an operation on record', record(vol(2), [attachment('node-a')], { operations: { [vol(2)]: op('detach', 'node-a') } }), true],
+    ['an attachment that changed state a minute ago', record(vol(3), [attachment('node-a', { since: T0 - MIN })]), true],
+    ['a settled attachment untouched for ten minutes', record(vol(4), [attachment('node-a')]), false],
+  ])('%s is described at every sync, whatever the slice: %s', (_name, rec, always) => {
+    const described = [0, 1, 2, 3].map((slice) => rollingTargets(actualOf(rec), rolling(slice)).volumeIds.includes(rec.volumeId));
+    expect(described.every(Boolean)).toBe(always);
+    // A settled one is described in exactly its own slice.
+    if (!always) expect(described.filter(Boolean)).toHaveLength(1);
+  });
+
+  it("names the instances behind the chosen volumes' attachments, and only theirs", () => {
+    const rec = record(vol(5), [attachment('node-a', { state: 'detaching' }), attachment('node-b')]);
+    const other = settled(6);
+    const slice = (sliceOf(vol(6), 4) + 1) % 4;
+    expect(rollingTargets(actualOf(rec, other), rolling(slice))).toEqual({
+      volumeIds: [vol(5)],
+      instanceIds: [instanceOf('node-a'), instanceOf('node-b')].sort(),
+    });
+  });
+
+  it('a slice counter past the slice count wraps round', () => {
+    const actual = actualOf(...Array.from({ length: 20 }, (_, i) => settled(i + 1)));
+    expect(rollingTargets(actual, rolling(7))).toEqual(rollingTargets(actual, rolling(3)));
+  });
+
+  it('property: over `slices` consecutive slices every volume is described, whatever the set and the start', () => {
+    fc.assert(
+      fc.property(
+        fc.uniqueArray(fc.integer({ min: 1, max: 1_000_000 }), { maxLength: 200 }),
+        fc.integer({ min: 1, max: 12 }),
+        fc.integer({ min: 0, max: 1_000 }),
+        (ids, slices, start) => {
+          const actual = actualOf(...ids.map(settled));
+          const described = new Set<string>();
+          for (let k = 0; k < slices; k++) {
+            for (const id of rollingTargets(actual, { slice: start + k, slices, now: T0, recentMs: MIN }).volumeIds) described.add(id);
+          }
+          expect(described).toEqual(new Set(ids.map(vol)));
+        },
+      ),
+    );
+  });
+
+  it('recentlyActed: a backoff on record counts, an old settled attachment does not', () => {
+    const backedOff = { ...settled(7), backoff: { k: { failures: 1, notBefore: T0 + MIN, lastError: 'throttled' } } };
+    expect(recentlyActed(backedOff, T0, MIN)).toBe(true);
+    expect(recentlyActed(settled(7), T0, MIN)).toBe(false);
   });
 });

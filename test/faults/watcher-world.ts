@@ -1,10 +1,12 @@
 /**
  * A small world for the watcher fault cases, in either mode: two nodes on a running clock, the
  * mode's live oracle judging every EC2 call and VolumeAttachment write, and the cluster's side of
- * a change (attacher mode: kcm creates the VolumeAttachment; controller mode: a pod is bound).
+ * a change (attacher mode: kcm creates the VolumeAttachment; controller mode: a pod is bound), and
+ * the scheduled full pass beside the watchers.
  */
 import { operatingMode } from '../../lambda/reconcile/operating-mode.js';
 import type { KubeNode, KubeVolumeAttachment } from '../../lambda/core/kube.js';
+import type { PassReport } from '../../lambda/reconcile/pass/types.js';
 import { RunningClock } from '../../sandbox/clock.js';
 import { AttacherLiveOracle } from '../../sandbox/oracle/attacher/live.js';
 import { LiveOracle } from '../../sandbox/oracle/live.js';
@@ -22,6 +24,10 @@ export interface WatcherWorld {
   /** Attached and reported as the mode reports it. */
   attached(volume: WorldVolume, node: string): boolean;
   calls(): Record<string, number>;
+  /** Resolves once the store holds a checkpoint for every kind the mode watches. */
+  checkpointed(): Promise<void>;
+  /** One scheduled full pass, in its own execution environment. */
+  fullPass(): Promise<PassReport>;
   /** The live oracle's violations so far. */
   verdict(): unknown[];
   stop(): Promise<void>;
@@ -53,6 +59,16 @@ export async function watcherWorld(mode: 'controller' | 'attacher'): Promise<Wat
       const status = (world.kube.get('Node', undefined, node) as KubeNode).status;
       return (status?.volumesAttached ?? []).some((v) => v.name === volume.uniqueName);
     },
+    checkpointed: async () => {
+      const kinds = mode === 'attacher' ? (['volumeattachments'] as const) : (['pods', 'nodes'] as const);
+      for (let tries = 0; tries < 500; tries++) {
+        const saved = await world.invocation().ports.watchers.readCheckpoints(kinds);
+        if (kinds.every((kind) => saved[kind] !== undefined)) return;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      throw new Error('no checkpoint saved');
+    },
+    fullPass: () => world.invocation().fullPass({ deadline: world.clock.now() + 60_000 }),
     calls: () => world.ec2.counters().calls,
     verdict: () => oracle.violations,
     stop: async () => {

@@ -82,6 +82,32 @@ describe.each(MODES)('%s mode with watchers', (mode) => {
     expect(w.verdict()).toEqual([]);
   });
 
+  it('full passes while a watcher covers list nothing and act on nothing; once the watcher is gone the next one is complete and catches up', async () => {
+    w = await watcherWorld(mode);
+    const first = startWatcher(w.world.invocation(), LIFETIME_MS);
+    await w.watching();
+    const handled = await w.world.createVolume({ name: 'data-0' });
+    await w.change(handled, 'node-1');
+    await eventually('the watcher handled the change', () => w?.attached(handled, 'node-1') === true);
+    await w.checkpointed();
+    // No complete pass on record yet: the first full pass reads everything, the next are covered.
+    expect((await w.fullPass()).coverage).toMatchObject({ covered: false });
+    w.world.kube.resetRequests();
+    const covered = await w.fullPass();
+    expect(covered).toMatchObject({ coverage: { covered: true }, actions: [] });
+    expect(w.world.kube.requests().filter((r) => r.verb === 'list')).toEqual([]);
+
+    // The watcher ends and no successor joins: a change made now is the next full pass's to find.
+    await first.stop();
+    const unwatched = await w.world.createVolume({ name: 'data-1' });
+    await w.change(unwatched, 'node-2');
+    const complete = await w.fullPass();
+    expect(complete.coverage).toEqual({ covered: false, why: 'no live watcher is watching' });
+    await eventually('attached by the complete pass', () => w?.attached(unwatched, 'node-2') === true);
+    expect(w.calls().AttachVolume).toBe(2);
+    expect(w.verdict()).toEqual([]);
+  });
+
   it('a watch that stalls without closing: the watcher notices past its stall bound, watches again and catches up', async () => {
     w = await watcherWorld(mode);
     const watcher = startWatcher(w.world.invocation(), LIFETIME_MS);

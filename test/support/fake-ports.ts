@@ -2,6 +2,7 @@
  * In-memory stand-ins for the three ports, for executor unit tests of edge cases that the
  * sandboxes cannot easily stage. The store keeps the port's contract (CAS on version, fencing).
  */
+import { DEFAULT_COVERAGE } from '../../lambda/core/coverage.js';
 import { ATTACHER_FINALIZER, NODE_ID_ANNOTATION } from '../../lambda/core/attacher/names.js';
 import type { VaStatusPatch } from '../../lambda/core/attacher/status.js';
 import type { AttachedVolume, ClusterSnapshot, KubeCsiNode } from '../../lambda/core/kube.js';
@@ -371,6 +372,15 @@ export class FakeWatcherStore implements WatcherStore {
     this.checkpoints.set(kind, { ...checkpoint });
     return Promise.resolve();
   }
+  gaveUpAt: number | undefined;
+  async readFacts(kinds: readonly WatchedKind[]) {
+    const facts = { lease: await this.readLease(), checkpoints: await this.readCheckpoints(kinds) };
+    return this.gaveUpAt === undefined ? facts : { ...facts, gaveUpAt: this.gaveUpAt };
+  }
+  markGaveUp(at: number) {
+    this.gaveUpAt = Math.max(at, this.gaveUpAt ?? at);
+    return Promise.resolve();
+  }
 }
 
 export function fakeDeps(ports: Pick<ModeDeps, 'cluster' | 'store'> & Partial<ReconcileDeps>): ModeDeps {
@@ -383,6 +393,7 @@ export function fakeDeps(ports: Pick<ModeDeps, 'cluster' | 'store'> & Partial<Re
     settings: {
       plan: config(),
       syncPeriodMs: 60_000,
+      coverage: DEFAULT_COVERAGE,
       maxConcurrentOperations: 4,
       maxAttachWaitMs: 5_000,
       maxDetachWaitMs: 5_000,

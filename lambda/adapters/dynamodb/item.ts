@@ -18,7 +18,7 @@
  * Tombstone, left by `remove` so versions never restart (a stale writer's version cannot match again):
  *   pk S, version N, removedAt N (epoch ms), ttl N (epoch s; DynamoDB TTL deletes it later)
  * Controller state, one item:
- *   pk S `controller#state`, lastVerifiedAt N?, seededAt N?, takeover M? { startedAt N, through S?, holder M? { passId S, until N } }, version N
+ *   pk S `controller#state`, lastVerifiedAt N?, seededAt N?, completeAt N?, slice N?, takeover M? { startedAt N, through S?, holder M? { passId S, until N } }, version N
  * Device reservations, one item per EC2 instance (devices.ts):
  *   pk S `instance#<instanceId>`, and per reserved name an attribute `device:<name>` →
  *   M { volumeId S, operationId S, expiresAt N }
@@ -47,6 +47,8 @@ export const HANDOVER_KEY = 'handover#csi-attacher';
 /** The watchers' lease and their checkpoints (watcher-store.ts). */
 export const WATCHER_LEASE_KEY = 'watcher#lease';
 export const WATCHER_CHECKPOINT_PREFIX = 'watcher#checkpoint#';
+/** When a watcher last gave up on a target (the next full pass is then complete). */
+export const WATCHER_GAVE_UP_KEY = 'watcher#gave-up';
 export const volumeKey = (volumeId: VolumeId): Item => ({ pk: { S: `${VOLUME_PREFIX}${volumeId}` } });
 
 const time = z.number().int().nonnegative();
@@ -123,6 +125,8 @@ const controllerStateSchema = z.object({
   pk: z.literal(CONTROLLER_STATE_KEY),
   lastVerifiedAt: time.optional(),
   seededAt: time.optional(),
+  completeAt: time.optional(),
+  slice: z.number().int().nonnegative().optional(),
   takeover: z
     .object({
       startedAt: time,
@@ -169,6 +173,7 @@ export function parseItem(item: Item): ParsedItem {
     key === MASS_DETACH_WINDOW_KEY ||
     key === HANDOVER_KEY ||
     key === WATCHER_LEASE_KEY ||
+    key === WATCHER_GAVE_UP_KEY ||
     key.startsWith(WATCHER_CHECKPOINT_PREFIX)
   )
     return { kind: 'coordination' };
@@ -210,7 +215,15 @@ export function parseControllerState(item: Item): ControllerState | { problem: s
 
 export function controllerStateItem(state: ControllerState, version: number): Item {
   return marshall(
-    { pk: CONTROLLER_STATE_KEY, lastVerifiedAt: state.lastVerifiedAt, seededAt: state.seededAt, takeover: state.takeover, version },
+    {
+      pk: CONTROLLER_STATE_KEY,
+      lastVerifiedAt: state.lastVerifiedAt,
+      seededAt: state.seededAt,
+      completeAt: state.completeAt,
+      slice: state.slice,
+      takeover: state.takeover,
+      version,
+    },
     { removeUndefinedValues: true },
   );
 }

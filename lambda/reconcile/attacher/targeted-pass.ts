@@ -49,7 +49,7 @@ export async function runAttacherTargetedPass(
 ): Promise<PassReport> {
   if (target.kind === 'instance') return { ...(await runDeadInstancePass(baseDeps, target.instanceId, budget, options)), target };
   if (target.kind === 'volumeAttachment') return runVolumeAttachmentPass(baseDeps, target, budget, options);
-  if (target.kind !== 'pod') return { ...(await runAttacherFullPass(baseDeps, budget, options)), target };
+  if (target.kind !== 'pod') return { ...(await runAttacherFullPass(baseDeps, budget, { ...options, complete: true })), target };
   return runPass(baseDeps, options, async ({ deps, dryRun }) => {
     const closure = await deps.cluster.readPod(target.namespace, target.name);
     const nodeName = closure.pod?.spec?.nodeName;

@@ -1,6 +1,7 @@
 /**
  * A verification (and, after a takeover, the seeding) is remembered in the controller state, so the
- * next pass of any invocation knows when the next one is due.
+ * next pass of any invocation knows when the next one is due: a complete pass's as `completeAt`
+ * too, a covered pass's with the next rolling slice.
  */
 import type { ControllerState } from '../../ports/volume-store.js';
 import type { PassState } from './state.js';
@@ -9,12 +10,17 @@ import type { PassState } from './state.js';
 export async function rememberVerification(
   ctx: Pick<PassState, 'deps'>,
   state: ControllerState,
-  done: { seeded: boolean; at: number },
+  done: { seeded: boolean; at: number; complete?: boolean; slice?: number },
 ): Promise<void> {
   const { takeover: _done, ...rest } = state;
-  const next: ControllerState = done.seeded
-    ? { ...rest, lastVerifiedAt: done.at, seededAt: done.at }
-    : { ...state, lastVerifiedAt: done.at };
+  const base: ControllerState = done.seeded ? { ...rest, seededAt: done.at } : state;
+  const next: ControllerState = {
+    ...base,
+    lastVerifiedAt: done.at,
+    // A complete pass restarts the safety period; a covered one moves the rolling slice on.
+    ...(done.complete === true ? { completeAt: done.at } : {}),
+    ...(done.slice === undefined ? {} : { slice: done.slice }),
+  };
   const written = await ctx.deps.store.putControllerState(next);
   if (!written.ok) ctx.deps.log.info("controller state changed meanwhile; keeping the other pass's");
 }

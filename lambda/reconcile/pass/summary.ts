@@ -14,6 +14,8 @@ export interface Summary {
   startedAt: number;
   dryRun: boolean;
   clusterComplete: boolean;
+  /** Nothing was listed, but a live watcher covers the cluster. */
+  covered?: boolean;
   clusterError?: string;
   verified: boolean;
   seeded: boolean;
@@ -58,6 +60,7 @@ export function summarize(ctx: PassContext, summary: Summary, executed: Executed
       (isKubernetesForbidden(summary.clusterError) ? 1 : 0),
     skipped: ctx.desired.skipped,
     notAttached: missing,
-    converged: !workLeft && summary.clusterComplete && ctx.desired.skipped.length === 0 && missing.length === 0,
+    converged:
+      !workLeft && (summary.clusterComplete || summary.covered === true) && ctx.desired.skipped.length === 0 && missing.length === 0,
   };
 }

@@ -26,6 +26,8 @@ export interface PassBody {
   executed: Executed;
   clusterComplete: boolean;
   clusterError?: string;
+  /** A covered pass: nothing was listed, but the watcher covers the cluster, so it may converge. */
+  covered?: boolean;
   verified: boolean;
   seeded: boolean;
   /** Items the store could not read back (each becomes a problem of source `dynamodb`). */
@@ -60,6 +62,7 @@ export async function runPass<D extends ReconcileDeps>(
       startedAt: start.startedAt,
       dryRun,
       clusterComplete: done.clusterComplete,
+      ...(done.covered === true ? { covered: true } : {}),
       ...(done.clusterError === undefined ? {} : { clusterError: done.clusterError }),
       verified: done.verified,
       seeded: done.seeded,

@@ -5,6 +5,7 @@
  */
 import type { Action, Deferred, HeldBack } from '../../core/actions.js';
 import type { PlanConfig } from '../../core/config.js';
+import type { CoverageSettings } from '../../core/coverage.js';
 import type { DetachTrigger } from '../../core/actions.js';
 import type { FenceState } from '../../core/attacher/handover.js';
 import type { ShadowComparison } from '../../core/attacher/shadow.js';
@@ -15,6 +16,7 @@ import type { BlockStorage } from '../../ports/block-storage.js';
 import type { MassDetachWindow } from '../../ports/mass-detach-window.js';
 import type { NodeTaints } from '../../ports/node-taints.js';
 import type { VolumeStore } from '../../ports/volume-store.js';
+import type { WatcherStore } from '../../ports/watcher-store.js';
 
 /** The ports every pass shares, whatever its mode. */
 export interface PassPorts {
@@ -24,6 +26,8 @@ export interface PassPorts {
   nodeTaints?: NodeTaints;
   /** The mass-detach window every invocation shares; absent: the guard holds per pass only. */
   massDetachWindow?: MassDetachWindow;
+  /** The watchers' lease, checkpoints and give-up mark: a full pass reads them to decide whether it may be covered; absent: every pass is complete. */
+  watchers?: WatcherStore;
 }
 
 /** The slice of Powertools' Logger a pass writes to (tests pass a recorder). */
@@ -38,6 +42,8 @@ export interface ReconcileSettings {
   plan: PlanConfig;
   /** A full pass verifies against EC2 when the last verification is older than this. */
   syncPeriodMs: number;
+  /** How often a pass must be complete while a watcher covers, and how many slices a covered verification rolls through (core/coverage.ts). */
+  coverage: CoverageSettings;
   /** EC2 operations in flight at once within one pass. */
   maxConcurrentOperations: number;
   /** Longest a pass waits for one attach to reach `attached` before leaving it to a later pass. */
@@ -162,6 +168,8 @@ export interface PassOptions {
   preflight?: boolean;
   /** The id logs and the report carry (one is made up when absent). */
   passId?: string;
+  /** A full pass reads the whole cluster whatever watcher covers it (the CLI's `pass`, a cluster event's fallback, the bench's "before"). */
+  complete?: boolean;
 }
 
 export interface PassReport {
@@ -183,6 +191,10 @@ export interface PassReport {
   writesOff?: string;
   verified: boolean;
   seeded: boolean;
+  /** A full pass: covered (a live watcher covers the cluster; nothing listed; `healed`: nodes whose targeted pass it ran for what EC2 contradicted), or complete and why. */
+  coverage?: { covered: true; watcher: string; healed: number } | { covered: false; why: string };
+  /** A covered pass (see `coverage`). */
+  covered?: boolean;
   /** A takeover pass: claimed volumes it took over, and how many it left to the next pass (then it planned nothing). */
   takeover?: { done: number; left: number };
   desiredAttachments: number;

@@ -3,7 +3,8 @@
  * however many changes name it (a pass reads the object as it is now, so one pass answers them
  * all); a target whose pass is running is marked to run once more after it, never twice at once;
  * a bounded number of passes in flight. A pass that fails is retried with backoff (its changes stay
- * unhandled meanwhile) and given up after a few attempts, left to the full pass; one that ends
+ * unhandled meanwhile) and given up after a few attempts, left to the full pass (a mark in the
+ * store makes the next one complete); one that ends
  * unconverged (a lock held, an attach still going, a volume still on its old node) is looked at
  * again with backoff, and at once when another pass detached something.
  */
@@ -129,7 +130,9 @@ export class Dispatcher {
       work.failures += 1;
       if (work.failures >= retry.failures) {
         this.stats.abandoned += 1;
-        for (const mark of answers) mark.done = true;
+        // Left to the full pass: the store's mark makes the next one complete. Without the mark the
+        // changes stay unhandled, so the checkpoint stays before them and the next watcher tries again.
+        if (await this.markGaveUp()) for (const mark of answers) mark.done = true;
         this.deps.log.error('watcher gave up on a target; the full pass will look at it', {
           target: targetKey(work.target),
           attempts: work.failures,
@@ -150,6 +153,16 @@ export class Dispatcher {
     // A detach frees a volume another target may be waiting for (a pod moving to another node).
     if (report.results.some((r) => r.kind === 'detach' && r.outcome === 'ok')) this.wakeFollowUps();
     this.tell(work, receivedAt, startedAt, report.converged ? 'converged' : 'unconverged', report.actions.length);
+  }
+
+  private async markGaveUp(): Promise<boolean> {
+    try {
+      await this.deps.watchers.markGaveUp(this.deps.clock());
+      return true;
+    } catch (error) {
+      this.deps.log.warn('could not leave the give-up mark; the changes stay unhandled', { error: String(error) });
+      return false;
+    }
   }
 
   private owe(work: Work, delayMs: number): void {

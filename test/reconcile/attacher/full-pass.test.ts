@@ -83,7 +83,7 @@ describe('verification against EC2, every sync period', () => {
     expect(report).toMatchObject({ verified: true, seeded: false, converged: true });
     expect(w.blockStorage.describes).toEqual([[V]]);
     expect(w.instancesAsked).toEqual([[I]]);
-    expect(w.store.state).toEqual({ version: 1, lastVerifiedAt: T0 });
+    expect(w.store.state).toEqual({ version: 1, lastVerifiedAt: T0, completeAt: T0 });
   });
 
   it('due but EC2 does not answer: not verified, the last verification stays', async () => {

@@ -184,7 +184,7 @@ describe('when a full pass asks EC2', () => {
 
     expect(ec2.describes).toEqual([[V]]);
     expect(report.verified).toBe(true);
-    expect(store.state).toEqual({ version: 2, lastVerifiedAt: T0, seededAt: T0 - 60 * MIN });
+    expect(store.state).toEqual({ version: 2, lastVerifiedAt: T0, completeAt: T0, seededAt: T0 - 60 * MIN });
   });
 
   it('when EC2 cannot be asked, the pass is not verified and the last verification stands', async () => {
@@ -217,7 +217,7 @@ describe('a first full pass (taking over from kube-controller-manager)', () => {
     expect(ec2.describes).toEqual([[V], [V2]]);
     expect(ec2.calls).toEqual([`attach ${V2}`, 'wait attached']);
     expect(report).toMatchObject({ seeded: true, verified: true, takeover: { done: 1, left: 0 }, converged: true });
-    expect(store.state).toEqual({ version: expect.any(Number) as number, seededAt: T0, lastVerifiedAt: T0 });
+    expect(store.state).toEqual({ version: expect.any(Number) as number, seededAt: T0, lastVerifiedAt: T0, completeAt: T0 });
   });
 
   it('finishing a takeover an earlier invocation started dates the seeding and the verification from its start', async () => {
@@ -229,7 +229,7 @@ describe('a first full pass (taking over from kube-controller-manager)', () => {
 
     expect(ec2.describes).toEqual([]); // the earlier invocation asked about V
     expect(report).toMatchObject({ seeded: true, verified: true, takeover: { done: 0, left: 0 } });
-    expect(store.state).toEqual({ version: 4, seededAt: T0 - 5 * MIN, lastVerifiedAt: T0 - 5 * MIN });
+    expect(store.state).toEqual({ version: 4, seededAt: T0 - 5 * MIN, lastVerifiedAt: T0 - 5 * MIN, completeAt: T0 - 5 * MIN });
   });
 
   it('left partial (EC2 could not be asked) plans nothing and is not converged, though no pod waits', async () => {

@@ -117,7 +117,7 @@ describe('a takeover interrupted midway', () => {
       expect(written.has(REFUTED)).toBe(false);
       expect([...written.values()].every((n) => n === 1)).toBe(true);
       expect(ec2.calls).toEqual([`detach ${UNNEEDED}`, 'wait detached']);
-      expect(store.state).toEqual({ seededAt: T0, lastVerifiedAt: T0, version: expect.any(Number) as number });
+      expect(store.state).toEqual({ seededAt: T0, lastVerifiedAt: T0, completeAt: T0, version: expect.any(Number) as number });
       expect(complete).toMatchObject({ seeded: true, verified: true, takeover: { done: 600, left: 0 } });
     },
   );
@@ -141,7 +141,7 @@ describe('two full passes taking over at once (a schedule tick while a long take
         { done: 0, left: ALL.length },
       ]),
     );
-    expect(store.state).toEqual({ seededAt: T0, lastVerifiedAt: T0, version: expect.any(Number) as number });
+    expect(store.state).toEqual({ seededAt: T0, lastVerifiedAt: T0, completeAt: T0, version: expect.any(Number) as number });
   });
 });
 

@@ -123,8 +123,23 @@ describe('changes and passes', () => {
     expect(w.calls).toHaveLength(2);
     expect(await running).toMatchObject({ failedPasses: 2, abandoned: 1 });
     expect(w.logs.filter((l) => l.startsWith('error'))).toEqual(['error watcher gave up on a target; the full pass will look at it']);
-    // Given up is handled as far as the checkpoint goes: the full pass owns it now.
+    // Given up is handled as far as the checkpoint goes: the full pass owns it now, and the store's mark makes that pass complete.
     expect(w.watchers.checkpoints.get('pods')?.resourceVersion).toBe('2');
+    expect(w.watchers.gaveUpAt).toBeGreaterThanOrEqual(T0);
+  });
+
+  it('a give-up whose mark cannot be written stays unhandled: the checkpoint stays before it, so the next watcher tries again', async () => {
+    const w = watcherHarness({ settings: { retry: { initialMs: 500, maxMs: 30_000, failures: 1, followUps: 0 } } });
+    w.watchers.checkpoints.set('pods', { resourceVersion: '1', savedAt: T0 });
+    w.watchers.markGaveUp = () => Promise.reject(new Error('DynamoDB unavailable'));
+    const { running } = await started(w);
+    w.watch().send(podChange('a', '2'));
+    await flush();
+    w.calls[0]?.fail(new Error('API server unavailable'));
+    await flush();
+    await w.end();
+    expect(await running).toMatchObject({ failedPasses: 1, abandoned: 1 });
+    expect(w.watchers.checkpoints.get('pods')?.resourceVersion).toBe('1');
   });
 
   it('an unconverged pass is looked at again after a backoff, and at once when another pass detached something', async () => {
