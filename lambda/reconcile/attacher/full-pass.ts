@@ -16,7 +16,7 @@ import { pvNamesByVolume } from '../../core/volume-sources.js';
 import type { ControllerState } from '../../ports/volume-store.js';
 import { readOrNothing } from '../pass/cluster-read.js';
 import { decideCoverage, wholeAsked } from '../pass/coverage.js';
-import { coveredSteps } from '../pass/covered.js';
+import { coveredBody, coveredSteps } from '../pass/covered.js';
 import type { PassContext } from '../pass/state.js';
 import { createPassContext } from '../pass/context.js';
 import { markOutOfService } from '../pass/out-of-service.js';
@@ -135,15 +135,5 @@ async function coveredPass(
   const volumeAttachments = found.filter((va) => va !== undefined);
   // kcm still wants what EC2 lost: attached again now, as the VolumeAttachment's own pass would.
   if (volumeAttachments.length > 0) await actOnVolumeAttachments(deps, budget, { volumeAttachments }, dryRun);
-  return {
-    kind: 'full',
-    ctx,
-    executed: steps.executed,
-    clusterComplete: false,
-    covered: true,
-    verified: steps.verified,
-    seeded: false,
-    corrupt: scanned.corrupt,
-    extra: { coverage: { covered: true, watcher, healed: volumeAttachments.length } },
-  };
+  return coveredBody(ctx, steps, scanned.corrupt, { watcher, healed: volumeAttachments.length });
 }

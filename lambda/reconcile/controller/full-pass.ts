@@ -16,7 +16,7 @@ import { buildDesiredState } from '../../core/desired-state.js';
 import { seedDue, unrecordedAttachments, unsettledTargets, verificationDue, verificationTargets } from '../../core/verification.js';
 import type { PassContext } from '../pass/state.js';
 import { decideCoverage, wholeAsked, type Decided } from '../pass/coverage.js';
-import { coveredSteps } from '../pass/covered.js';
+import { coveredBody, coveredSteps } from '../pass/covered.js';
 import { readOrNothing } from '../pass/cluster-read.js';
 import { createPassContext } from '../pass/context.js';
 import { markOutOfService } from '../pass/out-of-service.js';
@@ -49,17 +49,7 @@ async function coveredPass({ deps, dryRun, startedAt }: PassStart<ControllerDeps
   const nodes = [...new Set(steps.contradicted.map((pair) => pair.nodeName))];
   for (const name of nodes) await runTargetedPass(deps, { kind: 'node', name }, budget, { dryRun });
   const watcher = decided.coverage.covered ? decided.coverage.watcher : '';
-  return {
-    kind: 'full',
-    ctx,
-    executed: steps.executed,
-    clusterComplete: false,
-    covered: true,
-    verified: steps.verified,
-    seeded: false,
-    corrupt: scanned.corrupt,
-    extra: { coverage: { covered: true, watcher, healed: nodes.length } },
-  };
+  return coveredBody(ctx, steps, scanned.corrupt, { watcher, healed: nodes.length });
 }
 
 async function completePass(

@@ -7,10 +7,11 @@
  */
 import { rollingTargets, unsettledTargets, verificationDue } from '../../core/verification.js';
 import type { NodeName, VolumeId } from '../../core/types.js';
-import type { ControllerState } from '../../ports/volume-store.js';
+import type { ControllerState, CorruptItem } from '../../ports/volume-store.js';
 import type { PassContext } from './state.js';
 import { planAndExecute, type Executed } from './plan-and-execute.js';
 import { rememberVerification } from './remember-verification.js';
+import type { PassBody } from './template.js';
 import { verifyAgainstEc2 } from './verify.js';
 
 export interface CoveredSteps {
@@ -54,4 +55,24 @@ function corrected(
     for (const nodeName of nodes) pairs.push({ volumeId, nodeName });
   }
   return pairs;
+}
+
+/** A covered pass's report, in either mode: nothing was listed, `healed` targets were passed for what EC2 contradicted. */
+export function coveredBody(
+  ctx: PassContext,
+  steps: CoveredSteps,
+  corrupt: readonly CorruptItem[],
+  coverage: { watcher: string; healed: number },
+): PassBody {
+  return {
+    kind: 'full',
+    ctx,
+    executed: steps.executed,
+    clusterComplete: false,
+    covered: true,
+    verified: steps.verified,
+    seeded: false,
+    corrupt,
+    extra: { coverage: { covered: true, ...coverage } },
+  };
 }
