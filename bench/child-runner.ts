@@ -26,19 +26,26 @@ export interface PassChild {
   stop(): void;
 }
 
+/** One controller process: `dead` once it exited or was killed at a pass's cap. */
+export type SpawnedChild = PassChild & { dead(): boolean };
+
 /** A pass child; one killed at its cap is started afresh for the next pass (a cold invocation, as Lambda would). */
-export async function startPassChild(env: Record<string, string>, memoryMb: number): Promise<PassChild> {
-  let current = await spawnPassChild(env, memoryMb);
+export async function startPassChild(
+  env: Record<string, string>,
+  memoryMb: number,
+  spawn: (env: Record<string, string>, memoryMb: number) => Promise<SpawnedChild> = spawnPassChild,
+): Promise<PassChild> {
+  let current = await spawn(env, memoryMb);
   return {
     run: async (request) => {
-      if (current.dead()) current = await spawnPassChild(env, memoryMb);
+      if (current.dead()) current = await spawn(env, memoryMb);
       return current.run(request);
     },
     stop: () => current.stop(),
   };
 }
 
-async function spawnPassChild(env: Record<string, string>, memoryMb: number): Promise<PassChild & { dead(): boolean }> {
+async function spawnPassChild(env: Record<string, string>, memoryMb: number): Promise<SpawnedChild> {
   const child: ChildProcess = fork(await childBundle(), [], {
     env: {
       ...env,
