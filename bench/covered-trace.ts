@@ -52,15 +52,22 @@ export async function traceCoveredPass(options: TraceOptions): Promise<string[]>
   }
 }
 
-/** Each traced request beside the served one of its service that started closest after it. */
+/**
+ * Each traced request beside the served one of its service in the same place of that service's
+ * order (by start): requests leave and arrive in the same order, while a busy server may take
+ * them up long after they were sent, so matching by time alone mixes up concurrent ones.
+ */
 function paired(requests: readonly TracedRequest[], served: readonly ServedRequest[]): [TracedRequest, ServedRequest | undefined][] {
-  const left = [...served];
-  return requests.map((request) => {
-    const candidates = left.filter((s) => s.service === request.service && s.startMs >= request.startMs - 1 && s.startMs <= request.endMs);
-    const match = candidates.sort((a, b) => a.startMs - b.startMs)[0];
-    if (match !== undefined) left.splice(left.indexOf(match), 1);
-    return [request, match];
-  });
+  const byService = new Map<string, ServedRequest[]>();
+  for (const s of [...served].sort((a, b) => a.startMs - b.startMs)) byService.set(s.service, [...(byService.get(s.service) ?? []), s]);
+  const taken = new Map<string, number>();
+  return [...requests]
+    .sort((a, b) => a.startMs - b.startMs)
+    .map((request) => {
+      const index = taken.get(request.service) ?? 0;
+      taken.set(request.service, index + 1);
+      return [request, byService.get(request.service)?.[index]];
+    });
 }
 
 /** Milliseconds covered by at least one of the intervals. */
