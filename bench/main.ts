@@ -15,6 +15,7 @@ import { measureDeadInstances } from './dead-instance.js';
 import { goalRows } from './goals.js';
 import { runSideBySide } from './side-by-side/main.js';
 import { traceAttachPath } from './side-by-side/trace.js';
+import { traceCoveredPass } from './covered-trace.js';
 import { measureCacheSize } from './watcher-cache-size.js';
 import { measureWatcherSize } from './watcher-size.js';
 import { WATCHER_SIZE } from '../infra/function-sizes.js';
@@ -45,6 +46,7 @@ const { values } = parseArgs({
     'side-by-side': { type: 'boolean', default: false },
     trace: { type: 'boolean', default: false },
     'cache-size': { type: 'boolean', default: false },
+    'covered-trace': { type: 'boolean', default: false },
     nodes: { type: 'string', default: '5000' },
     'pvs-per-node': { type: 'string', default: '25' },
     'watcher-size': { type: 'boolean', default: false },
@@ -77,9 +79,16 @@ if (values.help) {
   console.log(
     "  or: NODE_OPTIONS=--expose-gc npm run bench -- --cache-size [--nodes 5000] [--pvs-per-node 25]: the attacher watcher's caches' heap at that size",
   );
+  console.log(
+    "  or: npm run bench -- --covered-trace [--nodes 5000] [--rtt 20]: a covered pass at a sync, request by request (controller's wait vs the local server's time), with and without the latency",
+  );
   process.exit(0);
 }
-if (values['cache-size']) {
+if (values['covered-trace']) {
+  const rttMs = Number(values.rtt.replace(/ms$/, ''));
+  console.log((await traceCoveredPass({ nodes: Number(values.nodes), rttMs, memoryMb: Number(values.memory) })).join('\n'));
+  setTimeout(() => process.exit(0), 1_000).unref();
+} else if (values['cache-size']) {
   console.log(JSON.stringify(measureCacheSize({ nodes: Number(values.nodes), pvsPerNode: Number(values['pvs-per-node']) }), null, 2));
 } else if (values['watcher-size']) {
   const size = await measureWatcherSize({ changes: Number(values.changes), memoryMb: Number(values['watcher-memory']) });

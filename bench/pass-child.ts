@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { createController } from '../lambda/composition.js';
 import { DEFAULT_PAGING } from '../lambda/adapters/kubernetes/paged-list.js';
 import { loadConfig } from '../lambda/config.js';
+import { servicesByEndpoint, traceRequests, type TracedRequest } from './request-trace.js';
 
 export interface PassRequest {
   capMs: number;
@@ -17,6 +18,8 @@ export interface PassRequest {
   clockOffsetMs: number;
   /** Today's complete pass whatever covers the cluster ("before"); otherwise the pass decides (covered when a watcher covers). */
   complete?: boolean;
+  /** Trace the pass's requests (bench/covered-trace.ts): each with its service, label and epoch times. */
+  trace?: boolean;
 }
 
 export interface PassAnswer {
@@ -34,6 +37,8 @@ export interface PassAnswer {
   /** A takeover pass: claimed volumes it left to the next invocation. */
   takeoverLeft?: number;
   error?: string;
+  /** The pass's requests as this process saw them (epoch ms), when asked to trace. */
+  requests?: TracedRequest[];
 }
 
 let offset = 0;
@@ -69,11 +74,16 @@ async function runPass(request: PassRequest): Promise<PassAnswer> {
   const rssBefore = process.memoryUsage.rss();
   const heapBefore = process.memoryUsage().heapUsed;
   const cpu = process.cpuUsage();
+  const tracing = request.trace === true ? traceRequests(awsServices()) : undefined;
   const started = performance.now();
   const base = () => {
     const used = process.cpuUsage(cpu);
     const peakRss = process.resourceUsage().maxRSS * 1024;
-    return { wallMs: performance.now() - started, cpuMs: (used.user + used.system) / 1000, rssBefore, peakRss, heapBefore };
+    const requests = tracing
+      ?.stop()
+      .map((r) => ({ ...r, startMs: r.startMs + performance.timeOrigin, endMs: r.endMs + performance.timeOrigin }));
+    const wallMs = performance.now() - started;
+    return { wallMs, cpuMs: (used.user + used.system) / 1000, rssBefore, peakRss, heapBefore, ...(requests ? { requests } : {}) };
   };
   try {
     const options = request.complete === true ? { complete: true } : {};
@@ -89,6 +99,12 @@ async function runPass(request: PassRequest): Promise<PassAnswer> {
   } catch (error) {
     return { ...base(), error: error instanceof Error ? error.message : String(error) };
   }
+}
+
+/** DynamoDB and EC2 by their endpoints (a covered pass lists nothing from Kubernetes). */
+function awsServices() {
+  const endpoints = { DynamoDB: process.env.AWS_ENDPOINT_URL_DYNAMODB, EC2: process.env.AWS_ENDPOINT_URL_EC2 };
+  return servicesByEndpoint(Object.fromEntries(Object.entries(endpoints).filter((e): e is [string, string] => e[1] !== undefined)));
 }
 
 process.on('message', (request: PassRequest) => {

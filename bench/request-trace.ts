@@ -91,3 +91,56 @@ export function sequentialRoundTrips(requests: readonly TracedRequest[]): number
   }
   return chain;
 }
+
+/** A request as the local server that answered it saw it: arrival → response finished, in epoch ms. */
+export interface ServedRequest {
+  service: string;
+  label: string;
+  startMs: number;
+  endMs: number;
+}
+
+interface HttpServerMessage {
+  request: { headers: Record<string, string | string[] | undefined>; on(event: 'data', listener: (chunk: Buffer) => void): void };
+  response: object;
+  server: { address(): unknown };
+}
+
+/**
+ * The local servers' side (they run in the bench's process): each request from its arrival to its
+ * response's end, by the port the server listens on; `label` names the DynamoDB operation when the
+ * request carries one. Times are epoch milliseconds, comparable with another process's.
+ */
+export function traceServed(services: ServiceByPort): { stop(): ServedRequest[] } {
+  const done: ServedRequest[] = [];
+  const open = new Map<object, ServedRequest>();
+  const now = () => performance.timeOrigin + performance.now();
+  const start = (m: unknown) => {
+    const { request, response, server } = m as HttpServerMessage;
+    const address = server.address();
+    const port = typeof address === 'object' && address !== null && 'port' in address ? String(address.port) : '';
+    const service = services[port];
+    if (service === undefined) return;
+    const target = [request.headers['x-amz-target'] ?? ''].flat().join('');
+    const served = { service, label: target.split('.').pop() ?? '', startMs: now(), endMs: NaN };
+    open.set(response, served);
+    // EC2's Query API names its action in the form body, which the server reads too.
+    if (target === '') request.on('data', (chunk) => (served.label ||= /(?:^|&)Action=(\w+)/.exec(chunk.toString())?.[1] ?? ''));
+  };
+  const finish = (m: unknown) => {
+    const { response } = m as HttpServerMessage;
+    const served = open.get(response);
+    if (served === undefined) return;
+    open.delete(response);
+    done.push({ ...served, endMs: now() });
+  };
+  subscribe('http.server.request.start', start);
+  subscribe('http.server.response.finish', finish);
+  return {
+    stop: () => {
+      unsubscribe('http.server.request.start', start);
+      unsubscribe('http.server.response.finish', finish);
+      return done.sort((a, b) => a.startMs - b.startMs);
+    },
+  };
+}

@@ -102,7 +102,7 @@ interface PassSetup {
   takeover?: boolean;
 }
 
-function injectRtt(stage: LocalStack, ms: number): void {
+export function injectRtt(stage: LocalStack, ms: number): void {
   stage.kube.faults.latency(ms);
   stage.ec2.setLatency('*', ms);
   stage.dynamo.setLatency(ms);

@@ -1,11 +1,12 @@
 /**
  * The steady-state pass (nothing to do) against its lower bound: every list page once, every
- * Scan page once (as many as one full Scan takes), ceil(volumes / 500) DescribeVolumes per sync, and no write anywhere.
+ * Scan page once (as many as the pass's segmented Scan takes), ceil(volumes / 500) DescribeVolumes per sync, and no write anywhere.
  */
 import { paginateScan } from '@aws-sdk/client-dynamodb';
 import type { MeteredDynamo } from '../sandbox/metered-dynamo.js';
 import { localDynamoClient } from '../sandbox/dynamodb.js';
 import type { Drained } from '../sandbox/oracle/ledger.js';
+import { SCAN_SEGMENTS } from '../lambda/reconcile/pass/scan.js';
 
 /** EC2's DescribeVolumes batch. */
 const DESCRIBE_BATCH = 500;
@@ -18,16 +19,23 @@ export interface ObjectCounts {
   volumeAttachments: number;
   /** Volumes in the actual state (DynamoDB items). */
   volumes: number;
-  /** Pages one full Scan of the table takes (DynamoDB stops a page at 1 MB of items). */
+  /** Pages the pass's full Scan of the table takes, all segments (DynamoDB stops a page at 1 MB of items). */
   scanPages: number;
 }
 
-/** How many pages a full Scan of the table takes, counted by scanning it once (Select COUNT pages like a full read). */
+/**
+ * How many pages a full pass's Scan of the table takes, counted by scanning it once as the pass
+ * does, in SCAN_SEGMENTS segments (Select COUNT pages like a full read): each segment ends on a
+ * page of its own, so the parallel read takes up to one page more per segment than one sequential.
+ */
 export async function countScanPages(endpoint: string, tableName: string): Promise<number> {
   const client = localDynamoClient(endpoint);
   try {
     let pages = 0;
-    for await (const _page of paginateScan({ client }, { TableName: tableName, Select: 'COUNT' })) pages += 1;
+    const parallel = (segment: number) => (SCAN_SEGMENTS > 1 ? { Segment: segment, TotalSegments: SCAN_SEGMENTS } : {});
+    for (let segment = 0; segment < SCAN_SEGMENTS; segment++) {
+      for await (const _page of paginateScan({ client }, { TableName: tableName, Select: 'COUNT', ...parallel(segment) })) pages += 1;
+    }
     return pages;
   } finally {
     client.destroy();

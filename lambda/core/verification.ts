@@ -147,19 +147,29 @@ export function recentlyActed(record: VolumeRecord, now: number, recentMs: numbe
 
 /**
  * A covered pass's verification: every unsettled or recently acted volume, plus the due slice of
- * the rest, and the instances behind those volumes' attachments. Over `slices` consecutive slices
- * every volume on record is described at least once (a complete pass describes them all).
+ * the rest. Over `slices` consecutive slices every volume on record is described at least once (a
+ * complete pass describes them all).
+ *
+ * Instances: only those behind attachments in flux, as between syncs (`unsettledTargets`). What an
+ * instance's state decides is read nowhere else in a covered pass: its desired state holds no
+ * attachment (nothing is attached, so no attach waits on a stopping instance) and its scope no
+ * node, so an unneeded attachment stops at "incomplete input" before the stopped or terminated
+ * instance rule is asked; a stuck attach and an expired operation are judged on DescribeVolumes;
+ * no node is read, so no out-of-service taint is decided; nothing is adopted. An instance going
+ * away is the watcher's news (the node's targeted pass describes it), an EC2 state-change event's
+ * (the instance's pass) or the next complete pass's, which describes every instance.
  */
 export function rollingTargets(actual: ActualState, rolling: RollingSlice): VerificationTargets {
   const due = ((rolling.slice % rolling.slices) + rolling.slices) % rolling.slices;
   const volumeIds: VolumeId[] = [];
   const instanceIds = new Set<InstanceId>();
   for (const record of actual.values()) {
-    const unsettled = Object.values(record.attachments).some((a) => a.state !== 'attached');
-    const chosen = unsettled || recentlyActed(record, rolling.now, rolling.recentMs) || sliceOf(record.volumeId, rolling.slices) === due;
+    const unsettled = Object.values(record.attachments).filter((a) => a.state !== 'attached');
+    const chosen =
+      unsettled.length > 0 || recentlyActed(record, rolling.now, rolling.recentMs) || sliceOf(record.volumeId, rolling.slices) === due;
     if (!chosen) continue;
     volumeIds.push(record.volumeId);
-    for (const a of Object.values(record.attachments)) instanceIds.add(a.instanceId);
+    for (const a of unsettled) instanceIds.add(a.instanceId);
   }
   return { volumeIds: volumeIds.sort(), instanceIds: [...instanceIds].sort() };
 }

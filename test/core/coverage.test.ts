@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { coverage, DEFAULT_COVERAGE, type WatcherFacts } from '../../lambda/core/coverage.js';
+import { coverage, coveredRecords, coveredScope, DEFAULT_COVERAGE, type WatcherFacts } from '../../lambda/core/coverage.js';
 import { WATCHER_LEASE_RULES, type WatcherHolder } from '../../lambda/core/watch.js';
-import { MIN, T0 } from './builders.js';
+import { actualOf, attachment, MIN, op, record, T0, vol } from './builders.js';
 
 const holder = (o: Partial<WatcherHolder> = {}): WatcherHolder => ({
   startedAt: T0 - 5 * MIN,
@@ -71,5 +71,19 @@ describe('coverage: may the full pass read what changed instead of the whole clu
   it('two holders, one watching: covered by the one that watches', () => {
     const lease = { holders: { old: holder({ watching: false }), young: holder({ startedAt: T0 - MIN }) }, version: 5 };
     expect(decide(facts({ lease }))).toEqual({ covered: true, watcher: 'young' });
+  });
+});
+
+describe('what a covered plan reads', () => {
+  const operated = record(vol(1), [attachment('node-a')], { operations: { [vol(1)]: op('detach', 'node-a') } });
+  const settled = record(vol(2), [attachment('node-b')]);
+
+  it('the scope holds the volumes with an operation on record and no node', () => {
+    expect(coveredScope(actualOf(settled, operated))).toEqual({ volumes: [vol(1)], nodes: [] });
+  });
+
+  it("the plan reads the scope's records only; a scope volume with no record is skipped", () => {
+    const scoped = coveredRecords(actualOf(settled, operated), { volumes: [vol(1), vol(3)], nodes: [] });
+    expect([...scoped.values()]).toEqual([operated]);
   });
 });

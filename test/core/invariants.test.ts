@@ -9,6 +9,7 @@ import { plan } from '../../lambda/core/plan.js';
 import { nodeReports } from '../../lambda/core/report.js';
 import type { ActualAttachment, DesiredState, NodeView, Observations, Operation, VolumeRecord } from '../../lambda/core/types.js';
 import { actualOf, config, desired, instanceOf, MIN, T0, uname, vol, want } from './builders.js';
+import { coveredRecords, coveredScope } from '../../lambda/core/coverage.js';
 
 const NODE_NAMES = ['n0', 'n1', 'n2', 'n3'];
 const VOLUMES = [vol(1), vol(2), vol(3)];
@@ -204,6 +205,19 @@ describe('safety invariants (DESIGN §11) hold for any cluster and actual state'
           expect(p.actions[i - 1]).toMatchObject({ kind: 'unreport', volumeId: action.volumeId, nodeName: action.nodeName });
         });
         for (const held of p.heldBack) expect(p.actions).not.toContain(held.action);
+      }),
+      RUNS,
+    );
+  });
+});
+
+describe('a covered plan (no desired attachment, no node in scope)', () => {
+  it("is the same on the scope's records alone as on every record, whatever the records and EC2's word", () => {
+    fc.assert(
+      fc.property(worldArb, ({ actual, observations, config }) => {
+        const scope = coveredScope(actual);
+        const state = desired([], [], { complete: false, scope });
+        expect(plan(state, coveredRecords(actual, scope), observations, T0, config)).toEqual(plan(state, actual, observations, T0, config));
       }),
       RUNS,
     );

@@ -180,14 +180,62 @@ describe('rolling verification: what a covered pass describes at a sync', () => 
     if (!always) expect(described.filter(Boolean)).toHaveLength(1);
   });
 
-  it("names the instances behind the chosen volumes' attachments, and only theirs", () => {
-    const rec = record(vol(5), [attachment('node-a', { state: 'detaching' }), attachment('node-b')]);
+  it.each([
+    [
+      "a detaching attachment beside a settled one: only the detaching one's",
+      [attachment('node-a', { state: 'detaching' }), attachment('node-b')],
+      ['node-a'],
+    ],
+    [
+      'attaching and uncertain attachments: both',
+      [attachment('node-a', { state: 'attaching' }), attachment('node-b', { state: 'uncertain' })],
+      ['node-a', 'node-b'],
+    ],
+    ['a settled attachment changed a minute ago: the volume, not its instance', [attachment('node-a', { since: T0 - MIN })], []],
+  ] as const)('names the instances behind attachments in flux of the chosen volumes: %s', (_name, attachments, nodes) => {
+    const rec = record(vol(5), [...attachments]);
     const other = settled(6);
     const slice = (sliceOf(vol(6), 4) + 1) % 4;
     expect(rollingTargets(actualOf(rec, other), rolling(slice))).toEqual({
       volumeIds: [vol(5)],
-      instanceIds: [instanceOf('node-a'), instanceOf('node-b')].sort(),
+      instanceIds: nodes.map((n) => instanceOf(n)).sort(),
     });
+  });
+
+  it('a settled volume of the due slice is described without its instance', () => {
+    const rec = settled(8);
+    expect(rollingTargets(actualOf(rec), rolling(sliceOf(vol(8), 4)))).toEqual({ volumeIds: [vol(8)], instanceIds: [] });
+  });
+
+  it('property: the instances described are those of attachments in flux, exactly as between syncs, whatever the slice', () => {
+    const states = ['attached', 'attaching', 'detaching', 'uncertain'] as const;
+    const volume = fc.record({
+      id: fc.integer({ min: 1, max: 100_000 }),
+      attachments: fc.uniqueArray(
+        fc.record({
+          node: fc.constantFrom('node-a', 'node-b', 'node-c', 'node-d'),
+          state: fc.constantFrom(...states),
+          ago: fc.integer({ min: 0, max: 10 * MIN }),
+        }),
+        { selector: (a) => a.node, maxLength: 3 },
+      ),
+    });
+    fc.assert(
+      fc.property(fc.uniqueArray(volume, { selector: (v) => v.id, maxLength: 60 }), fc.integer({ min: 0, max: 20 }), (volumes, slice) => {
+        const actual = actualOf(
+          ...volumes.map((v) =>
+            record(
+              vol(v.id),
+              v.attachments.map((a) => attachment(a.node, { state: a.state, since: T0 - a.ago })),
+            ),
+          ),
+        );
+        const chosen = rollingTargets(actual, { slice, slices: 5, now: T0, recentMs: 2 * MIN });
+        expect(chosen.instanceIds).toEqual(unsettledTargets(actual).instanceIds);
+        // Every volume in flux is among the described ones.
+        for (const id of unsettledTargets(actual).volumeIds) expect(chosen.volumeIds).toContain(id);
+      }),
+    );
   });
 
   it('a slice counter past the slice count wraps round', () => {

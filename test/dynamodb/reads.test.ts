@@ -81,6 +81,30 @@ describe('scan', () => {
     expect(((await scan.catch((error: unknown) => error)) as Error).cause).toBeInstanceOf(InjectedFault);
   });
 
+  it('a segmented scan returns the records and corrupt items in segment order, whichever segment answers first', async () => {
+    const { client, tableName, otherStore } = await local.freshTable();
+    const corrupt = Array.from({ length: 6 }, (_, i) => ({ pk: { S: `user#${i}` }, name: { S: 'x' } }));
+    await seed(client, tableName, [...volumeItems(400), ...corrupt]);
+    /** Holds back every page of one segment until the others have answered. */
+    const slowSegment = (slow: number) => {
+      const scanner = local.running().newClient();
+      scanner.middlewareStack.add(
+        (next) => async (args) => {
+          const segment = (args.input as { Segment?: number }).Segment;
+          if (segment === slow) await new Promise((resolve) => setTimeout(resolve, 60));
+          return next(args);
+        },
+        { step: 'initialize', name: 'slowSegment' },
+      );
+      return otherStore({ client: scanner, scanPageSize: 50 });
+    };
+    const reads = await Promise.all([0, 3].map((slow) => slowSegment(slow).scan({ segments: 4 })));
+    const [first, last] = reads.map((read) => ({ records: [...read.records.keys()], corrupt: read.corrupt.map((c) => c.key) }));
+    expect(first?.records).toHaveLength(400);
+    expect(first?.corrupt).toHaveLength(6);
+    expect(last).toEqual(first);
+  });
+
   it('refuses a segment count DynamoDB would reject', async () => {
     const { store } = await local.freshTable();
     await expect(store.scan({ segments: 0 })).rejects.toThrow(/integer from 1/);

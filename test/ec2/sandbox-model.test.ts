@@ -252,3 +252,44 @@ describe('throttling (mutating 50, +5/s; non-mutating 100, +20/s)', () => {
     }
   });
 });
+
+describe('DescribeInstances of several instances', () => {
+  it("maps each instance's own volumes, root first, in one answer (the attachments indexed once per answer)", async () => {
+    const [a, b] = [await running(), await running()];
+    const [v1, v2, v3] = [await createVolume(client), await createVolume(client), await createVolume(client)];
+    await attach(v1, a, '/dev/xvdba');
+    await attach(v2, b, '/dev/xvdbb');
+    await attach(v3, a, '/dev/xvdbc');
+    clock.advance(2_000);
+    const output = await client.send(
+      new DescribeInstancesCommand({ InstanceIds: [a, b], Filters: [{ Name: 'block-device-mapping.volume-id', Values: [v2, v3] }] }),
+    );
+    const mapped = (output.Reservations ?? [])
+      .flatMap((r) => r.Instances ?? [])
+      .map((i) => ({
+        id: i.InstanceId,
+        devices: (i.BlockDeviceMappings ?? []).map((m) => [m.DeviceName, m.Ebs?.VolumeId === undefined ? '' : m.Ebs.VolumeId]),
+      }));
+    const rootOf = (id: string) => mapped.find((m) => m.id === id)?.devices[0]?.[1] ?? '';
+    expect(mapped.sort((x, y) => String(x.id).localeCompare(String(y.id)))).toEqual(
+      [
+        {
+          id: a,
+          devices: [
+            ['/dev/xvda', rootOf(a)],
+            ['/dev/xvdba', v1],
+            ['/dev/xvdbc', v3],
+          ],
+        },
+        {
+          id: b,
+          devices: [
+            ['/dev/xvda', rootOf(b)],
+            ['/dev/xvdbb', v2],
+          ],
+        },
+      ].sort((x, y) => x.id.localeCompare(y.id)),
+    );
+    expect([rootOf(a), rootOf(b)].every((id) => id.startsWith('vol-'))).toBe(true);
+  });
+});

@@ -15,6 +15,7 @@ import { unsettledTargets, verificationDue, verificationTargets } from '../../co
 import { pvNamesByVolume } from '../../core/volume-sources.js';
 import type { ControllerState } from '../../ports/volume-store.js';
 import { readOrNothing } from '../pass/cluster-read.js';
+import { scanRecords } from '../pass/scan.js';
 import { decideCoverage, wholeAsked } from '../pass/coverage.js';
 import { coveredBody, coveredSteps } from '../pass/covered.js';
 import type { PassContext } from '../pass/state.js';
@@ -74,7 +75,7 @@ export async function attacherFullPass(
     const leaseSeen = dryRun && deps.leaseCheck !== undefined ? seeSidecarLease(deps.leaseCheck) : undefined;
     const [cluster, scanned] = await Promise.all([
       readOrNothing(deps, () => deps.cluster.readAttacherView(), NOTHING_READ),
-      deps.store.scan(),
+      scanRecords(deps.store),
     ]);
     const view = cluster.read;
     const controllerState = scanned.controllerState ?? decided.state ?? (await deps.store.getControllerState());
@@ -126,7 +127,7 @@ async function coveredPass(
   read: ControllerState,
   watcher: string,
 ): Promise<PassBody> {
-  const scanned = await deps.store.scan();
+  const scanned = await scanRecords(deps.store);
   const desired = attacherDesiredState(NOTHING_READ, [], { complete: false, scope: coveredScope(scanned.records) });
   const mode = attacherMode(deps, { targets: [], pvsRead: [] });
   const ctx = createPassContext(deps, budget, { desired, actual: new Map(scanned.records) }, mode);

@@ -18,6 +18,7 @@ import type { PassContext } from '../pass/state.js';
 import { decideCoverage, wholeAsked, type Decided } from '../pass/coverage.js';
 import { coveredBody, coveredSteps } from '../pass/covered.js';
 import { readOrNothing } from '../pass/cluster-read.js';
+import { scanRecords } from '../pass/scan.js';
 import { createPassContext } from '../pass/context.js';
 import { markOutOfService } from '../pass/out-of-service.js';
 import { NOTHING_EXECUTED, planAndExecute } from '../pass/plan-and-execute.js';
@@ -41,7 +42,7 @@ export async function runFullPass(baseDeps: ControllerDeps, budget: Budget, opti
 }
 
 async function coveredPass({ deps, dryRun, startedAt }: PassStart<ControllerDeps>, budget: Budget, decided: Decided): Promise<PassBody> {
-  const scanned = await deps.store.scan();
+  const scanned = await scanRecords(deps.store);
   const desired = buildDesiredState(EMPTY_SNAPSHOT, { complete: false, scope: coveredScope(scanned.records) });
   const ctx = createPassContext(deps, budget, { desired, actual: new Map(scanned.records) }, controllerMode(deps, { pvs: [] }));
   const steps = await coveredSteps(ctx, scanned.controllerState ?? decided.state ?? { version: 0 }, startedAt, dryRun);
@@ -58,7 +59,10 @@ async function completePass(
   decided: Decided,
 ): Promise<PassBody> {
   // The cluster read and the scan are independent; the scan brings the controller state along.
-  const [cluster, scanned] = await Promise.all([readOrNothing(deps, () => deps.cluster.readAll(), EMPTY_SNAPSHOT), deps.store.scan()]);
+  const [cluster, scanned] = await Promise.all([
+    readOrNothing(deps, () => deps.cluster.readAll(), EMPTY_SNAPSHOT),
+    scanRecords(deps.store),
+  ]);
   const snapshot = cluster.read;
   const controllerState = scanned.controllerState ?? decided.state ?? (await deps.store.getControllerState());
   const desired = buildDesiredState(snapshot, { complete: cluster.complete });

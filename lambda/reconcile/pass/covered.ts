@@ -5,6 +5,7 @@
  * so nothing is attached, detached or unreported from a picture the pass did not read
  * (invariant 3). Records EC2 contradicted are handed back: the mode runs their targeted passes.
  */
+import { coveredRecords } from '../../core/coverage.js';
 import { rollingTargets, unsettledTargets, verificationDue } from '../../core/verification.js';
 import type { NodeName, VolumeId } from '../../core/types.js';
 import type { ControllerState, CorruptItem } from '../../ports/volume-store.js';
@@ -36,7 +37,8 @@ export async function coveredSteps(ctx: PassContext, state: ControllerState, sta
     targets.volumeIds.length + targets.instanceIds.length > 0 &&
     (await verifyAgainstEc2(ctx, targets.volumeIds, targets.instanceIds)) !== undefined;
   const contradicted = corrected(before, ctx);
-  const executed = await planAndExecute(ctx, dryRun);
+  const scope = ctx.desired.scope;
+  const executed = await planAndExecute(ctx, dryRun, scope === undefined ? ctx.actual : coveredRecords(ctx.actual, scope));
   const verified = due && asked;
   if (verified) await rememberVerification(ctx, state, { seeded: false, at: startedAt, slice: slice + 1 });
   return { executed, verified, contradicted };

@@ -4,6 +4,7 @@
  */
 import type { Plan } from '../../core/actions.js';
 import { plan } from '../../core/plan.js';
+import type { ActualState } from '../../core/types.js';
 import type { PassContext } from './state.js';
 import { executePlan } from './execute.js';
 import { claimMassDetachWindow } from './mass-detach-window.js';
@@ -19,8 +20,9 @@ export interface Executed {
 /** A pass that planned nothing (a takeover still under way). */
 export const NOTHING_EXECUTED: Executed = { plan: { actions: [], heldBack: [] }, results: [] };
 
-export async function planAndExecute(ctx: PassContext, dryRun: boolean): Promise<Executed> {
-  const planned = plan(ctx.desired, ctx.actual, ctx.observations, ctx.deps.clock(), ctx.deps.settings.plan);
+/** `planOn`: the records the plan reads, when the core says a part gives the same plan (a covered pass's scope). */
+export async function planAndExecute(ctx: PassContext, dryRun: boolean, planOn: ActualState = ctx.actual): Promise<Executed> {
+  const planned = plan(ctx.desired, planOn, ctx.observations, ctx.deps.clock(), ctx.deps.settings.plan);
   ctx.deps.log.info('planned', {
     actions: planned.actions.length,
     heldBack: planned.heldBack.length,

@@ -2,9 +2,16 @@
 import { ec2Errors } from '../protocol/errors.js';
 import { filters, list, optional, optionalInt, required, tagSpecifications, type Params } from '../protocol/form.js';
 import { itemSet, timestamp, type XmlObject } from '../protocol/xml.js';
-import { attachmentState, attachmentsOf, changeInstanceState } from '../state/lifecycle.js';
+import { attachmentState, attachmentsByInstance, changeInstanceState } from '../state/lifecycle.js';
 import { getAll } from '../state/lookup.js';
-import { INSTANCE_STATE_CODES, newId, type InstanceStateName, type SandboxInstance, type World } from '../state/model.js';
+import {
+  INSTANCE_STATE_CODES,
+  newId,
+  type InstanceStateName,
+  type SandboxAttachment,
+  type SandboxInstance,
+  type World,
+} from '../state/model.js';
 import type { ActionContext, ActionDefinition } from './context.js';
 import { registeredImage } from './images.js';
 import { applyFilters, paginate, tagField } from './query.js';
@@ -78,9 +85,10 @@ function runInstances({ params, world, now }: ActionContext) {
       token,
       instances.map((instance) => instance.instanceId),
     );
+  const attachmentsOf = attachmentsByInstance(world);
   return {
     ...reservationFields(world, instances[0]?.reservationId ?? reservationId),
-    instancesSet: itemSet(instances.map((i) => instanceItem(world, i, now))),
+    instancesSet: itemSet(instances.map((i) => instanceItem(world, attachmentsOf, i, now))),
   };
 }
 
@@ -88,8 +96,11 @@ function reservationFields(world: World, reservationId: string): XmlObject {
   return { reservationId, ownerId: world.config.ownerId, groupSet: '' };
 }
 
-function instanceItem(world: World, instance: SandboxInstance, now: number): XmlObject {
-  const mappings = attachmentsOf(world, instance.instanceId).map((attachment) => {
+/** `attachmentsOf`: the instance's attachments, indexed once per answer (lifecycle.ts `attachmentsByInstance`). */
+type AttachmentsOf = (instanceId: string) => SandboxAttachment[];
+
+function instanceItem(world: World, attachmentsOf: AttachmentsOf, instance: SandboxInstance, now: number): XmlObject {
+  const mappings = attachmentsOf(instance.instanceId).map((attachment) => {
     const state = attachmentState(attachment, now, world.config.delays);
     return {
       deviceName: attachment.device,
@@ -127,9 +138,9 @@ const INSTANCE_FILTERS = [
   'block-device-mapping.device-name',
 ] as const;
 
-function instanceField(world: World) {
+function instanceField(attachmentsOf: AttachmentsOf) {
   return (instance: SandboxInstance, name: string): string[] => {
-    const attachments = attachmentsOf(world, instance.instanceId);
+    const attachments = () => attachmentsOf(instance.instanceId);
     switch (name) {
       case 'instance-id':
         return [instance.instanceId];
@@ -140,9 +151,9 @@ function instanceField(world: World) {
       case 'instance-type':
         return [instance.instanceType];
       case 'block-device-mapping.volume-id':
-        return attachments.map((a) => a.volumeId);
+        return attachments().map((a) => a.volumeId);
       case 'block-device-mapping.device-name':
-        return attachments.map((a) => a.device);
+        return attachments().map((a) => a.device);
       default:
         return tagField(instance.tags, name);
     }
@@ -160,12 +171,13 @@ function describeInstances({ params, world, now }: ActionContext) {
       ? getAll(ids, world.instances, ec2Errors.instanceNotFound, world.config.notFoundNamesEveryId)
       : [...world.instances.values()];
   candidates.sort((a, b) => a.instanceId.localeCompare(b.instanceId));
-  const matching = applyFilters(candidates, filters(params), instanceField(world), INSTANCE_FILTERS);
+  const attachmentsOf = attachmentsByInstance(world);
+  const matching = applyFilters(candidates, filters(params), instanceField(attachmentsOf), INSTANCE_FILTERS);
   const page = paginate(matching, maxResults, optional(params, 'NextToken'), { min: 5, max: 1000 });
   const byReservation = Map.groupBy(page.items, (instance) => instance.reservationId);
   const reservations = [...byReservation].map(([reservationId, instances]) => ({
     ...reservationFields(world, reservationId),
-    instancesSet: itemSet(instances.map((instance) => instanceItem(world, instance, now))),
+    instancesSet: itemSet(instances.map((instance) => instanceItem(world, attachmentsOf, instance, now))),
   }));
   return { reservationSet: itemSet(reservations), nextToken: page.nextToken };
 }

@@ -67,6 +67,23 @@ export function attachmentsOf(world: World, instanceId: string): SandboxAttachme
   return found;
 }
 
+/**
+ * Every instance's attachments from one walk of the volumes, in `attachmentsOf`'s order: an answer
+ * about many instances (DescribeInstances) would otherwise walk every volume once per instance,
+ * a cost that grows with the account's volumes, which real EC2's does not.
+ */
+export function attachmentsByInstance(world: World): (instanceId: string) => SandboxAttachment[] {
+  const byInstance = new Map<string, SandboxAttachment[]>();
+  for (const volume of world.volumes.values()) {
+    for (const [instanceId, attachment] of volume.attachments) {
+      const found = byInstance.get(instanceId);
+      if (found === undefined) byInstance.set(instanceId, [attachment]);
+      else found.push(attachment);
+    }
+  }
+  return (instanceId) => byInstance.get(instanceId) ?? [];
+}
+
 export function changeInstanceState(instance: SandboxInstance, state: InstanceStateName, now: number): void {
   instance.state = state;
   instance.since = now;
