@@ -85,6 +85,12 @@ describe('handler bundle', () => {
     expect(/\bRunInstancesRequest\$=/.test(bundle)).toBe(false);
   });
 
+  it("carries zod's English messages only, not every locale (zod imported as a namespace)", () => {
+    const { sources } = JSON.parse(readFileSync(path.join(assetDir, 'index.mjs.map'), 'utf8')) as { sources: string[] };
+    const locales = sources.filter((s) => /node_modules\/zod\/v4\/locales\//.test(s)).map((s) => path.basename(s));
+    expect(locales).toEqual(['en.js']);
+  });
+
   it("imports no built-in module as an ES module but node:module: an import of node:http reads its lazy getters, which load Node's own undici", () => {
     const staticImport = /\bimport\s*(?:\{[^}]*\}|\*\s*as\s*[\w$]+|[\w$]+)\s*from\s*["']([^"']+)["']/g;
     expect([...bundle.matchAll(staticImport)].map((m) => m[1])).toEqual(['node:module']);
