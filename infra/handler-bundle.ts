@@ -5,7 +5,8 @@
  * passed on its command line (ESM for node24, `module` before `main`, the `require` shim, names
  * kept, whitespace and syntax minified, a source map without sources, the AWS SDK inside), plus
  * plugins a command line cannot take: the SDK's schemas made shakeable and Node's built-in
- * modules required instead of imported (below), zod imported as a namespace (zod-namespace.ts).
+ * modules required instead of imported (below), client-node's models cut to those our API classes
+ * reach (kube-models.ts), zod imported as a namespace (zod-namespace.ts).
  *
  * Run as a script (`node --import tsx infra/handler-bundle.ts <entry> <outdir>`) because CDK's
  * local bundling is synchronous and esbuild's synchronous API takes no plugins.
@@ -17,6 +18,7 @@ import { fileURLToPath } from 'node:url';
 import { build, type BuildOptions, type Plugin } from 'esbuild';
 import { MINIFY, REQUIRE_SHIM } from './bundling.js';
 import { REPO_ROOT } from './contracts.js';
+import { kubeModelsCut } from './kube-models.js';
 import { zodNamespaceImports } from './zod-namespace.js';
 
 /** The SDK's generated schema modules (one per client: every operation's shapes). */
@@ -91,7 +93,7 @@ export function handlerBuildOptions(entry: string, outfile: string, { withPlugin
     sourcesContent: false,
     banner: { js: REQUIRE_SHIM },
     tsconfig: join(REPO_ROOT, 'tsconfig.json'),
-    plugins: withPlugins ? [shakeableSdkSchemas, requiredBuiltins, zodNamespaceImports] : [],
+    plugins: withPlugins ? [shakeableSdkSchemas, requiredBuiltins, kubeModelsCut, zodNamespaceImports] : [],
     logLevel: 'error',
   };
 }
