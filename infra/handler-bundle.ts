@@ -73,13 +73,24 @@ const requiredBuiltins: Plugin = {
   },
 };
 
+/** The plugins of the shipped build, in the order esbuild asks them. */
+export const SHIPPED_PLUGINS: readonly Plugin[] = [shakeableSdkSchemas, requiredBuiltins, kubeModelsCut, zodNamespaceImports];
+
 export interface HandlerBuild {
   /** The plugins (what ships); false: the plain bundle NodejsFunction built from the same options. */
   withPlugins: boolean;
+  /** The shipped build but this plugin (the bench measures what each one saves). */
+  without?: string;
+}
+
+function pluginsOf({ withPlugins, without }: HandlerBuild): Plugin[] {
+  if (!withPlugins) return [];
+  if (without !== undefined && !SHIPPED_PLUGINS.some((p) => p.name === without)) throw new Error(`no build plugin named ${without}`);
+  return SHIPPED_PLUGINS.filter((p) => p.name !== without);
 }
 
 /** esbuild's options for one handler's bundle at `outfile`. */
-export function handlerBuildOptions(entry: string, outfile: string, { withPlugins }: HandlerBuild): BuildOptions {
+export function handlerBuildOptions(entry: string, outfile: string, handlerBuild: HandlerBuild): BuildOptions {
   return {
     entryPoints: [entry],
     bundle: true,
@@ -93,7 +104,7 @@ export function handlerBuildOptions(entry: string, outfile: string, { withPlugin
     sourcesContent: false,
     banner: { js: REQUIRE_SHIM },
     tsconfig: join(REPO_ROOT, 'tsconfig.json'),
-    plugins: withPlugins ? [shakeableSdkSchemas, requiredBuiltins, kubeModelsCut, zodNamespaceImports] : [],
+    plugins: pluginsOf(handlerBuild),
     logLevel: 'error',
   };
 }
