@@ -5,8 +5,8 @@
  * passed on its command line (ESM for node24, `module` before `main`, the `require` shim, names
  * kept, whitespace and syntax minified, a source map without sources, the AWS SDK inside), plus
  * plugins a command line cannot take: the SDK's schemas made shakeable and Node's built-in
- * modules required instead of imported (below), client-node's models cut to those our API classes
- * reach (kube-models.ts), zod imported as a namespace (zod-namespace.ts).
+ * modules required instead of imported (below), client-node's API classes and models cut to the
+ * operations we call (kube-models.ts), zod imported as a namespace (zod-namespace.ts).
  *
  * Run as a script (`node --import tsx infra/handler-bundle.ts <entry> <outdir>`) because CDK's
  * local bundling is synchronous and esbuild's synchronous API takes no plugins.

@@ -1,12 +1,13 @@
 /**
- * client-node's generated models in the handler build. Its `ObjectSerializer` keeps a `typeMap`
- * naming all 759 model classes of every Kubernetes API group, so every bundle carried and evaluated
- * each of them at init (a class and its attribute table apiece) for the handful of kinds we read and
- * write. The serializer needs a model only to (de)serialize a body of that type: the map is cut to
- * the models the API classes we import can send or receive, followed through every attribute to
- * its last nested type. Which API classes those are is read from the controller's imports (every
- * name imported from '@kubernetes/client-node' under lambda/), never from a list kept by hand;
- * test/infra/kube-models.test.ts checks the bundled serializer against the package's own classes.
+ * client-node's generated code in the handler build, cut to what the controller uses. Its
+ * `ObjectSerializer` keeps a `typeMap` naming all 759 model classes of every Kubernetes API group,
+ * and each API class is four classes with a method per operation of its group, so every bundle
+ * carried (and evaluated, for the models) all of it for the sixteen operations we call. The API
+ * classes imported under lambda/ are cut to the operations called there (kube-api-cut.ts), and the
+ * map to the models those operations send or receive, followed through every attribute to its last
+ * nested type. Which names are imported is read from the controller's code, never from a list kept
+ * by hand; test/infra/kube-models.test.ts checks the bundled classes and serializer against the
+ * package's own.
  *
  * The model modules only define their class and assign its own static tables, so they are marked
  * free of side effects and tree-shaking drops the ones the cut map no longer names. A map of
@@ -14,13 +15,17 @@
  */
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { Plugin } from 'esbuild';
 import { REPO_ROOT } from './contracts.js';
+import { keepMembers, operationsCalled, operationsOf, servesOneOf } from './kube-api-cut.js';
 
 const PACKAGE = '@kubernetes/client-node';
 const GEN = /[\\/]@kubernetes[\\/]client-node[\\/]dist[\\/]gen[\\/]/;
 const SERIALIZER = /[\\/]@kubernetes[\\/]client-node[\\/]dist[\\/]gen[\\/]models[\\/]ObjectSerializer\.js$/;
+const API_FILE = /[\\/]@kubernetes[\\/]client-node[\\/]dist[\\/]gen[\\/]apis[\\/]\w+Api\.js$/;
+const TYPES_FILE = /[\\/]@kubernetes[\\/]client-node[\\/]dist[\\/]gen[\\/]types[\\/](?:Observable|ObjectParam)API\.js$/;
 const TYPE_MAP = /^let typeMap = \{\n((?: {4}"\w+": \w+,\n)+)\};$/m;
 
 /** Every name imported (types included) from client-node by a source file under `dir`. */
@@ -62,25 +67,44 @@ export function operationTypes(apiSource: string): string[] {
   return [...apiSource.matchAll(/ObjectSerializer\.(?:de)?serialize\([^;]*?,\s*"([^"]+)"/g)].map((m) => innerType(m[1] as string));
 }
 
-/**
- * The models the imported API classes and models reach: their operations' types, then every
- * attribute type of each model reached, to the last.
- */
-export function modelsReached(genDir: string, imported: Iterable<string>): Set<string> {
-  const file = (kind: 'apis' | 'models', name: string) => path.join(genDir, kind, `${name}.js`);
-  const pending: string[] = [];
-  for (const name of imported) {
-    if (existsSync(file('apis', name))) pending.push(...operationTypes(readFileSync(file('apis', name), 'utf8')));
-    else pending.push(name);
-  }
+/** The models `roots` reach: each root, then every attribute type of each model reached, to the last. */
+export function modelsReached(genDir: string, roots: Iterable<string>): Set<string> {
+  const file = (name: string) => path.join(genDir, 'models', `${name}.js`);
+  const pending = [...roots];
   const reached = new Set<string>();
   for (let name = pending.pop(); name !== undefined; name = pending.pop()) {
-    if (reached.has(name) || !/^\w+$/.test(name) || !existsSync(file('models', name))) continue;
+    if (reached.has(name) || !/^\w+$/.test(name) || !existsSync(file(name))) continue;
     reached.add(name);
-    const attributes = readFileSync(file('models', name), 'utf8').matchAll(/^\s*"type": "([^"]+)",?$/gm);
+    const attributes = readFileSync(file(name), 'utf8').matchAll(/^\s*"type": "([^"]+)",?$/gm);
     for (const [, type] of attributes) pending.push(innerType(type as string));
   }
   return reached;
+}
+
+/** What the build keeps of client-node's generated code. */
+export interface KubeCut {
+  /** Each imported API class and the operations of it the controller calls. */
+  operations: Map<string, Set<string>>;
+  /** The models those operations and the imported names reach. */
+  models: Set<string>;
+}
+
+/** An API class file cut to `operations` (its request factory and its response processor). */
+export function cutApiSource(source: string, api: string, operations: ReadonlySet<string>): string {
+  const keep = servesOneOf(operations);
+  return keepMembers(keepMembers(source, `${api}RequestFactory`, keep), `${api}ResponseProcessor`, keep);
+}
+
+/** The cut for the names imported from client-node under lambda/ and the operations called there. */
+export function kubeCut(genDir: string, imported: ReadonlySet<string>): KubeCut {
+  const apiFile = (name: string) => path.join(genDir, 'apis', `${name}.js`);
+  const apis = [...imported].filter((name) => existsSync(apiFile(name)));
+  const sources = new Map(apis.map((api) => [api, readFileSync(apiFile(api), 'utf8')]));
+  const called = operationsCalled(new Set(apis.flatMap((api) => operationsOf(sources.get(api) as string))));
+  const operations = new Map(apis.map((api) => [api, new Set(operationsOf(sources.get(api) as string).filter((op) => called.has(op)))]));
+  const roots = [...imported].filter((name) => !sources.has(name));
+  for (const [api, ops] of operations) roots.push(...operationTypes(cutApiSource(sources.get(api) as string, api, ops)));
+  return { operations, models: modelsReached(genDir, roots) };
 }
 
 /** ObjectSerializer's source with its `typeMap` cut to `keep`; throws on a map of another shape. */
@@ -91,17 +115,38 @@ export function cutTypeMap(source: string, keep: ReadonlySet<string>): string {
   return source.replace(TYPE_MAP, `let typeMap = {\n${entries.join('\n')}\n};`);
 }
 
+/** client-node's generated directory, as the build resolves the package from the repository. */
+export function clientNodeGen(): string {
+  return path.join(path.dirname(createRequire(path.join(REPO_ROOT, 'package.json')).resolve(PACKAGE)), 'gen');
+}
+
 export const kubeModelsCut: Plugin = {
   name: 'kube-models-cut',
   setup(build) {
     const imported = clientNodeImports();
+    const cut = kubeCut(clientNodeGen(), imported);
+    const js = async (file: string, edit: (source: string) => string) => ({
+      contents: edit(await readFile(file, 'utf8')),
+      loader: 'js' as const,
+    });
     build.onResolve({ filter: /[\\/]models[\\/]\w+\.js$/ }, (args) => {
       if (!GEN.test(args.importer) || !args.path.startsWith('.')) return undefined;
       return { path: path.join(args.resolveDir, args.path), sideEffects: false };
     });
-    build.onLoad({ filter: SERIALIZER }, async (args) => {
-      const modelsDir = path.dirname(args.path);
-      return { contents: cutTypeMap(await readFile(args.path, 'utf8'), modelsReached(path.dirname(modelsDir), imported)), loader: 'js' };
+    build.onLoad({ filter: SERIALIZER }, (args) => js(args.path, (source) => cutTypeMap(source, cut.models)));
+    build.onLoad({ filter: API_FILE }, (args) => {
+      const api = path.basename(args.path, '.js');
+      const operations = cut.operations.get(api);
+      return operations === undefined ? undefined : js(args.path, (source) => cutApiSource(source, api, operations));
+    });
+    build.onLoad({ filter: TYPES_FILE }, (args) => {
+      const prefix = path.basename(args.path) === 'ObservableAPI.js' ? 'Observable' : 'Object';
+      return js(args.path, (source) =>
+        [...cut.operations].reduce(
+          (cutSource, [api, operations]) => keepMembers(cutSource, `${prefix}${api}`, servesOneOf(operations)),
+          source,
+        ),
+      );
     });
     // A bundled module outside lambda/ importing from client-node would go unseen by the cut: refuse it.
     build.onLoad({ filter: /\.ts$/ }, async (args) => {
