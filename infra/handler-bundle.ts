@@ -13,12 +13,13 @@
  */
 import { readFile } from 'node:fs/promises';
 import { isBuiltin } from 'node:module';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build, type BuildOptions, type Plugin } from 'esbuild';
 import { MINIFY, REQUIRE_SHIM } from './bundling.js';
 import { REPO_ROOT } from './contracts.js';
-import { kubeModelsCut } from './kube-models.js';
+import { clientNodeGen, kubeModelsCut } from './kube-models.js';
+import { undiciImportedExports } from './undici-exports.js';
 import { zodNamespaceImports } from './zod-namespace.js';
 
 /** The SDK's generated schema modules (one per client: every operation's shapes). */
@@ -74,7 +75,13 @@ const requiredBuiltins: Plugin = {
 };
 
 /** The plugins of the shipped build, in the order esbuild asks them. */
-export const SHIPPED_PLUGINS: readonly Plugin[] = [shakeableSdkSchemas, requiredBuiltins, kubeModelsCut, zodNamespaceImports];
+export const SHIPPED_PLUGINS: readonly Plugin[] = [
+  shakeableSdkSchemas,
+  requiredBuiltins,
+  kubeModelsCut,
+  undiciImportedExports(dirname(dirname(clientNodeGen()))),
+  zodNamespaceImports,
+];
 
 export interface HandlerBuild {
   /** The plugins (what ships); false: the plain bundle NodejsFunction built from the same options. */
