@@ -1,8 +1,9 @@
 /**
  * Bundle size and cold-start initialisation of each Lambda handler, before and after in one run:
- * the bundle the stack ships (infra/handler-bundle.ts: the SDK shapes no imported command reaches
- * left out) beside the plain esbuild bundle of the same entry with the same options (what
- * NodejsFunction built), each compared with an empty handler's bundle. Init is timed as wall time
+ * the bundle the stack ships (infra/handler-bundle.ts and its plugins) beside the plain esbuild
+ * bundle of the same entry with the same options (what NodejsFunction built) and, for the first
+ * handler, the shipped build less each plugin in turn, each compared with an empty handler's
+ * bundle. Init is timed as wall time
  * and as the process's CPU time: on a machine shared with other work the wall time grows with the
  * load, the CPU time much less, so both are reported with the load average. The two builds of a
  * handler are imported in turn, run by run, so a change in the load falls on both.
@@ -14,12 +15,16 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { gzipSync } from 'node:zlib';
 import { HANDLER_ENTRIES, REPO_ROOT } from '../infra/contracts.js';
-import { bundleHandler } from '../infra/handler-bundle.js';
+import { bundleHandler, SHIPPED_PLUGINS } from '../infra/handler-bundle.js';
 
 const run = promisify(execFile);
 
-/** `shipped`: the stack's build; `plain`: the same entry and options without the SDK-shape plugin. */
-type BundleBuild = 'shipped' | 'plain';
+/**
+ * `shipped`: the stack's build; `plain`: the same entry and options without its plugins;
+ * `without <plugin>`: the stack's build but that plugin (the first handler only), so what each
+ * plugin saves is measured in the same run.
+ */
+type BundleBuild = 'shipped' | 'plain' | `without ${string}`;
 
 export interface BundleFigures {
   name: string;
@@ -75,8 +80,10 @@ async function importOnce(bundle: Built): Promise<void> {
 }
 
 async function build(root: string, name: string, entry: string, kind: BundleBuild): Promise<Built> {
-  const dir = await mkdtemp(join(root, `${name}-${kind}-`));
-  return { name, build: kind, file: await bundleHandler(entry, dir, { withPlugins: kind === 'shipped' }), wall: [], cpu: [] };
+  const dir = await mkdtemp(join(root, `${name}-${kind.replace(/\W+/g, '-')}-`));
+  const without = kind.startsWith('without ') ? kind.slice('without '.length) : undefined;
+  const options = { withPlugins: kind !== 'plain', ...(without === undefined ? {} : { without }) };
+  return { name, build: kind, file: await bundleHandler(entry, dir, options), wall: [], cpu: [] };
 }
 
 /** Imports each of `bundles` `runs` times, in turn, and returns their figures. */
@@ -104,9 +111,11 @@ export async function measureBundles(runs = 5): Promise<BundleFigures[]> {
     const [baseline] = await measure([await build(root, 'empty', empty, 'shipped')], runs);
     if (baseline === undefined) throw new Error('no baseline');
     const figures = [baseline];
-    for (const [name, entry] of Object.entries(HANDLER_ENTRIES)) {
+    for (const [index, [name, entry]] of Object.entries(HANDLER_ENTRIES).entries()) {
       const path = join(REPO_ROOT, entry);
-      figures.push(...(await measure([await build(root, name, path, 'plain'), await build(root, name, path, 'shipped')], runs)));
+      const kinds: BundleBuild[] = ['plain', 'shipped', ...(index === 0 ? SHIPPED_PLUGINS.map((p) => `without ${p.name}` as const) : [])];
+      const builds = await Promise.all(kinds.map((kind) => build(root, name, path, kind)));
+      figures.push(...(await measure(builds, runs)));
     }
     return figures.map((f) => ({ ...f, sizeRatio: f.bytes / baseline.bytes, initRatio: f.initMs / baseline.initMs }));
   } finally {

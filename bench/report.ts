@@ -156,7 +156,7 @@ export function markdown(figures: BenchFigures): string {
       : []),
     ...(bundles.length
       ? [
-          "## Lambda bundles (the stack's build, and the plain esbuild bundle of the same entry)",
+          "## Lambda bundles (the stack's build, the plain esbuild bundle of the same entry, and for the first handler the stack's build less each plugin)",
           '',
           '| bundle | build | bytes | gzip | ×empty | init (median) | ×empty | init CPU (median) | load average |',
           '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',

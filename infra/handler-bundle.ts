@@ -4,19 +4,23 @@
  * here, so what the bench measures is what Lambda runs. The options are the ones NodejsFunction
  * passed on its command line (ESM for node24, `module` before `main`, the `require` shim, names
  * kept, whitespace and syntax minified, a source map without sources, the AWS SDK inside), plus
- * two plugins a command line cannot take: the SDK's schemas made shakeable and Node's built-in
- * modules required instead of imported (below).
+ * plugins a command line cannot take: the SDK's schemas made shakeable and Node's built-in
+ * modules required instead of imported (below), client-node's API classes and models cut to the
+ * operations we call (kube-models.ts), zod imported as a namespace (zod-namespace.ts).
  *
  * Run as a script (`node --import tsx infra/handler-bundle.ts <entry> <outdir>`) because CDK's
  * local bundling is synchronous and esbuild's synchronous API takes no plugins.
  */
 import { readFile } from 'node:fs/promises';
 import { isBuiltin } from 'node:module';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build, type BuildOptions, type Plugin } from 'esbuild';
 import { MINIFY, REQUIRE_SHIM } from './bundling.js';
 import { REPO_ROOT } from './contracts.js';
+import { clientNodeGen, kubeModelsCut } from './kube-models.js';
+import { undiciImportedExports } from './undici-exports.js';
+import { zodNamespaceImports } from './zod-namespace.js';
 
 /** The SDK's generated schema modules (one per client: every operation's shapes). */
 const SDK_SCHEMAS = /[\\/]@aws-sdk[\\/][^\\/]+[\\/]dist-es[\\/](?:submodules[\\/][^\\/]+[\\/])?schemas[\\/]schemas_\d+\.js$/;
@@ -70,13 +74,30 @@ const requiredBuiltins: Plugin = {
   },
 };
 
+/** The plugins of the shipped build, in the order esbuild asks them. */
+export const SHIPPED_PLUGINS: readonly Plugin[] = [
+  shakeableSdkSchemas,
+  requiredBuiltins,
+  kubeModelsCut,
+  undiciImportedExports(dirname(dirname(clientNodeGen()))),
+  zodNamespaceImports,
+];
+
 export interface HandlerBuild {
   /** The plugins (what ships); false: the plain bundle NodejsFunction built from the same options. */
   withPlugins: boolean;
+  /** The shipped build but this plugin (the bench measures what each one saves). */
+  without?: string;
+}
+
+function pluginsOf({ withPlugins, without }: HandlerBuild): Plugin[] {
+  if (!withPlugins) return [];
+  if (without !== undefined && !SHIPPED_PLUGINS.some((p) => p.name === without)) throw new Error(`no build plugin named ${without}`);
+  return SHIPPED_PLUGINS.filter((p) => p.name !== without);
 }
 
 /** esbuild's options for one handler's bundle at `outfile`. */
-export function handlerBuildOptions(entry: string, outfile: string, { withPlugins }: HandlerBuild): BuildOptions {
+export function handlerBuildOptions(entry: string, outfile: string, handlerBuild: HandlerBuild): BuildOptions {
   return {
     entryPoints: [entry],
     bundle: true,
@@ -90,7 +111,7 @@ export function handlerBuildOptions(entry: string, outfile: string, { withPlugin
     sourcesContent: false,
     banner: { js: REQUIRE_SHIM },
     tsconfig: join(REPO_ROOT, 'tsconfig.json'),
-    plugins: withPlugins ? [shakeableSdkSchemas, requiredBuiltins] : [],
+    plugins: pluginsOf(handlerBuild),
     logLevel: 'error',
   };
 }

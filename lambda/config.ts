@@ -88,7 +88,9 @@ export const SETTING_DEFAULTS = Object.fromEntries(
 /** Reads and validates the configuration; throws `ConfigError` listing every problem at once. */
 export function loadConfig(env: Record<string, string | undefined>, runtime: Runtime = 'lambda'): Config {
   const given = withoutBlanks(env);
-  const parsed = ENV_SCHEMA.safeParse({ ...SETTING_DEFAULTS, ...given });
+  // Parsed once per execution environment: zod's compiled fast path (a `new Function` per object
+  // schema) would cost more to build than this one parse of the settings' object.
+  const parsed = ENV_SCHEMA.safeParse({ ...SETTING_DEFAULTS, ...given }, { jitless: true });
   const problems = parsed.success ? runtimeProblems(parsed.data, runtime) : problemsOf(parsed.error, given);
   if (!parsed.success || problems.length > 0) throw new ConfigError(problems);
   return toConfig(parsed.data, runtime);

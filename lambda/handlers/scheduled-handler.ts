@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { recordRejected } from '../observability/pass-metrics.js';
 import { lambdaHandler, type PassRunner } from './middleware.js';
-import { ScheduledEventSchema } from './schemas.js';
+import { ScheduledEventSchema } from './schedule-schemas.js';
 
 export interface ScheduledResult {
   passId?: string;

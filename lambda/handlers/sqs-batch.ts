@@ -10,7 +10,7 @@ import pLimit from 'p-limit';
 import { z } from 'zod';
 import { groupByTarget } from './targets.js';
 import type { Target } from '../reconcile/pass/types.js';
-import { SqsBatchSchema, sqsRecordOf } from './schemas.js';
+import { SqsBatchSchema, sqsRecordOf } from './event-schemas.js';
 
 /** Targeted passes of one batch run side by side, each with its own bounded EC2 concurrency. */
 const TARGET_CONCURRENCY = 4;

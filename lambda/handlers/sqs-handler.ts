@@ -10,7 +10,7 @@ import { recordRejected } from '../observability/pass-metrics.js';
 import { Deadline } from '../reconcile/pass/deadline.js';
 import type { Budget, Target } from '../reconcile/pass/types.js';
 import { lambdaHandler, type PassRunner } from './middleware.js';
-import { Ec2StateChangeSchema, KubernetesEventSchema } from './schemas.js';
+import { Ec2StateChangeSchema, KubernetesEventSchema } from './event-schemas.js';
 import { BatchProgress, parseSqsBatch, runTargets } from './sqs-batch.js';
 
 /** A targeted pass is worth starting only with this much of the budget left (reads, one EC2 step, the writes). */

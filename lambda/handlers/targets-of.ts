@@ -2,7 +2,7 @@
 import type { Target } from '../reconcile/pass/types.js';
 import { EC2_STOPPING_STATES } from './contracts.js';
 import { DnsSubdomainSchema } from './kubernetes-names.js';
-import type { Ec2StateChange, KubernetesEvent } from './schemas.js';
+import type { Ec2StateChange, KubernetesEvent } from './event-schemas.js';
 
 /** kube-scheduler's binding event: `Successfully assigned <namespace>/<name> to <node>` (reason `Scheduled`). */
 const SCHEDULED_MESSAGE = /^Successfully assigned ([^/\s]+)\/(\S+) to (\S+)$/;

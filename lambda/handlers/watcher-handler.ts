@@ -8,7 +8,7 @@ import { z } from 'zod';
 import type { Controller } from '../composition.js';
 import { recordRejected, recordWatcher } from '../observability/pass-metrics.js';
 import { lambdaHandler } from './middleware.js';
-import { WatchEventSchema } from './schemas.js';
+import { WatchEventSchema } from './schedule-schemas.js';
 
 export interface WatcherResult {
   watcherId?: string;

@@ -4,7 +4,7 @@
  * EC2's shape. Each row is one event as the exporter or EC2 would deliver it.
  */
 import { describe, expect, it } from 'vitest';
-import { Ec2StateChangeSchema, KubernetesEventSchema } from '../../lambda/handlers/schemas.js';
+import { Ec2StateChangeSchema, KubernetesEventSchema } from '../../lambda/handlers/event-schemas.js';
 import { ec2StateChange, kubernetesEvent, type InvolvedObject } from '../../sandbox/events.js';
 
 const AT = Date.UTC(2026, 2, 2, 9);

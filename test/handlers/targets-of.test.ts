@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { KubernetesEventSchema } from '../../lambda/handlers/schemas.js';
+import { KubernetesEventSchema } from '../../lambda/handlers/event-schemas.js';
 import { targetOfKubernetesEvent } from '../../lambda/handlers/targets-of.js';
 import { kubernetesEvent } from '../../sandbox/events.js';
 

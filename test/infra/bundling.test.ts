@@ -29,6 +29,9 @@ const INIT_ENV = {
 let assetDir: string;
 let bundle: string;
 
+/** The modules the bundle was built from, as its source map names them. */
+const sources = () => (JSON.parse(readFileSync(path.join(assetDir, 'index.mjs.map'), 'utf8')) as { sources: string[] }).sources;
+
 beforeAll(() => {
   // What the CLI sets: resources name their asset directory in metadata.
   const app = new App({ context: { 'aws:cdk:enable-asset-metadata': true } });
@@ -83,6 +86,17 @@ describe('handler bundle', () => {
     // Booleans, not the bundle itself: a failure would print all 5 MB of it.
     expect(/\bAttachVolumeRequest\$=/.test(bundle)).toBe(true);
     expect(/\bRunInstancesRequest\$=/.test(bundle)).toBe(false);
+  });
+
+  it("carries zod's English messages only, not every locale (zod imported as a namespace)", () => {
+    const locales = sources()
+      .filter((s) => /node_modules\/zod\/v4\/locales\//.test(s))
+      .map((s) => path.basename(s));
+    expect(locales).toEqual(['en.js']);
+  });
+
+  it("builds no EventBridge or SQS envelope schema: the scheduled function parses Scheduler's payload only", () => {
+    expect(sources().filter((s) => s.includes('node_modules/@aws-lambda-powertools/parser/'))).toEqual([]);
   });
 
   it("imports no built-in module as an ES module but node:module: an import of node:http reads its lazy getters, which load Node's own undici", () => {

@@ -1,5 +1,5 @@
 /**
- * The events the handlers accept, as Powertools parser schemas (zod). An event that does
+ * The events the SQS-fed handlers accept, as Powertools parser schemas (zod). An event that does
  * not match (a malformed Kubernetes name or namespace, an EC2 id of the wrong shape) is rejected
  * with the schema's explanation; it never reaches a pass, so no call is made for it.
  */
@@ -9,22 +9,8 @@ import { EventBridgeSchema } from '@aws-lambda-powertools/parser/schemas/eventbr
 import { SqsRecordSchema } from '@aws-lambda-powertools/parser/schemas/sqs';
 import { z } from 'zod';
 import { isInstanceId } from '../core/provider-id.js';
-import {
-  CLUSTER_EVENT_KINDS,
-  EC2_SOURCE,
-  EC2_STATE_CHANGE_DETAIL_TYPE,
-  EXPORTER_DETAIL_TYPE,
-  EXPORTER_SOURCE,
-  FULL_PASS_INPUT,
-  WATCH_INPUT,
-} from './contracts.js';
+import { CLUSTER_EVENT_KINDS, EC2_SOURCE, EC2_STATE_CHANGE_DETAIL_TYPE, EXPORTER_DETAIL_TYPE, EXPORTER_SOURCE } from './contracts.js';
 import { DnsLabelSchema, DnsSubdomainSchema } from './kubernetes-names.js';
-
-/** EventBridge Scheduler's payload for the full pass (`{ "pass": "full" }`); an empty payload means the same. */
-export const ScheduledEventSchema = z.object({ pass: z.literal(FULL_PASS_INPUT.pass).default(FULL_PASS_INPUT.pass) }).loose();
-
-/** EventBridge Scheduler's payload for the watcher (`{ "pass": "watch" }`); an empty payload means the same. */
-export const WatchEventSchema = z.object({ pass: z.literal(WATCH_INPUT.pass).default(WATCH_INPUT.pass) }).loose();
 
 /**
  * The object an event is about: a Pod (namespaced: its namespace is a DNS-1123 label) or a Node
