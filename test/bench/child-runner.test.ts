@@ -7,20 +7,20 @@ const request: PassRequest = { capMs: 1_000, clockOffsetMs: 0 };
 /** Children that answer with their number; the `killedAt`-th pass of a child times out and kills it. */
 function spawner(killedAt: number) {
   const spawned: number[] = [];
-  const spawn = async (): Promise<SpawnedChild> => {
+  const spawn = (): Promise<SpawnedChild> => {
     const id = spawned.length + 1;
     spawned.push(id);
     let dead = false;
     let passes = 0;
-    return {
+    return Promise.resolve({
       dead: () => dead,
-      run: async () => {
+      run: () => {
         passes += 1;
         if (passes === killedAt) dead = true;
-        return { wallMs: id, cpuMs: 0, rssBefore: 0, peakRss: 0, heapBefore: 0, timedOut: dead };
+        return Promise.resolve({ wallMs: id, cpuMs: 0, rssBefore: 0, peakRss: 0, heapBefore: 0, timedOut: dead });
       },
       stop: () => (dead = true),
-    };
+    });
   };
   return { spawn, spawned };
 }
