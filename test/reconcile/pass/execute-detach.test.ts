@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { DetachOutcome } from '../../../lambda/ports/block-storage.js';
 import type { ActualAttachment } from '../../../lambda/core/types.js';
-import { attachment, like, record } from '../../core/builders.js';
+import { attachment, like, record, uname } from '../../core/builders.js';
 import { harness, noPods, V } from '../executor-harness.js';
 
 /** A volume no pod wants, unmounted on node-a: the pass unreports it, then detaches it. */
@@ -35,5 +35,32 @@ describe("a detach, by EC2's answer", () => {
 
     expect(report.results.filter((r) => r.kind === 'detach')).toEqual([expect.objectContaining(result)]);
     expect(store.items.get(V)?.attachments['node-a']).toEqual(like<ActualAttachment>({ state }));
+  });
+});
+
+describe('a detach: what runs beside what', () => {
+  it("DetachVolume is asked for (its token taken) while the intent is written, and sent only after the mode's live re-check", async () => {
+    const { pass, store, ec2, deps } = unneeded();
+    const log: string[] = [];
+    ec2.onDetachAsked = () => log.push('detach asked');
+    store.beforePut = (next) => void (Object.keys(next.operations).length > 0 ? log.push('intent written') : undefined);
+    const live = deps.cluster.liveVolumes.bind(deps.cluster);
+    deps.cluster.liveVolumes = (name) => (log.push(`live read, ec2 ${ec2.calls.length}`), live(name));
+
+    await pass();
+
+    expect(log.slice(0, 3)).toEqual(['detach asked', 'intent written', 'live read, ec2 0']);
+    expect(ec2.calls).toEqual([`detach ${V}`, 'wait detached']);
+  });
+
+  it('a detach whose live re-check says wait: nothing sent, the intent abandoned', async () => {
+    const { pass, store, ec2, deps } = unneeded();
+    deps.cluster.liveVolumes = () => Promise.resolve({ attached: [], inUse: [uname(V)] });
+
+    const report = await pass();
+
+    expect(report.results.filter((r) => r.kind === 'detach')).toEqual([expect.objectContaining({ outcome: 'deferred' })]);
+    expect(ec2.calls).toEqual([]);
+    expect(store.items.get(V)?.operations).toEqual({});
   });
 });
