@@ -37,6 +37,8 @@ interface Phases {
   queued: number[];
   pass: number[];
   total: number[];
+  /** The slowest changes: their phases and the passes the watcher ran for the object until the call. */
+  slowest: { total: number; line: string }[];
 }
 
 /** Per change: the first pass that started after the change and before EC2 received the call. */
@@ -47,7 +49,7 @@ function phasesOf(
   to: ReadonlyMap<string, number>,
   deleting: boolean,
 ): Phases {
-  const phases: Phases = { delivery: [], queued: [], pass: [], total: [] };
+  const phases: Phases = { delivery: [], queued: [], pass: [], total: [], slowest: [] };
   for (const [volumeId, changedAt] of from) {
     const sentAt = to.get(volumeId);
     if (sentAt === undefined) continue;
@@ -60,6 +62,11 @@ function phasesOf(
     phases.queued.push(reaction.startedAt - reaction.receivedAt);
     phases.pass.push(sentAt - reaction.startedAt);
     phases.total.push(sentAt - changedAt);
+    const passes = reactions
+      .filter((r) => volumeOf(stage, r)?.volumeId === volumeId && r.receivedAt >= changedAt && r.startedAt <= sentAt)
+      .map((r) => `${r.outcome} +${r.startedAt - changedAt}–${r.finishedAt - changedAt} ms (${r.actions} actions)`);
+    const line = `${volumeId}: ${sentAt - changedAt} ms; delivered +${reaction.receivedAt - changedAt}, passes ${passes.join(', ')}`;
+    phases.slowest = [...phases.slowest, { total: sentAt - changedAt, line }].sort((a, b) => b.total - a.total).slice(0, 3);
   }
   return phases;
 }
@@ -110,7 +117,9 @@ export async function traceChurn(changes: number, rttMs: number): Promise<string
       `  deleting → change delivered by the watch: ${show(detach.delivery)}`,
       `  delivered → its pass started (queued): ${show(detach.queued)}`,
       `  pass started → DetachVolume received: ${show(detach.pass)}`,
-      `passes the watcher ran: ${reactions.length}, of which with no action: ${idle}`,
+      ...attach.slowest.map((s) => `  slowest attach ${s.line}`),
+      ...detach.slowest.map((s) => `  slowest detach ${s.line}`),
+      `passes the watcher ran: ${reactions.length}, of which with no action: ${idle}, failed: ${reactions.filter((r) => r.outcome === 'failed').length}, unconverged: ${reactions.filter((r) => r.outcome === 'unconverged').length}`,
       `event loop delay during the churn: p50 ${(loop.percentile(50) / 1e6).toFixed(0)} ms, p99 ${(loop.percentile(99) / 1e6).toFixed(0)} ms, max ${(loop.max / 1e6).toFixed(0)} ms`,
       'requests during the churn (sent → answered), at least 10 of a kind:',
       ...requestLines(requests),

@@ -31,15 +31,6 @@ export async function executeDetach(ctx: PassContext, planned: DetachAction): Pr
   if (!ctx.deadline.canStart(MIN_DETACH_MS)) return result('deferred', 'no time left in this pass');
   const waits = ctx.mode.beforeDetach(ctx, planned);
   if (waits !== undefined) return result('deferred', waits);
-  // DetachVolume is asked for now and sent only on the go-ahead below, after the intent and the
-  // mode's live re-check: the EC2 budget's token is taken while the intent is written, not after it.
-  let goAhead: (why: string | undefined) => void = () => undefined;
-  const ready = new Promise<string | undefined>((resolve) => (goAhead = resolve));
-  const sent = ctx.deps.blockStorage.detach({ volumeId: planned.volumeId, instanceId: planned.instanceId, force: planned.ec2Force, ready });
-  const withhold = async (why: string) => {
-    goAhead(why);
-    await sent;
-  };
   const started = await startOperation(ctx, planned, (action) => ({
     volumeId: action.volumeId,
     uniqueName: action.uniqueName,
@@ -49,33 +40,27 @@ export async function executeDetach(ctx: PassContext, planned: DetachAction): Pr
     nodeName: action.nodeName,
     instanceId: action.instanceId,
     ec2Force: action.ec2Force,
-  })).catch(async (error: unknown) => {
-    await withhold('the intent could not be written');
-    throw error;
-  });
-  if (!started.ok) {
-    await withhold(started.detail);
-    return result(started.outcome, started.detail);
-  }
+  }));
+  if (!started.ok) return result(started.outcome, started.detail);
   const { action, operationId, record } = started;
   const op = record.operations[lockKey(record, action.nodeName)];
   const instanceId = op?.instanceId ?? action.instanceId;
   const fence = { lockKey: lockKey(record, action.nodeName), operationId };
   const finish = (step: Step) => writeRecord(ctx.deps.store, ctx.actual, action.volumeId, ctx.actual.get(action.volumeId), step, { fence });
-  // The call asked for above names the planned instance and Force: a replan that changed either sends nothing.
-  const moved = instanceId !== planned.instanceId || action.ec2Force !== planned.ec2Force;
-  const stillUnused = moved
-    ? 'the plan changed the detach meanwhile; the next pass decides again'
-    : await ctx.mode.confirmDetach(ctx, planned);
+  // DetachVolume is asked for once the intent holds the lock, and sent on the mode's live re-check:
+  // the EC2 budget's token is taken while the re-check runs. Not beside the intent: passes that lose
+  // the lock race would each spend a token (under the watcher, several passes plan one detach).
+  const confirmed = ctx.mode.confirmDetach(ctx, planned);
+  const ready = confirmed.then((still) => (still === true ? undefined : still));
+  const calledAt = ctx.deps.clock();
+  const [outcome, stillUnused] = await Promise.all([
+    ctx.deps.blockStorage.detach({ volumeId: action.volumeId, instanceId, force: action.ec2Force, ready }),
+    confirmed,
+  ]);
   if (stillUnused !== true) {
-    await withhold(stillUnused);
     await finish(onRecord((r) => abandonOperation(r, operationId, ctx.deps.clock())));
     return result('deferred', stillUnused);
   }
-
-  const calledAt = ctx.deps.clock();
-  goAhead(undefined);
-  const outcome = await sent;
   ctx.mode.changed(action.volumeId, action.nodeName);
   if (outcome.kind === 'already-detached') return done(ctx, action, operationId, finish, result, undefined);
   if (outcome.kind !== 'started') return fail(ctx, action, operationId, outcome, finish, result);

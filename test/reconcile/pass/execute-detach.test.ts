@@ -39,18 +39,37 @@ describe("a detach, by EC2's answer", () => {
 });
 
 describe('a detach: what runs beside what', () => {
-  it("DetachVolume is asked for (its token taken) while the intent is written, and sent only after the mode's live re-check", async () => {
+  it('DetachVolume is asked for (its token taken) while the live re-check runs, once the intent holds the lock; sent after the re-check', async () => {
     const { pass, store, ec2, deps } = unneeded();
     const log: string[] = [];
-    ec2.onDetachAsked = () => log.push('detach asked');
+    ec2.onDetachAsked = () => log.push(`detach asked, ec2 ${ec2.calls.length}`);
     store.beforePut = (next) => void (Object.keys(next.operations).length > 0 ? log.push('intent written') : undefined);
     const live = deps.cluster.liveVolumes.bind(deps.cluster);
-    deps.cluster.liveVolumes = (name) => (log.push(`live read, ec2 ${ec2.calls.length}`), live(name));
+    deps.cluster.liveVolumes = async (name) => {
+      log.push('live read starts');
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      log.push(`live read ends, ec2 ${ec2.calls.length}`);
+      return live(name);
+    };
 
     await pass();
 
-    expect(log.slice(0, 3)).toEqual(['detach asked', 'intent written', 'live read, ec2 0']);
+    expect(log.slice(0, 4)).toEqual(['intent written', 'live read starts', 'detach asked, ec2 0', 'live read ends, ec2 0']);
     expect(ec2.calls).toEqual([`detach ${V}`, 'wait detached']);
+  });
+
+  it('a detach that loses the lock race asks EC2 for nothing, not even a token', async () => {
+    const { pass, store, ec2 } = unneeded();
+    let asked = 0;
+    ec2.onDetachAsked = () => void (asked += 1);
+    store.beforePut = (next) => {
+      if (Object.keys(next.operations).length > 0) store.items.set(V, { ...store.items.get(V)!, version: store.items.get(V)!.version + 7 });
+    };
+
+    await pass();
+
+    expect(asked).toBe(0);
+    expect(ec2.calls).toEqual([]);
   });
 
   it('a detach whose live re-check says wait: nothing sent, the intent abandoned', async () => {
