@@ -14,6 +14,7 @@ import { measureEnvironmentBurst } from './burst-environments.js';
 import { measureDeadInstances } from './dead-instance.js';
 import { goalRows } from './goals.js';
 import { runSideBySide } from './side-by-side/main.js';
+import { traceChurn } from './side-by-side/churn-trace.js';
 import { traceAttachPath } from './side-by-side/trace.js';
 import { traceCoveredPass } from './covered-trace.js';
 import { measureCacheSize } from './watcher-cache-size.js';
@@ -45,6 +46,7 @@ const { values } = parseArgs({
     profile: { type: 'boolean', default: false },
     'side-by-side': { type: 'boolean', default: false },
     trace: { type: 'boolean', default: false },
+    churn: { type: 'boolean', default: false },
     'cache-size': { type: 'boolean', default: false },
     'covered-trace': { type: 'boolean', default: false },
     nodes: { type: 'string', default: '5000' },
@@ -74,7 +76,7 @@ if (values.help) {
     "                  [--env-burst 1000 (0: none)] [--env-counts 1,3,5] [--env-budget <rate>/<burst> (AttachVolume; default: the settings' default)]",
   );
   console.log(
-    "  or: npm run bench -- --side-by-side [--changes 200] [--pods 10] [--rtt 10] [--trace (the requests from VolumeAttachment to AttachVolume instead)]: issue 29's watcher vs csi-attacher sidecar vs today, alone",
+    "  or: npm run bench -- --side-by-side [--changes 200] [--pods 10] [--rtt 10] [--trace (the requests from VolumeAttachment to AttachVolume instead; with --churn: where each change's time goes under the churn)]: issue 29's watcher vs csi-attacher sidecar vs today, alone",
   );
   console.log(
     "  or: NODE_OPTIONS=--expose-gc npm run bench -- --cache-size [--nodes 5000] [--pvs-per-node 25]: the attacher watcher's caches' heap at that size",
@@ -93,6 +95,9 @@ if (values['covered-trace']) {
 } else if (values['watcher-size']) {
   const size = await measureWatcherSize({ changes: Number(values.changes), memoryMb: Number(values['watcher-memory']) });
   console.log(JSON.stringify(size, null, 2));
+  setTimeout(() => process.exit(0), 1_000).unref();
+} else if (values['side-by-side'] && values.trace && values.churn) {
+  console.log((await traceChurn(Number(values.changes), Number(values.rtt.replace(/ms$/, '')))).join('\n'));
   setTimeout(() => process.exit(0), 1_000).unref();
 } else if (values['side-by-side'] && values.trace) {
   for (const implementation of ['watcher', 'sidecar'] as const)

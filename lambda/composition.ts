@@ -184,15 +184,21 @@ export function createController(config: Config, overrides: ControllerOverrides 
     }
   };
   // A dry run (asked for, or every pass under WRITES=off) changes nothing, the sidecar's Lease included.
-  const guarded = (budget: Budget, options: PassOptions & { passId: string }, run: (options: PassOptions) => Promise<PassReport>) => {
+  // `readsFirst`: the pass reads while its handover entry is written (only a VolumeAttachment's pass can).
+  const guarded = (
+    budget: Budget,
+    options: PassOptions & { passId: string },
+    run: (options: PassOptions) => Promise<PassReport>,
+    readsFirst = false,
+  ) => {
     if (!config.writes || options.dryRun === true) return run({ ...options, dryRun: true });
-    return handover ? underHandover(handover, budget, options, run) : run(options);
+    return handover ? underHandover(handover, budget, options, run, readsFirst) : run(options);
   };
   const targetedPass: Controller['targetedPass'] = (target, budget, options = {}) => {
     const passId = options.passId ?? newId();
     const label = { pass: 'targeted', target: targetKey(target) };
     return observed(passId, label, (deps) =>
-      guarded(budget, { ...options, passId }, (run) => mode.targetedPass(deps, target, budget, run)),
+      guarded(budget, { ...options, passId }, (run) => mode.targetedPass(deps, target, budget, run), target.kind === 'volumeAttachment'),
     );
   };
   const { idle, onReaction, ...pace } = overrides.watcher ?? {};

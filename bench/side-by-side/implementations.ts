@@ -12,6 +12,7 @@ import { EC2Client } from '@aws-sdk/client-ec2';
 import { FULL_PASS_INPUT } from '../../lambda/handlers/contracts.js';
 import { kubernetesEvent, lambdaContext, sqsBatch } from '../../sandbox/events.js';
 import { LOCAL_REGION } from '../../sandbox/dynamodb.js';
+import type { Reaction } from '../../lambda/reconcile/watch/types.js';
 import { startInformerSidecar } from '../../sandbox/sidecar/informer.js';
 import type { Stage } from './stage.js';
 
@@ -71,14 +72,15 @@ function tracker() {
   };
 }
 
-export function startImplementation(stage: Stage, implementation: Implementation): Running {
+/** `onReaction`: told of each targeted pass the watcher ran (the churn trace). */
+export function startImplementation(stage: Stage, implementation: Implementation, onReaction?: (reaction: Reaction) => void): Running {
   if (implementation === 'sidecar' || implementation === 'sidecar-batching')
     return startSidecar(stage, implementation === 'sidecar-batching');
   const { busy, track } = tracker();
   const fullPass = everyMinute(stage, track);
   if (implementation === 'watcher') {
     const abort = new AbortController();
-    const controller = stage.world.invocation();
+    const controller = stage.world.invocation(onReaction === undefined ? {} : { watcher: { onReaction } });
     const endsAt = stage.clock.now() + 3_600_000;
     const watching = controller.watch({ deadline: endsAt, endsAt, signal: abort.signal });
     return {

@@ -28,13 +28,26 @@ export type AttachOutcome =
   | { kind: 'limit-reached'; message: string }
   /** The chosen device was taken; the adapter avoids it next time. */
   | { kind: 'device-in-use'; device: string; message: string }
+  | Withheld
   | CommonFailure;
 
 export type DetachOutcome =
   | { kind: 'started' }
   /** `IncorrectState`, `InvalidAttachment.NotFound`, `InvalidVolume.NotFound`: nothing to detach. */
   | { kind: 'already-detached' }
+  | Withheld
   | CommonFailure;
+
+/** The request's `ready` said why not: nothing was sent (a claimed name is free again; a token taken is spent). */
+type Withheld = { kind: 'withheld'; message: string };
+
+/**
+ * The caller's go-ahead for a call whose last preconditions are still in flight (the intent, the
+ * VolumeAttachment's finalizer): the adapter prepares the call meanwhile (device name, the budget's
+ * token for the first attempt) and sends it only once this resolves undefined. A reason, or a
+ * rejection, withholds it. Absent: sent as soon as it is prepared.
+ */
+export type GoAhead = Promise<string | undefined>;
 
 /**
  * Device names for one attach, claimed where every invocation sees them (the store), so two
@@ -66,6 +79,7 @@ export interface AttachRequest {
    * fresh look: a device name attached since is still claimed in the store (claims last a lease).
    */
   seen?: SeenInstance;
+  ready?: GoAhead;
 }
 
 export interface DetachRequest {
@@ -73,6 +87,7 @@ export interface DetachRequest {
   instanceId: InstanceId;
   /** DetachVolume Force: only when the instance is gone or the node is out of service. */
   force: boolean;
+  ready?: GoAhead;
 }
 
 export interface WaitRequest {

@@ -79,3 +79,84 @@ describe('the mutating budget on the client', () => {
     expect(taken).toEqual(Array.from({ length: tokens }, () => action));
   });
 });
+
+describe('a mutating call prepared beside its last preconditions (the request names a go-ahead)', () => {
+  function deferred() {
+    let resolve: (why: string | undefined) => void = () => undefined;
+    const promise = new Promise<string | undefined>((r) => (resolve = r));
+    return { promise, resolve };
+  }
+  const tick = () => new Promise((resolve) => setTimeout(resolve, 30));
+
+  async function prepared() {
+    const taken: MutatingAction[] = [];
+    const budget: RateLimiter = { acquire: (action) => Promise.resolve(void taken.push(action)) };
+    const client = await clientFor(ec2, { maxAttempts: 3, budget });
+    const instanceId = await runInstance(client);
+    const volumeId = await createVolume(client);
+    return { client, taken, instanceId, volumeId, storage: new Ec2BlockStorage({ client, clock: systemClock }) };
+  }
+
+  it('AttachVolume: the device name is claimed and the token taken while the go-ahead is pending; one token in all, sent once it comes', async () => {
+    const { taken, instanceId, volumeId, storage } = await prepared();
+    const ready = deferred();
+    const claims = memoryClaims();
+    ec2.resetCounters();
+    const attaching = storage.attach({ volumeId, instanceId, devices: claims, ready: ready.promise });
+    await tick();
+    expect(taken).toEqual(['AttachVolume']);
+    expect(ec2.counters().calls.AttachVolume ?? 0).toBe(0);
+    ready.resolve(undefined);
+    expect(await attaching).toMatchObject({ kind: 'started', device: '/dev/xvdaa' });
+    expect(ec2.counters().calls.AttachVolume).toBe(1);
+    expect(taken).toEqual(['AttachVolume']);
+  });
+
+  it('AttachVolume withheld: a go-ahead that says why not sends nothing and frees the claimed name (the token is spent)', async () => {
+    const { taken, instanceId, volumeId, storage } = await prepared();
+    const claims = memoryClaims();
+    ec2.resetCounters();
+    const outcome = await storage.attach({
+      volumeId,
+      instanceId,
+      devices: claims,
+      ready: Promise.resolve('the finalizer patch was refused'),
+    });
+    expect(outcome).toEqual({ kind: 'withheld', message: 'the finalizer patch was refused' });
+    expect(ec2.counters().calls.AttachVolume ?? 0).toBe(0);
+    expect(claims.unusedNames).toEqual(['/dev/xvdaa']);
+    expect(taken).toEqual(['AttachVolume']);
+  });
+
+  it('a prepaid AttachVolume retried by the SDK: the retries take their own tokens (2 failures → 3 tokens)', async () => {
+    const { taken, instanceId, volumeId, storage } = await prepared();
+    ec2.failNext({ action: 'AttachVolume', count: 2, code: 'InternalError' });
+    const outcome = await storage.attach({ volumeId, instanceId, devices: memoryClaims(), ready: Promise.resolve(undefined) });
+    expect(outcome.kind).toBe('started');
+    expect(taken).toEqual(['AttachVolume', 'AttachVolume', 'AttachVolume']);
+  });
+
+  it('DetachVolume: the token is taken while the go-ahead is pending, the call sent once it comes; withheld otherwise', async () => {
+    const { taken, instanceId, volumeId, storage } = await prepared();
+    await storage.attach({ volumeId, instanceId, devices: memoryClaims() });
+    taken.length = 0;
+    ec2.resetCounters();
+    const ready = deferred();
+    const detaching = storage.detach({ volumeId, instanceId, force: false, ready: ready.promise });
+    await tick();
+    expect(taken).toEqual(['DetachVolume']);
+    expect(ec2.counters().calls.DetachVolume ?? 0).toBe(0);
+    ready.resolve(undefined);
+    expect(await detaching).toEqual({ kind: 'started' });
+    expect(taken).toEqual(['DetachVolume']);
+    const withheld = await storage.detach({ volumeId, instanceId, force: false, ready: Promise.resolve('the intent lost its race') });
+    expect(withheld).toEqual({ kind: 'withheld', message: 'the intent lost its race' });
+    expect(ec2.counters().calls.DetachVolume).toBe(1);
+  });
+
+  it('a go-ahead that fails (the caller threw) withholds the call instead of throwing', async () => {
+    const { instanceId, volumeId, storage } = await prepared();
+    const outcome = await storage.detach({ volumeId, instanceId, force: false, ready: Promise.reject(new Error('store down')) });
+    expect(outcome).toEqual({ kind: 'withheld', message: 'store down' });
+  });
+});

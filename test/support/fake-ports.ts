@@ -243,9 +243,9 @@ export class FakeCluster implements Cluster {
     if (pv) pv.metadata.finalizers = (pv.metadata.finalizers ?? []).filter((f) => f !== ATTACHER_FINALIZER);
     return Promise.resolve();
   }
-  claimVolumeAttachment(name: string, instanceId: string) {
+  claimVolumeAttachment(name: string, instanceId: string): Promise<'gone' | 'deleting' | 'claimed'> {
     const va = this.va(name);
-    if (va === undefined) return Promise.resolve('gone' as const);
+    if (va === undefined) return Promise.resolve('gone');
     if (va.metadata.deletionTimestamp) return Promise.resolve('deleting' as const);
     this.attacherWrites.push(`claim ${name} ${instanceId}`);
     va.metadata.finalizers = [...new Set([...(va.metadata.finalizers ?? []), ATTACHER_FINALIZER])];
@@ -290,17 +290,28 @@ export class FakeBlockStorage implements BlockStorage {
 
   /** Device names an attach proposes, as the EC2 adapter would from a new instance's mappings. */
   candidates = ['/dev/xvdaa', '/dev/xvdab', '/dev/xvdac'];
-  async attach(request: AttachRequest) {
+  /** As the adapter does: the name claimed while the request's go-ahead is pending; `calls` lists what was sent. */
+  async attach(request: AttachRequest): Promise<AttachOutcome> {
+    const device = this.attachOutcome.kind === 'started' ? await request.devices.claim(this.candidates) : undefined;
+    const why = await request.ready;
+    if (why !== undefined) {
+      if (device !== undefined) await request.devices.unused(device);
+      return { kind: 'withheld', message: why };
+    }
     this.calls.push(`attach ${request.volumeId}`);
     if (this.attachOutcome.kind !== 'started') return this.attachOutcome;
-    const device = await request.devices.claim(this.candidates);
     if (device === undefined) return { kind: 'limit-reached' as const, message: 'no free device name' };
     return { ...this.attachOutcome, device };
   }
-  detach(request: DetachRequest) {
+  /** Told of each detach asked for, before its go-ahead is in (tests of what runs beside what). */
+  onDetachAsked?: (request: DetachRequest) => void;
+  async detach(request: DetachRequest): Promise<DetachOutcome> {
+    this.onDetachAsked?.(request);
+    const why = await request.ready;
+    if (why !== undefined) return { kind: 'withheld', message: why };
     this.calls.push(`detach ${request.volumeId}`);
     if (this.detachOutcome.kind === 'started' || this.detachOutcome.kind === 'already-detached') this.letGo(request);
-    return Promise.resolve(this.detachOutcome);
+    return this.detachOutcome;
   }
   /** EC2 no longer shows the volume on the instance. */
   private letGo({ volumeId, instanceId }: { volumeId: VolumeId; instanceId: InstanceId }): void {

@@ -1,9 +1,13 @@
 /**
  * AttachVolume and DetachVolume, mapped to the port's outcomes. Neither throws: every failure is
- * classified (errors.ts). The EC2 client paces both per attempt (client.ts `addBudget`).
+ * classified (errors.ts). The EC2 client paces both per attempt (client.ts `addBudget`). A request
+ * with a go-ahead (`ready`) is prepared while the caller's last steps are in flight: the device
+ * name claimed and the first attempt's token taken beside them, each one round trip to the store,
+ * so AttachVolume leaves one round trip after the VolumeAttachment's finalizer instead of three.
  */
 import { AttachVolumeCommand, DetachVolumeCommand, type EC2Client } from '@aws-sdk/client-ec2';
-import type { AttachOutcome, AttachRequest, DetachOutcome, DetachRequest } from '../../ports/block-storage.js';
+import type { AttachOutcome, AttachRequest, DetachOutcome, DetachRequest, GoAhead } from '../../ports/block-storage.js';
+import { prepay } from './client.js';
 import type { Ec2Reader } from './describe.js';
 import { freeDeviceNames } from './devices.js';
 import { attachOutcomeOf, classifyEc2Error, detachOutcomeOf, type ClassifiedError } from './errors.js';
@@ -29,15 +33,38 @@ export async function attachVolume(deps: AttachDetachDeps, request: AttachReques
   // Already in the instance's mappings: attached or attaching here, so nothing to call (idempotent).
   const existing = instance.mappings.find((mapping) => mapping.volumeId === volumeId);
   if (existing) return { kind: 'already-attached', device: existing.device };
-  const device = await request.devices.claim(freeDeviceNames(instance.mappings.map((mapping) => mapping.device)));
+  const candidates = freeDeviceNames(instance.mappings.map((mapping) => mapping.device));
+  // The input the token is taken for: the name is filled in once claimed (the same object is sent).
+  const input = { VolumeId: volumeId, InstanceId: instanceId, Device: '' };
+  const [device] = await Promise.all([request.devices.claim(candidates), request.ready && prepay(deps.client, 'AttachVolume', input)]);
   if (device === undefined) return { kind: 'limit-reached', message: `no free device name on instance ${instanceId}` };
-  return sendAttach(deps, request, device);
+  const why = await goAhead(request.ready);
+  if (why !== undefined) {
+    await request.devices.unused(device);
+    return { kind: 'withheld', message: why };
+  }
+  input.Device = device;
+  return sendAttach(deps, request, input);
 }
 
-async function sendAttach(deps: AttachDetachDeps, request: AttachRequest, device: string): Promise<AttachOutcome> {
-  const { volumeId, instanceId } = request;
+/** Undefined to send; else why not (a rejected go-ahead withholds the call too: the adapter never throws). */
+async function goAhead(ready: GoAhead | undefined): Promise<string | undefined> {
   try {
-    const output = await deps.client.send(new AttachVolumeCommand({ VolumeId: volumeId, InstanceId: instanceId, Device: device }));
+    return await ready;
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error);
+  }
+}
+
+async function sendAttach(
+  deps: AttachDetachDeps,
+  request: AttachRequest,
+  input: { VolumeId: string; InstanceId: string; Device: string },
+): Promise<AttachOutcome> {
+  const { volumeId, instanceId } = request;
+  const device = input.Device;
+  try {
+    const output = await deps.client.send(new AttachVolumeCommand(input));
     const started = { kind: 'started' as const, device: output.Device ?? device };
     return output.AttachTime === undefined ? started : { ...started, attachTime: output.AttachTime.getTime() };
   } catch (error) {
@@ -79,7 +106,10 @@ export async function detachVolume(deps: AttachDetachDeps, request: DetachReques
   try {
     // Force only when the caller says so (instance gone or node out of service, DESIGN §8).
     const force = request.force ? { Force: true } : {};
-    await deps.client.send(new DetachVolumeCommand({ VolumeId: request.volumeId, InstanceId: request.instanceId, ...force }));
+    const input = { VolumeId: request.volumeId, InstanceId: request.instanceId, ...force };
+    const [why] = await Promise.all([goAhead(request.ready), request.ready && prepay(deps.client, 'DetachVolume', input)]);
+    if (why !== undefined) return { kind: 'withheld', message: why };
+    await deps.client.send(new DetachVolumeCommand(input));
     return { kind: 'started' };
   } catch (error) {
     return detachOutcomeOf(classifyEc2Error(error));

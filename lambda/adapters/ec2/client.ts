@@ -58,14 +58,20 @@ export function createEc2Client(options: Ec2ClientOptions): EC2Client {
 
 const MUTATING_COMMANDS = new Map<string, MutatingAction>(MUTATING_ACTIONS.map((action) => [`${action}Command`, action]));
 
+/** Per client: takes the token of one call's first attempt ahead of sending it (`prepay`). */
+const prepayers = new WeakMap<EC2Client, (action: MutatingAction, input: object) => Promise<void>>();
+
 /**
  * EC2 charges every request, retries included, to the action's bucket; so the token is taken below
- * the retry middleware (smithy's `retryMiddleware`), once per attempt, never once per call.
+ * the retry middleware (smithy's `retryMiddleware`), once per attempt, never once per call. A call
+ * whose first token was taken ahead (`prepay`, by the command's input) spends that one on its first
+ * attempt; its retries take their own.
  */
 export function addBudget(client: EC2Client, budget: RateLimiter): void {
+  const prepaid = new WeakSet<object>();
   const perAttempt: FinalizeRequestMiddleware<ServiceInputTypes, ServiceOutputTypes> = (next, context) => async (args) => {
     const action = MUTATING_COMMANDS.get(context.commandName ?? '');
-    if (action) await budget.acquire(action);
+    if (action && !prepaid.delete(args.input)) await budget.acquire(action);
     return next(args);
   };
   client.middlewareStack.addRelativeTo(perAttempt, {
@@ -74,4 +80,18 @@ export function addBudget(client: EC2Client, budget: RateLimiter): void {
     toMiddleware: 'retryMiddleware',
     override: true,
   });
+  prepayers.set(client, async (action, input) => {
+    await budget.acquire(action);
+    prepaid.add(input);
+  });
+}
+
+/**
+ * Takes the budget's token for the first attempt of the call with this `input` now, so the store's
+ * write runs beside whatever else must precede the call instead of after it. A failure leaves the
+ * token to the middleware (which then fails the call as before); a token never spent is simply
+ * lost, which only ever paces us more, never less.
+ */
+export function prepay(client: EC2Client, action: MutatingAction, input: object): Promise<void> {
+  return (prepayers.get(client)?.(action, input) ?? Promise.resolve()).catch(() => undefined);
 }

@@ -59,7 +59,16 @@ async function namedObjects(deps: AttacherDeps, input: VaStepInput) {
   };
 }
 
-export async function actOnVolumeAttachments(deps: AttacherDeps, budget: Budget, input: VaStepInput, dryRun: boolean): Promise<VaStep> {
+/** The deps a step acts with, once its pass is admitted (runPass's `admitted`); the reads go through the step's `deps`. */
+type Admitted = () => Promise<{ deps: AttacherDeps; dryRun: boolean }>;
+
+export async function actOnVolumeAttachments(
+  deps: AttacherDeps,
+  budget: Budget,
+  input: VaStepInput,
+  dryRunAsked: boolean,
+  admitted?: Admitted,
+): Promise<VaStep> {
   const named =
     input.volumeAttachments.length === 0 ? { pvs: [...(input.pvs ?? [])], csiNodes: [], nodes: [] } : await namedObjects(deps, input);
   const view = { volumeAttachments: [...input.volumeAttachments], ...named };
@@ -71,8 +80,15 @@ export async function actOnVolumeAttachments(deps: AttacherDeps, budget: Budget,
   // EC2 is asked while the records are read: its answers are written onto them once both are in.
   const look = volumes.length > 0 ? askEc2(deps, volumes, instanceIds) : undefined;
   const loaded = await deps.store.getMany(volumes);
-  const ctx = createPassContext(deps, budget, { desired, actual: loaded.records }, attacherMode(deps, { targets, pvsRead: view.pvs }));
+  // Everything above only read; what writes (verification's corrections, the plan's actions) waits for the admission.
+  const acting = admitted === undefined ? { deps, dryRun: dryRunAsked } : await admitted();
+  const ctx = createPassContext(
+    acting.deps,
+    budget,
+    { desired, actual: loaded.records },
+    attacherMode(acting.deps, { targets, pvsRead: view.pvs }),
+  );
   const verified = look !== undefined && (await verifyAgainstEc2(ctx, volumes, instanceIds, look)) !== undefined;
-  const executed = await planAndExecute(ctx, dryRun);
+  const executed = await planAndExecute(ctx, acting.dryRun);
   return { ctx, desired, executed, verified, corrupt: loaded.corrupt };
 }

@@ -141,7 +141,13 @@ export function nextRecord(
 
 const FENCED = { kind: 'failed', code: 'LeaseFenceLost', message: 'we do not hold the csi-attacher lease: no EC2 mutating call' } as const;
 
-/** AttachVolume and DetachVolume go out only while the fence holds; reads and dry runs (they change nothing) are never fenced. */
+/**
+ * AttachVolume and DetachVolume go out only while the fence holds; reads and dry runs (they change
+ * nothing) are never fenced. The check comes when the call is asked for, before the adapter prepares
+ * it (device claim, budget token), as it always did; asked with a go-ahead (`ready`), the call also
+ * waits for the caller's last step (the VA finalizer, the detach's intent): a round trip more between
+ * the check and the send, against the seconds of `rereadMs` the fence's bound already allows.
+ */
 export function fencedBlockStorage(inner: BlockStorage, fence: Pick<LeaseFence, 'holds'>): BlockStorage {
   return {
     describeVolumes: (ids) => inner.describeVolumes(ids),

@@ -24,24 +24,58 @@ function writesOff(state: HandoverState): string {
   return `writes are off${since}: the csi-attacher sidecar is in charge (\`ebs-attach-detach takeover\` turns them on again)`;
 }
 
+/** How the pass was admitted: whether it entered the record (then it leaves it), may act, and what its report adds. */
+interface Admitted {
+  entered: boolean;
+  state: HandoverState;
+  act: boolean;
+  extra: Partial<PassReport>;
+}
+
+async function admit(handover: Handover, passId: string, until: number): Promise<Admitted> {
+  const { store, fence } = handover;
+  const { entered, state } = await store.enter(passId, until);
+  if (!entered) return { entered, state, act: false, extra: { writesOff: writesOff(state) } };
+  if (fence === undefined) return { entered, state, act: true, extra: {} };
+  try {
+    const verdict = await fence.acquireOrRenew(state);
+    const fenceReport = { state: verdict.state, ...(verdict.holder === undefined ? {} : { holder: verdict.holder }) };
+    if (verdict.held) return { entered, state, act: true, extra: { fence: fenceReport } };
+    return { entered, state, act: false, extra: { fenced: verdict.why, fence: fenceReport } };
+  } catch (error) {
+    await leave(handover, passId, state);
+    throw error;
+  }
+}
+
+/** An entry left behind (the store failing now) expires at `until` by itself. */
+async function leave(handover: Handover, passId: string, state: HandoverState): Promise<void> {
+  await handover.store.leave([passId, ...expiredPasses(state, handover.now())]).catch(() => undefined);
+}
+
+/**
+ * `readsFirst`: the pass starts reading at once and is handed its admission as a promise
+ * (`PassOptions.admission`), so the entry's round trip runs beside its reads; it writes nothing
+ * before the entry is in, so a handback that turns writes off still knows every pass that may act.
+ */
 export async function underHandover(
   handover: Handover,
   budget: Budget,
   options: PassOptions & { passId: string },
   run: (options: PassOptions) => Promise<PassReport>,
+  readsFirst = false,
 ): Promise<PassReport> {
-  const { store, fence } = handover;
   const until = (budget.endsAt ?? budget.deadline) + handover.marginMs;
-  const { entered, state } = await store.enter(options.passId, until);
-  if (!entered) return { ...(await run({ ...options, dryRun: true })), writesOff: writesOff(state) };
+  const admission = admit(handover, options.passId, until);
+  const act = admission.then((a) => a.act);
+  // A pass that ends before it asks (nothing to do) never awaits `act`: its failure is the report's below.
+  act.catch(() => undefined);
   try {
-    if (fence === undefined) return await run(options);
-    const verdict = await fence.acquireOrRenew(state);
-    const fenceReport = { state: verdict.state, ...(verdict.holder === undefined ? {} : { holder: verdict.holder }) };
-    if (verdict.held) return { ...(await run(options)), fence: fenceReport };
-    return { ...(await run({ ...options, dryRun: true })), fenced: verdict.why, fence: fenceReport };
+    const asked = readsFirst ? { ...options, admission: act } : { ...options, ...((await admission).act ? {} : { dryRun: true }) };
+    const report = await run(asked);
+    return { ...report, ...(await admission).extra };
   } finally {
-    // An entry left behind (the store failing now) expires at `until` by itself.
-    await store.leave([options.passId, ...expiredPasses(state, handover.now())]).catch(() => undefined);
+    const admitted = await admission.catch(() => undefined);
+    if (admitted?.entered) await leave(handover, options.passId, admitted.state);
   }
 }

@@ -79,15 +79,22 @@ function runVolumeAttachmentPass(
   budget: Budget,
   options: PassOptions,
 ): Promise<PassReport> {
-  return runPass(baseDeps, options, async ({ deps, dryRun }) => {
-    const va = target.seen ?? (await deps.cluster.readVolumeAttachment(target.name));
-    // Only the object's own node may lose a volume, and only the volume it names (the plan's scope).
-    const detachFrom = va?.metadata.deletionTimestamp ? [va.spec.nodeName] : [];
-    // The watcher's cached PV, CSINode and Node serve an attach only; a detach reads its objects live.
-    const known = detachFrom.length === 0 ? (target.known ?? {}) : {};
-    const volumeAttachments = va === undefined ? [] : [va];
-    const step = await actOnVolumeAttachments(deps, budget, { volumeAttachments, detachFrom, ...known }, dryRun);
-    const { ctx, executed, verified, corrupt } = step;
-    return { kind: 'targeted', ctx, executed, clusterComplete: true, verified, seeded: false, corrupt, extra: { target } };
-  });
+  // Reads first: the handover entry (attacher mode's admission) is written while EC2 and the store
+  // are read, and nothing is written or sent before it is in (act-on.ts), one round trip saved.
+  return runPass(
+    baseDeps,
+    options,
+    async ({ deps, dryRun, admitted }) => {
+      const va = target.seen ?? (await deps.cluster.readVolumeAttachment(target.name));
+      // Only the object's own node may lose a volume, and only the volume it names (the plan's scope).
+      const detachFrom = va?.metadata.deletionTimestamp ? [va.spec.nodeName] : [];
+      // The watcher's cached PV, CSINode and Node serve an attach only; a detach reads its objects live.
+      const known = detachFrom.length === 0 ? (target.known ?? {}) : {};
+      const volumeAttachments = va === undefined ? [] : [va];
+      const step = await actOnVolumeAttachments(deps, budget, { volumeAttachments, detachFrom, ...known }, dryRun, admitted);
+      const { ctx, executed, verified, corrupt } = step;
+      return { kind: 'targeted', ctx, executed, clusterComplete: true, verified, seeded: false, corrupt, extra: { target } };
+    },
+    true,
+  );
 }

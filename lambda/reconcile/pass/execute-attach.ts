@@ -31,15 +31,25 @@ export async function executeAttach(ctx: PassContext, planned: AttachAction): Pr
     ...extra,
   });
   if (!ctx.deadline.canStart(MIN_ATTACH_MS)) return result('deferred', 'no time left in this pass');
-  // The mode's go-ahead (attacher mode: the PV and VolumeAttachment finalizers) and the intent are
-  // written side by side: both must be in before AttachVolume, neither needs the other, and an
-  // intent the go-ahead refuses is abandoned before anything reaches EC2 (no backoff counted).
-  const [refused, started] = await Promise.all([ctx.mode.beforeAttach(ctx, planned), begin(ctx, planned)]);
-  if (refused !== undefined || (started.ok && started.action.instanceId !== planned.instanceId)) {
+  // What must be in before AttachVolume, and what waits for what (each arrow one round trip):
+  //   the mode's go-ahead (attacher mode: PV finalizer → VA finalizer, external-attacher's order)
+  //   the intent (the volume's lock) → the device name's claim ‖ the budget's token (EC2 adapter)
+  // The two chains run side by side: neither needs the other, the claim needs the intent's
+  // operation id and lease, and the adapter sends AttachVolume only once the go-ahead is in
+  // (`ready`). An intent the go-ahead refuses is abandoned before anything reaches EC2 (no backoff).
+  const goAhead = ctx.mode.beforeAttach(ctx, planned);
+  const started = await begin(ctx, planned).catch(async (error: unknown) => {
+    await goAhead.catch(() => undefined);
+    throw error;
+  });
+  if (!started.ok || started.action.instanceId !== planned.instanceId) {
+    const refused = await goAhead;
     if (started.ok) await abandon(ctx, started);
-    return result(refused === undefined ? 'deferred' : 'failed', refused ?? 'the plan moved the attach to another instance meanwhile');
+    if (refused !== undefined) return result('failed', refused);
+    return started.ok
+      ? result('deferred', 'the plan moved the attach to another instance meanwhile')
+      : result(started.outcome, started.detail);
   }
-  if (!started.ok) return result(started.outcome, started.detail);
   const { action, operationId } = started;
   const fence = { lockKey: lockKey(started.record, action.nodeName), operationId };
   const finish = (step: Step) => writeRecord(ctx.deps.store, ctx.actual, action.volumeId, ctx.actual.get(action.volumeId), step, { fence });
@@ -48,12 +58,21 @@ export async function executeAttach(ctx: PassContext, planned: AttachAction): Pr
   const devices = deviceClaims(ctx, { volumeId: action.volumeId, instanceId: action.instanceId, operationId, expiresAt: lease });
   const calledAt = ctx.deps.clock();
   const seen = recentlySeen(ctx, action.instanceId);
-  const outcome = await ctx.deps.blockStorage.attach({
-    volumeId: action.volumeId,
-    instanceId: action.instanceId,
-    devices,
-    ...(seen ? { seen } : {}),
-  });
+  const [outcome, refused] = await Promise.all([
+    ctx.deps.blockStorage.attach({
+      volumeId: action.volumeId,
+      instanceId: action.instanceId,
+      devices,
+      ready: goAhead,
+      ...(seen ? { seen } : {}),
+    }),
+    goAhead,
+  ]);
+  if (refused !== undefined) {
+    // Nothing was sent (the adapter waited for the go-ahead): the intent goes as if never written.
+    await abandon(ctx, started);
+    return result('failed', refused);
+  }
   ctx.mode.changed(action.volumeId, action.nodeName);
   if (outcome.kind === 'started' || outcome.kind === 'already-attached') {
     return settle(ctx, action, operationId, outcome, calledAt, finish, result);

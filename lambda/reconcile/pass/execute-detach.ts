@@ -47,14 +47,20 @@ export async function executeDetach(ctx: PassContext, planned: DetachAction): Pr
   const instanceId = op?.instanceId ?? action.instanceId;
   const fence = { lockKey: lockKey(record, action.nodeName), operationId };
   const finish = (step: Step) => writeRecord(ctx.deps.store, ctx.actual, action.volumeId, ctx.actual.get(action.volumeId), step, { fence });
-  const stillUnused = await ctx.mode.confirmDetach(ctx, planned);
+  // DetachVolume is asked for once the intent holds the lock, and sent on the mode's live re-check:
+  // the EC2 budget's token is taken while the re-check runs. Not beside the intent: passes that lose
+  // the lock race would each spend a token (under the watcher, several passes plan one detach).
+  const confirmed = ctx.mode.confirmDetach(ctx, planned);
+  const ready = confirmed.then((still) => (still === true ? undefined : still));
+  const calledAt = ctx.deps.clock();
+  const [outcome, stillUnused] = await Promise.all([
+    ctx.deps.blockStorage.detach({ volumeId: action.volumeId, instanceId, force: action.ec2Force, ready }),
+    confirmed,
+  ]);
   if (stillUnused !== true) {
     await finish(onRecord((r) => abandonOperation(r, operationId, ctx.deps.clock())));
     return result('deferred', stillUnused);
   }
-
-  const calledAt = ctx.deps.clock();
-  const outcome = await ctx.deps.blockStorage.detach({ volumeId: action.volumeId, instanceId, force: action.ec2Force });
   ctx.mode.changed(action.volumeId, action.nodeName);
   if (outcome.kind === 'already-detached') return done(ctx, action, operationId, finish, result, undefined);
   if (outcome.kind !== 'started') return fail(ctx, action, operationId, outcome, finish, result);

@@ -17,6 +17,11 @@ export interface PassStart<D extends ReconcileDeps> {
   dryRun: boolean;
   passId: string;
   startedAt: number;
+  /**
+   * The deps to act with and whether this is a dry run, once the pass is admitted. A body run with
+   * `readsFirst` only reads through `deps` until then; for any other body it is `deps` and `dryRun`.
+   */
+  admitted: () => Promise<{ deps: D; dryRun: boolean }>;
 }
 
 /** What the body hands back for the report. */
@@ -45,14 +50,26 @@ function problemsOf(desired: Pick<DesiredState, 'problems'>, corrupt: readonly C
   ];
 }
 
+/**
+ * `readsFirst`: the body reads while `options.admission` is still being decided and asks
+ * `admitted()` before it writes anything; without it, the admission is awaited before the body.
+ */
 export async function runPass<D extends ReconcileDeps>(
   baseDeps: D,
   options: PassOptions,
   body: (start: PassStart<D>) => Promise<PassBody>,
+  readsFirst = false,
 ): Promise<PassReport> {
-  const dryRun = options.dryRun === true;
-  const deps: D = dryRun ? { ...baseDeps, store: dryRunStore(baseDeps.store) } : baseDeps;
-  const start: PassStart<D> = { deps, dryRun, passId: options.passId ?? deps.newId(), startedAt: deps.clock() };
+  const startedAt = baseDeps.clock();
+  const late = readsFirst ? options.admission : undefined;
+  let dryRun = options.dryRun === true || (late === undefined && options.admission !== undefined && !(await options.admission));
+  const depsOf = (dry: boolean): D => (dry ? { ...baseDeps, store: dryRunStore(baseDeps.store) } : baseDeps);
+  const deps = depsOf(dryRun);
+  const admitted = async () => {
+    if (late !== undefined && !(await late)) dryRun = true;
+    return dryRun ? { deps: depsOf(true), dryRun } : { deps, dryRun };
+  };
+  const start: PassStart<D> = { deps, dryRun, passId: options.passId ?? deps.newId(), startedAt, admitted };
   const done = await body(start);
   const report = summarize(
     done.ctx,

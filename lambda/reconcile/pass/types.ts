@@ -170,6 +170,12 @@ export interface PassOptions {
   passId?: string;
   /** A full pass reads the whole cluster whatever watcher covers it (the CLI's `pass`, a cluster event's fallback, the bench's "before"). */
   complete?: boolean;
+  /**
+   * Whether the pass may act, still being decided (attacher mode: the handover entry and the lease
+   * fence, written while the pass reads): false makes it a dry run. A pass body that reads before it
+   * is admitted says so (runPass's `readsFirst`); any other waits for this before it starts.
+   */
+  admission?: Promise<boolean>;
 }
 
 export interface PassReport {

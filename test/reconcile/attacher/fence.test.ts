@@ -211,6 +211,45 @@ describe('a pass under the handover', () => {
     expect(r.store.state.passes).toEqual({});
   });
 
+  it('a pass that reads before it is admitted (late): run before the entry lands, acting only once admitted', async () => {
+    const r = rig();
+    let entered: () => void = () => undefined;
+    const enter = r.store.enter.bind(r.store);
+    r.store.enter = (passId, until) => new Promise((resolve) => (entered = () => resolve(enter(passId, until))));
+    const seen: string[] = [];
+    const reading = underHandover(
+      handoverOf(r),
+      budget,
+      { passId: 'p1' },
+      async (options) => {
+        seen.push(`run, registered: ${Object.keys(r.store.state.passes).join(',')}`);
+        const act = await options.admission;
+        seen.push(`admitted: ${act}`);
+        return { dryRun: options.dryRun === true || act !== true } as PassReport;
+      },
+      true,
+    );
+    await new Promise((resolve) => setImmediate(resolve));
+    entered();
+    expect(await reading).toEqual({ dryRun: false, fence: { state: 'held' } });
+    expect(seen).toEqual(['run, registered: ', 'admitted: true']);
+    expect(r.store.state.passes).toEqual({});
+  });
+
+  it('late, with writes off: admitted to plan only, says why, and leaves nothing behind', async () => {
+    const r = rig();
+    r.store.state = { ...r.store.state, writes: 'off', writesChange: { at: 0, by: 'handback' } };
+    const report = await underHandover(
+      handoverOf(r),
+      budget,
+      { passId: 'p1' },
+      async (options) => ({ dryRun: (await options.admission) !== true }) as PassReport,
+      true,
+    );
+    expect(report).toMatchObject({ dryRun: true, writesOff: expect.stringMatching(/^writes are off by handback/) as unknown });
+    expect(r.lease.holder()).toBeUndefined();
+  });
+
   it('drops registrations of passes that have surely stopped', async () => {
     const r = rig();
     r.store.state = { ...r.store.state, passes: { dead: 0, live: 50 * S } };

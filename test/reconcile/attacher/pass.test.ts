@@ -95,6 +95,37 @@ describe('the attacher pass: writes around EC2', () => {
     expect(blockStorage.calls).toEqual([`attach ${V}`, 'wait attached']);
   });
 
+  it('the device name is claimed while the VA finalizer patch is in flight; AttachVolume waits for the patch', async () => {
+    const { cluster, store, blockStorage, deps } = setup();
+    const claim = cluster.claimVolumeAttachment.bind(cluster);
+    let patched: () => void = () => undefined;
+    const seen: string[] = [];
+    cluster.claimVolumeAttachment = (name, instanceId) =>
+      new Promise((resolve) => {
+        patched = () => resolve(claim(name, instanceId));
+      });
+    const passing = runAttacherFullPass(deps, budget);
+    for (let i = 0; i < 50 && store.devices.size === 0; i++) await new Promise((resolve) => setImmediate(resolve));
+    seen.push(`devices ${[...(store.devices.get(instanceOf('node-a'))?.keys() ?? [])].join(',')}`, `ec2 ${blockStorage.calls.length}`);
+    patched();
+    await passing;
+
+    expect(seen).toEqual(['devices /dev/xvdaa', 'ec2 0']);
+    expect(blockStorage.calls).toEqual([`attach ${V}`, 'wait attached']);
+    expect(cluster.attacherWrites.slice(0, 2)).toEqual(['pv+ pv-data', `claim ${VA} ${instanceOf('node-a')}`]);
+  });
+
+  it('a VA finalizer patch refused after the name was claimed: nothing sent, the name and the lock let go', async () => {
+    const { cluster, store, blockStorage, deps } = setup();
+    cluster.claimVolumeAttachment = () => new Promise((resolve) => setTimeout(() => resolve('deleting' as const), 5));
+
+    await runAttacherFullPass(deps, budget);
+
+    expect(blockStorage.calls).toEqual([]);
+    expect(store.devices.get(instanceOf('node-a'))?.size ?? 0).toBe(0);
+    expect(store.items.get(V)?.operations ?? {}).toEqual({});
+  });
+
   it('a PV kcm is deleting: attachError, no finalizer on the VA, no EC2 call', async () => {
     const { cluster, blockStorage, deps } = setup();
     cluster.snapshot.pvs = [{ ...pv('pv-data'), metadata: { name: 'pv-data', deletionTimestamp: new Date(T0) } }];
@@ -164,9 +195,11 @@ describe('adopting what the csi-attacher sidecar attached (no record of ours)', 
     const intents: string[] = [];
     store.beforePut = (next) => intents.push(...Object.values(next.operations).map((op) => `${op.kind} ${op.nodeName}`));
     const detach = blockStorage.detach.bind(blockStorage);
-    blockStorage.detach = (request) => {
-      intents.push('DetachVolume');
-      return detach(request);
+    // DetachVolume is asked for beside the intent and sent on its go-ahead: the moment it is sent counts.
+    blockStorage.detach = async (request) => {
+      const why = await request.ready;
+      if (why === undefined) intents.push('DetachVolume');
+      return detach({ ...request, ready: Promise.resolve(why) });
     };
 
     await runAttacherFullPass(deps, budget);

@@ -302,6 +302,47 @@ describe('one VolumeAttachment named by the watcher (external-attacher: syncAtta
     expect(w.cluster.attacherWrites.slice(0, 2)).toEqual(['pv+ pv-data', `claim ${NAME} ${instanceOf('node-a')}`]);
   });
 
+  it('admitted late (the handover entry written meanwhile): EC2 and the store are read before admission, nothing acts until it', async () => {
+    const w = watched(kcmVa('node-a'));
+    let admit: (act: boolean) => void = () => undefined;
+    const admission = new Promise<boolean>((resolve) => (admit = resolve));
+    const known = { pvs: [pv('pv-data')], csiNodes: [csiNode('node-a')], nodes: [node('node-a')] };
+
+    const passing = runAttacherTargetedPass(w.deps, { ...vaTarget, seen: kcmVa('node-a'), known }, budget, { admission });
+    for (let i = 0; i < 20; i++) await new Promise((resolve) => setImmediate(resolve));
+    const before = { describes: w.blockStorage.describes.length, writes: [...w.cluster.attacherWrites], ec2: [...w.blockStorage.calls] };
+    admit(true);
+    const report = await passing;
+
+    expect(before).toEqual({ describes: 1, writes: [], ec2: [] });
+    expect(w.blockStorage.calls).toEqual([`attach ${V}`, 'wait attached']);
+    expect(report.dryRun).toBe(false);
+  });
+
+  it('admitted late to plan only (writes off, fenced): a dry run, nothing written', async () => {
+    const w = watched(kcmVa('node-a'));
+
+    const report = await runAttacherTargetedPass(w.deps, { ...vaTarget, seen: kcmVa('node-a') }, budget, {
+      admission: Promise.resolve(false),
+    });
+
+    expect(report).toMatchObject({ dryRun: true });
+    expect(report.actions.map((a) => a.kind)).toEqual(['attach']);
+    expect(w.blockStorage.calls).toEqual([]);
+    expect(w.cluster.attacherWrites).toEqual([]);
+    expect(w.store.items.get(V)).toBeUndefined();
+  });
+
+  it('a pass body that cannot read before admission (any other target) waits for it first: refused, it only plans', async () => {
+    const w = world();
+
+    const report = await runAttacherTargetedPass(w.deps, podTarget, budget, { admission: Promise.resolve(false) });
+
+    expect(report).toMatchObject({ dryRun: true });
+    expect(w.blockStorage.calls).toEqual([]);
+    expect(w.cluster.attacherWrites).toEqual([]);
+  });
+
   it('one being deleted never acts on cached objects: a stale PV and CSINode are ignored, its objects are read live', async () => {
     const w = watched(kcmVa('node-a', { claimed: true, deleting: true }), { v1: true });
     const stale = { pvs: [pv('pv-data', { volumeId: vol(9) })], csiNodes: [csiNode('node-a', 'i-0stale0000000000')], nodes: [] };
