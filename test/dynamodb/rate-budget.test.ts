@@ -56,29 +56,6 @@ describe('the shared EC2 budget', () => {
     }
   });
 
-  it('callers of one environment waiting together are served by one swap: ten at once cost two, not a race of ten', async () => {
-    const { tableName } = await local.freshTable();
-    const client = local.running().newClient();
-    let swaps = 0;
-    client.middlewareStack.add(
-      (next, context) => (args) => {
-        if (context.commandName === 'UpdateItemCommand') swaps += 1;
-        return next(args);
-      },
-      { step: 'initialize' },
-    );
-    const budget = new DynamoRateBudget({
-      client,
-      tableName,
-      region: 'eu-west-1',
-      sizes: { AttachVolume: SIZE, DetachVolume: SIZE },
-      clock: testClock(),
-    });
-    const slots = await Promise.all(Array.from({ length: 10 }, () => budget.reserve('AttachVolume')));
-    expect(slots).toEqual([T0, T0, T0, ...Array.from({ length: 7 }, (_, i) => T0 + 200 * (i + 1))]);
-    expect(swaps).toBe(2);
-  });
-
   it('each action has its own budget', async () => {
     const { all } = await budgets(1);
     const budget = all[0]!;

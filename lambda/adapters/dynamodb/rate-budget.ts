@@ -33,18 +33,9 @@ const MAX_SWAPS = 200;
 
 export const budgetKey = (region: string, action: MutatingAction): string => `${BUDGET_PREFIX}ec2#${region}#${action}`;
 
-/** A caller waiting in this environment for its slot. */
-interface Waiter {
-  resolve(slot: number): void;
-  reject(error: unknown): void;
-}
-
 export class DynamoRateBudget implements RateLimiter {
   /** The TAT this environment last wrote or saw, per action: the first swap's guess. */
   private readonly known = new Map<MutatingAction, number>();
-  /** Callers of this environment waiting for a slot, per action, and whether a swap is in flight. */
-  private readonly waiting = new Map<MutatingAction, Waiter[]>();
-  private readonly swapping = new Set<MutatingAction>();
 
   constructor(private readonly options: RateBudgetOptions) {
     for (const action of MUTATING_ACTIONS) checkBucketSize(action, options.sizes[action]);
@@ -56,59 +47,15 @@ export class DynamoRateBudget implements RateLimiter {
     if (wait > 0) await this.options.clock.sleep(wait);
   }
 
-  /**
-   * Reserves the next slot of `action`; returns it (epoch ms). One swap is in flight per action in
-   * an environment: the callers that arrive meanwhile are served together by the next swap, which
-   * reserves a slot for each. Concurrent passes of one watcher would otherwise race each other for
-   * the item, and every lost swap is another round trip before their EC2 call.
-   */
-  reserve(action: MutatingAction): Promise<number> {
-    return new Promise((resolve, reject) => {
-      const queue = this.waiting.get(action) ?? [];
-      queue.push({ resolve, reject });
-      this.waiting.set(action, queue);
-      if (!this.swapping.has(action)) void this.serve(action);
-    });
-  }
-
-  private async serve(action: MutatingAction): Promise<void> {
-    this.swapping.add(action);
-    try {
-      for (let batch = this.take(action); batch.length > 0; batch = this.take(action)) {
-        try {
-          const slots = await this.reserveSlots(action, batch.length);
-          batch.forEach((waiter, i) => waiter.resolve(slots[i] as number));
-        } catch (error) {
-          for (const waiter of batch) waiter.reject(error);
-        }
-      }
-    } finally {
-      this.swapping.delete(action);
-    }
-  }
-
-  private take(action: MutatingAction): Waiter[] {
-    const batch = this.waiting.get(action) ?? [];
-    this.waiting.delete(action);
-    return batch;
-  }
-
-  /** `count` consecutive slots of `action`, in order, reserved by one successful compare-and-swap. */
-  private async reserveSlots(action: MutatingAction, count: number): Promise<number[]> {
+  /** Reserves the next slot of `action`; returns it (epoch ms). */
+  async reserve(action: MutatingAction): Promise<number> {
     let stored = this.known.get(action);
     for (let swap = 0; swap < MAX_SWAPS; swap++) {
-      const now = this.options.clock.now();
-      const slots: number[] = [];
-      let tat = stored;
-      for (let i = 0; i < count; i++) {
-        const next = reserveSlot(tat, now, this.options.sizes[action]);
-        slots.push(next.slot);
-        tat = next.tat;
-      }
+      const next = reserveSlot(stored, this.options.clock.now(), this.options.sizes[action]);
       try {
-        await this.options.client.send(this.swap(action, stored, tat as number));
-        this.known.set(action, tat as number);
-        return slots;
+        await this.options.client.send(this.swap(action, stored, next.tat));
+        this.known.set(action, next.tat);
+        return next.slot;
       } catch (error) {
         if (!(error instanceof ConditionalCheckFailedException)) throw error;
         stored = error.Item === undefined ? await this.read(action) : tatOf(error.Item);
