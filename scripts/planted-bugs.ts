@@ -81,9 +81,9 @@ export const PLANTED_BUGS: PlantedBug[] = [
     edits: [
       {
         file: 'lambda/reconcile/pass/execute-attach.ts',
-        find: '  const desired = desiredAttachment(ctx, planned.volumeId, planned.nodeName);\n',
+        find: '  const goAhead = ctx.mode.beforeAttach(ctx, planned);\n',
         replace: [
-          '  const desired = desiredAttachment(ctx, planned.volumeId, planned.nodeName);',
+          '  const goAhead = ctx.mode.beforeAttach(ctx, planned);',
           '  const early = await ctx.deps.blockStorage.attach({',
           '    volumeId: planned.volumeId,',
           '    instanceId: planned.instanceId,',
