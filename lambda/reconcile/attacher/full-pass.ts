@@ -15,6 +15,7 @@ import { unsettledTargets, verificationDue, verificationTargets } from '../../co
 import { pvNamesByVolume } from '../../core/volume-sources.js';
 import type { ControllerState } from '../../ports/volume-store.js';
 import { readOrNothing } from '../pass/cluster-read.js';
+import { completeBody } from '../pass/complete-body.js';
 import { scanRecords } from '../pass/scan.js';
 import { decideCoverage, wholeAsked } from '../pass/coverage.js';
 import { coveredBody, coveredSteps } from '../pass/covered.js';
@@ -100,22 +101,10 @@ export async function attacherFullPass(
     const preflights = dryRun && options.preflight === true && cluster.complete ? await preflightTargets(ctx, targets) : undefined;
     const unwanted = !dryRun && cluster.complete ? reportUnwanted(ctx, targets) : undefined;
     if (verified) await rememberVerification(ctx, controllerState, { seeded: false, at: startedAt, complete: cluster.complete });
-    return {
-      kind: 'full',
-      ctx,
-      executed,
-      clusterComplete: cluster.complete,
-      ...(cluster.error === undefined ? {} : { clusterError: cluster.error }),
-      verified,
-      seeded: false,
-      corrupt: scanned.corrupt,
-      ...(unwanted === undefined ? {} : { unwantedAttachments: unwanted }),
-      extra: {
-        coverage: { covered: false, why: decided.coverage.why },
-        // The report sets the sidecar's VolumeAttachments beside EC2's word and our plan (issue 12).
-        ...(dryRun && cluster.complete ? { shadow: reportShadow(ctx, targets, executed, await leaseSeen, preflights) } : {}),
-      },
-    };
+    const steps = { executed, cluster, verified, seeded: false, corrupt: scanned.corrupt, unwanted, why: decided.coverage.why };
+    // The report sets the sidecar's VolumeAttachments beside EC2's word and our plan (issue 12).
+    const shadow = dryRun && cluster.complete ? { shadow: reportShadow(ctx, targets, executed, await leaseSeen, preflights) } : {};
+    return completeBody(ctx, steps, shadow);
   });
   return { report, ...read };
 }

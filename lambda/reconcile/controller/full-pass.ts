@@ -18,6 +18,7 @@ import type { PassContext } from '../pass/state.js';
 import { decideCoverage, wholeAsked, type Decided } from '../pass/coverage.js';
 import { coveredBody, coveredSteps } from '../pass/covered.js';
 import { readOrNothing } from '../pass/cluster-read.js';
+import { completeBody } from '../pass/complete-body.js';
 import { scanRecords } from '../pass/scan.js';
 import { createPassContext } from '../pass/context.js';
 import { markOutOfService } from '../pass/out-of-service.js';
@@ -94,18 +95,11 @@ async function completePass(
   const done = { seeded, at: takeover?.startedAt ?? startedAt, complete: cluster.complete };
   if (verified) await rememberVerification(ctx, takeover?.state ?? controllerState, done);
   const why = decided.coverage.covered ? '' : decided.coverage.why;
-  return {
-    kind: 'full',
+  return completeBody(
     ctx,
-    executed,
-    clusterComplete: cluster.complete,
-    ...(cluster.error === undefined ? {} : { clusterError: cluster.error }),
-    verified,
-    seeded,
-    corrupt: scanned.corrupt,
-    ...(unwanted === undefined ? {} : { unwantedAttachments: unwanted }),
-    extra: { coverage: { covered: false, why }, ...(takeover === undefined ? {} : takeoverReport(takeover)) },
-  };
+    { executed, cluster, verified, seeded, corrupt: scanned.corrupt, unwanted, why },
+    takeover === undefined ? {} : takeoverReport(takeover),
+  );
 }
 
 /** A takeover's progress; a pass that left some of it to the next one has not converged. */
